@@ -1,0 +1,135 @@
+# etdump-bpf - build, test and benchmark.
+#   make            build/etdump-bpf, the example runtime and the unit tests
+#   make deps       install the Debian packages the build and tests need
+#   make example    record the example runtime and print the table
+#   make test       the whole suite (unit + end-to-end); SAN=1 for ASan+UBSan
+#   make test-asan  the suite again with AddressSanitizer + UBSan
+#   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
+#   V=1             show commands
+
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+SAN ?= 0
+ifeq ($(SAN),1)
+OUT ?= build-asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+OUT ?= build
+SANFLAGS :=
+endif
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PYTHON ?= python3
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror
+INCLUDES := -Ischema -Iuser -I$(OUT)
+ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE $(INCLUDES)
+LDLIBS := -lbpf -lelf -lz
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+# clang -target bpf does not search the host's multiarch include folder,
+# where <asm/errno.h> (pulled in by usdt.bpf.h) lives.
+CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+# BPF_USDT() hands every program a ctx it may not use.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
+	-Ivmlinux/$(ARCH) -Ischema $(CLANG_BPF_SYS_INCLUDES)
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+
+# user/main.c is the CLI entry; everything else in user/ is the library the
+# CLI, the unit tests and the fuzzers link against.
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_OBJS := $(patsubst user/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+LIB := $(OUT)/libetdump.a
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+
+EXAMPLE_SRCS := $(wildcard tests/example/*.c)
+EXAMPLE_HDRS := $(wildcard tests/example/*.h) schema/etdump_usdt.h
+EXAMPLE := $(OUT)/example-runtime
+# the same runtime with every probe compiled out
+EXAMPLE_NOPROBES := $(OUT)/example-runtime-noprobes
+
+CLI := $(OUT)/etdump-bpf
+
+.PHONY: all deps example test test-asan unit e2e vmlinux clean
+.DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS)
+
+all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(UNIT_BINS)
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+$(OUT) $(OUT)/obj $(OUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) schema/etdump_record.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUT)/obj/%.o: user/%.c $(wildcard user/*.h) $(wildcard schema/*.h) $(SKELS) | $(OUT)/obj
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(CLI): user/main.c $(LIB) $(SKELS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
+
+$(OUT)/tests/%: tests/unit/%.c tests/unit/testlib.h $(LIB) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -lm -o $@
+
+# The example runtime is built with the user's flags but without sanitizers:
+# it is the traced process, not code under test.
+$(EXAMPLE): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $(EXAMPLE_SRCS) -lm -lpthread -o $@
+
+$(EXAMPLE_NOPROBES): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema -DETDUMP_USDT_DISABLE $(EXAMPLE_SRCS) -lm -lpthread -o $@
+
+# The README's two commands: each installs what is missing, builds, runs.
+example: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/run-example.sh $(OUT)
+
+unit: $(UNIT_BINS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(PYTHON) tests/run.py --build $(OUT)
+
+test-asan:
+	$(Q)$(MAKE) --no-print-directory SAN=1 test
+
+vmlinux:
+	$(call msg,GEN,vmlinux/$(ARCH)/vmlinux.h)
+	$(Q)mkdir -p vmlinux/$(ARCH)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+clean:
+	$(Q)rm -rf build build-asan

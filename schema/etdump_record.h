@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * etdump_record.h - the records the BPF programs push into the ring buffer,
+ * read by the collector. Shared by bpf/ and user/; raw captures store these
+ * same bytes, so a change here is a change of the raw capture format: bump
+ * ETDUMP_RECORD_VERSION.
+ *
+ * Every record starts with struct etdump_rec_hdr; `size` is the whole record
+ * in bytes, so a reader skips types it does not know. Records of one thread
+ * arrive in the order the thread produced them.
+ *
+ * Counter samples (struct etdump_counter_sample), when the tracer reads any,
+ * are the first `ncounters` entries of a scope begin/end record's counters[].
+ */
+#ifndef ETDUMP_RECORD_H
+#define ETDUMP_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define ETDUMP_RECORD_VERSION 1
+
+/* Bounded copies of user memory; a longer name is cut, marked by name_len. */
+#define ETDUMP_NAME_MAX 64
+#define ETDUMP_META_MAX 64
+#define ETDUMP_MAX_COUNTERS 4
+/* name_len when the probe could not read the string (page not present) */
+#define ETDUMP_NAME_UNREAD 0xffff
+
+enum etdump_rec_type {
+	ETDUMP_REC_BLOCK = 1,          /* struct etdump_rec_block */
+	ETDUMP_REC_PROFILE_BEGIN = 2,  /* struct etdump_rec_begin */
+	ETDUMP_REC_PROFILE_END = 3,    /* struct etdump_rec_end */
+	ETDUMP_REC_INSTRUCTION = 4,    /* struct etdump_rec_instruction */
+	ETDUMP_REC_DELEGATE_BEGIN = 5, /* struct etdump_rec_begin */
+	ETDUMP_REC_DELEGATE_END = 6,   /* struct etdump_rec_end */
+	ETDUMP_REC_DELEGATE_LOG = 7,   /* struct etdump_rec_delegate_log */
+	ETDUMP_REC_VALUE = 8,          /* reserved */
+	ETDUMP_REC_ALLOCATION = 9,     /* reserved */
+};
+
+struct etdump_rec_hdr {
+	__u8 type;       /* enum etdump_rec_type */
+	__u8 ncounters;  /* counter samples at the end of the record */
+	__u16 size;      /* whole record, bytes */
+	__u32 cpu;
+	__u32 pid;       /* tgid */
+	__u32 tid;
+	__u64 ts;        /* CLOCK_MONOTONIC ns, taken in the probe */
+};
+
+struct etdump_counter_sample {
+	__u64 value;
+	__u64 enabled;
+	__u64 running;
+};
+
+struct etdump_rec_block {
+	struct etdump_rec_hdr hdr;
+	__u16 name_len;        /* bytes of name, without NUL */
+	__u16 pad[3];
+	char name[ETDUMP_NAME_MAX];
+};
+
+/*
+ * PROFILE_BEGIN: token = name pointer, chain/instr as passed.
+ * DELEGATE_BEGIN: token = id_str pointer (0 when none), id_int, name holds
+ * id_str.
+ */
+struct etdump_rec_begin {
+	struct etdump_rec_hdr hdr;
+	__u64 token;           /* pairs the begin with its end */
+	__s32 chain;
+	__s32 instr;
+	__s64 id_int;
+	__u16 name_len;
+	__u16 pad[3];
+	char name[ETDUMP_NAME_MAX];
+	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
+};
+
+/*
+ * PROFILE_END: token = name pointer. DELEGATE_END: token 0, metadata copied.
+ */
+struct etdump_rec_end {
+	struct etdump_rec_hdr hdr;
+	__u64 token;
+	__u32 meta_len;        /* bytes kept in meta */
+	__u32 meta_len_orig;   /* bytes the runtime passed */
+	__u8 meta[ETDUMP_META_MAX];
+	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
+};
+
+struct etdump_rec_instruction {
+	struct etdump_rec_hdr hdr;
+	__s32 chain;
+	__s32 instr;
+};
+
+struct etdump_rec_delegate_log {
+	struct etdump_rec_hdr hdr;
+	__u64 start;           /* the delegate's own times */
+	__u64 end;
+	__s64 id_int;
+	__u16 name_len;
+	__u16 pad;
+	__u32 meta_len;
+	__u32 meta_len_orig;
+	__u32 pad2;
+	char name[ETDUMP_NAME_MAX];
+	__u8 meta[ETDUMP_META_MAX];
+};
+
+#endif /* ETDUMP_RECORD_H */

@@ -1,0 +1,142 @@
+"""What the end-to-end tests share: where the binaries are, how to run the
+recorder, and how to read an ETDump the way ExecuTorch does (Debian's flatc
+against schema/etdump.fbs, size-prefixed), independently of our own reader.
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BUILD = os.environ.get("ETDUMP_BUILD", os.path.join(ROOT, "build"))
+CLI = os.path.join(BUILD, "etdump-bpf")
+EXAMPLE = os.path.join(BUILD, "example-runtime")
+EXAMPLE_NOPROBES = os.path.join(BUILD, "example-runtime-noprobes")
+SCHEMA = os.path.join(ROOT, "schema", "etdump.fbs")
+
+# One Execute run of the example runtime (tests/example/README.md), in the
+# order ETDumpGen writes events (when they end): (name or delegate id,
+# chain, instruction). Delegate ids are marked with a "delegate:" prefix.
+EXECUTE_EVENTS = [
+    ("native_call_convolution.out", 0, 0), ("OPERATOR_CALL", 0, 0),
+    ("native_call_relu.out", 0, 1), ("OPERATOR_CALL", 0, 1),
+    ("native_call_max_pool2d_with_indices.out", 0, 2), ("OPERATOR_CALL", 0, 2),
+    ("native_call_view_copy.out", 0, 3), ("OPERATOR_CALL", 0, 3),
+    ("delegate:linear #0", 0, 4), ("delegate:relu #1", 0, 4),
+    ("delegate:linear #2", 0, 4), ("delegate:7", 0, 4),
+    ("DELEGATE_CALL", 0, 4),
+    ("native_call__softmax.out", 0, 5), ("OPERATOR_CALL", 0, 5),
+    ("Method::execute", -1, 0),
+]
+DEFAULT_EVENTS = [("Method::init", -1, 0), ("Program::load_method", -1, 0)]
+
+# A scope's duration as the probes saw it against the runtime's own clock
+# reads around the same sites: the probes fire inside the runtime's
+# interval, so the difference is the cost of one begin and one end probe
+# hit (~1-2 us here). Stated tolerance for the median over runs:
+DURATION_TOLERANCE_NS = 20_000
+
+
+def run(cmd, timeout=60, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout, **kw)
+
+
+def decode(path):
+    """The ETDump as flatc decodes it for ExecuTorch's Inspector."""
+    with tempfile.TemporaryDirectory() as d:
+        proc = run(["flatc", "--size-prefixed", "--json", "--strict-json",
+                    "--defaults-json", "-o", d, SCHEMA, "--", path])
+        if proc.returncode != 0:
+            raise AssertionError(f"flatc cannot decode {path}: "
+                                 f"{proc.stdout}{proc.stderr}")
+        base = os.path.splitext(os.path.basename(path))[0]
+        with open(os.path.join(d, base + ".json")) as f:
+            return json.load(f)
+
+
+def event_key(ev):
+    """(name or delegate:id, chain, instruction) of a decoded Event."""
+    pe = ev["profile_event"]
+    if pe.get("delegate_debug_id_str"):
+        name = "delegate:" + pe["delegate_debug_id_str"]
+    elif pe["delegate_debug_id_int"] != -1:
+        name = f"delegate:{pe['delegate_debug_id_int']}"
+    else:
+        name = pe.get("name")
+    return (name, pe["chain_index"], pe["instruction_id"])
+
+
+def run_keys(run_data):
+    return [event_key(e) for e in run_data["events"]]
+
+
+def read_timings(path):
+    """The example runtime's own measurements, one dict per event."""
+    rows = []
+    with open(path) as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            row = dict(zip(header, line.rstrip("\n").split("\t")))
+            for k in ("tid", "run", "chain", "instr", "start_ns", "end_ns"):
+                row[k] = int(row[k])
+            rows.append(row)
+    return rows
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="etdump-e2e-")
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+
+class Recorder:
+    """etdump-bpf record running in the background."""
+
+    def __init__(self, args):
+        self.proc = subprocess.Popen([CLI, "record"] + args,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.stderr_lines = []
+
+    def wait_attached(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.proc.stderr.readline()
+            if not line:
+                break
+            self.stderr_lines.append(line)
+            if "attached" in line:
+                return
+        raise AssertionError("recorder did not attach: " +
+                             "".join(self.stderr_lines))
+
+    def signal(self, sig=signal.SIGINT):
+        self.proc.send_signal(sig)
+
+    def wait(self, timeout=60):
+        out, err = self.proc.communicate(timeout=timeout)
+        self.stderr = "".join(self.stderr_lines) + err
+        return self.proc.returncode
+
+
+def start_waiting_example(args):
+    """The example runtime held before its load until SIGUSR1; its PID."""
+    proc = subprocess.Popen([EXAMPLE, "--wait-signal"] + args,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("ready "):
+        proc.kill()
+        raise AssertionError(f"example did not get ready: {line!r}")
+    return proc

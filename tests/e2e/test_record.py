@@ -1,0 +1,240 @@
+"""etdump-bpf record against the real example runtime, both ways (-- CMD and
+-p PID), checked by decoding the ETDump with flatc as ExecuTorch does."""
+import os
+import signal
+import statistics
+import subprocess
+import time
+
+from etdump_e2e import (CLI, DEFAULT_EVENTS, DURATION_TOLERANCE_NS, EXAMPLE,
+                        EXECUTE_EVENTS, Recorder, TempDirTest, decode,
+                        read_timings, run, run_keys, start_waiting_example)
+
+
+class RecordedRunsMixin:
+    """Assertions on a decoded ETDump of the example runtime."""
+
+    def assert_example_dump(self, dump, executions, threads=1):
+        runs = dump["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default"] + ["Execute"] * (executions * threads))
+        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
+        for i, r in enumerate(runs[1:]):
+            self.assertEqual(run_keys(r), EXECUTE_EVENTS, f"Execute run {i}")
+            self.assert_nesting(r)
+        self.assert_default_nesting(runs[0])
+
+    def span(self, run_data, name, chain, instr):
+        for ev in run_data["events"]:
+            pe = ev["profile_event"]
+            key_name = pe.get("name") or pe.get("delegate_debug_id_str") or \
+                str(pe["delegate_debug_id_int"])
+            if (key_name, pe["chain_index"], pe["instruction_id"]) == \
+                    (name, chain, instr):
+                return int(pe["start_time"]), int(pe["end_time"])
+        raise AssertionError(f"no event {name} ({chain},{instr})")
+
+    def assert_within(self, inner, outer, what):
+        self.assertLessEqual(outer[0], inner[0], what)
+        self.assertLessEqual(inner[1], outer[1], what)
+        self.assertLessEqual(inner[0], inner[1], what)
+
+    def assert_default_nesting(self, run_data):
+        self.assert_within(self.span(run_data, "Method::init", -1, 0),
+                           self.span(run_data, "Program::load_method", -1, 0),
+                           "Method::init inside Program::load_method")
+
+    def assert_nesting(self, run_data):
+        execute = self.span(run_data, "Method::execute", -1, 0)
+        previous_end = execute[0]
+        for name, chain, instr in EXECUTE_EVENTS[:-1]:
+            if name in ("OPERATOR_CALL", "DELEGATE_CALL"):
+                call = self.span(run_data, name, chain, instr)
+                self.assert_within(call, execute, f"{name} {instr} in execute")
+                # instructions run one after the other
+                self.assertLessEqual(previous_end, call[0], f"order at {instr}")
+                previous_end = call[1]
+        for name, chain, instr in EXECUTE_EVENTS:
+            if name.startswith("native_call_"):
+                self.assert_within(self.span(run_data, name, chain, instr),
+                                   self.span(run_data, "OPERATOR_CALL", chain,
+                                             instr), name)
+            if name.startswith("delegate:"):
+                self.assert_within(
+                    self.span(run_data, name[len("delegate:"):], chain, instr),
+                    self.span(run_data, "DELEGATE_CALL", chain, instr), name)
+
+    def assert_matches_timings(self, dump, timings_path):
+        """Probe times against the runtime's own clock reads, event by event."""
+        rows = read_timings(timings_path)
+        by_run = {}
+        for row in rows:
+            by_run.setdefault((row["tid"], row["run"]), []).append(row)
+        # a run of the dump is the runtime's run that opened at that time
+        runtime_runs = sorted(by_run.values(),
+                              key=lambda rs: min(r["start_ns"] for r in rs))
+        runs = dump["run_data"]
+        self.assertEqual(len(runs), len(runtime_runs))
+        gaps = {}
+        for run_data, rt_rows in zip(runs, runtime_runs):
+            for row in rt_rows:
+                key = (row["name"], row["chain"], row["instr"])
+                probe = self.span(run_data, *key)
+                runtime = (row["start_ns"], row["end_ns"])
+                if row["name"] in ("linear #0", "relu #1", "linear #2"):
+                    # the delegate passed its own times through the probe
+                    self.assertEqual(probe, runtime, key)
+                    continue
+                self.assert_within(probe, runtime, f"{key} probe inside runtime")
+                gaps.setdefault(key, []).append(
+                    (runtime[1] - runtime[0]) - (probe[1] - probe[0]))
+        self.assertTrue(gaps)
+        for key, g in gaps.items():
+            self.assertLessEqual(statistics.median(g), DURATION_TOLERANCE_NS,
+                                 f"{key}: median gap {statistics.median(g)} ns")
+
+
+class RecordCommandTest(RecordedRunsMixin, TempDirTest):
+    def test_record_command_writes_default_and_every_execute_run(self):
+        out, timings = self.path("out.etdp"), self.path("timings.tsv")
+        proc = run([CLI, "record", "-o", out, "--", EXAMPLE, "-n", "20",
+                    "--timings", timings])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("target exited", proc.stderr)
+        self.assertIn("21 runs (1 Default + 20 Execute)", proc.stderr)
+        self.assertIn("0 dropped", proc.stderr)
+        dump = decode(out)
+        self.assert_example_dump(dump, 20)
+        self.assert_matches_timings(dump, timings)
+
+    def test_record_pid_attaches_to_a_running_process(self):
+        out, timings = self.path("out.etdp"), self.path("timings.tsv")
+        example = start_waiting_example(["-n", "10", "--timings", timings])
+        try:
+            rec = Recorder(["-o", out, "-p", str(example.pid)])
+            rec.wait_attached()
+            example.send_signal(signal.SIGUSR1)
+            self.assertEqual(example.wait(timeout=60), 0)
+            self.assertEqual(rec.wait(), 0, rec.stderr)
+        finally:
+            example.kill()
+            example.wait()
+        self.assertIn("target exited", rec.stderr)
+        dump = decode(out)
+        self.assert_example_dump(dump, 10)
+        self.assert_matches_timings(dump, timings)
+
+    def test_threads_become_their_own_runs(self):
+        out, timings = self.path("out.etdp"), self.path("timings.tsv")
+        proc = run([CLI, "record", "-o", out, "--", EXAMPLE, "-n", "4",
+                    "--threads", "3", "--timings", timings])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        dump = decode(out)
+        # an exact event list per run means no run took another's events
+        self.assert_example_dump(dump, 4, threads=3)
+        self.assert_matches_timings(dump, timings)
+        starts = [int(r["events"][-1]["profile_event"]["start_time"])
+                  for r in dump["run_data"][1:]]
+        self.assertEqual(starts, sorted(starts), "runs in time order")
+
+
+class RecordStopTest(RecordedRunsMixin, TempDirTest):
+    """Every way of stopping still writes a valid file of whole runs."""
+
+    LONG = [EXAMPLE, "-n", "1000000", "--sleep-ms", "2"]
+
+    def assert_whole_runs(self, out):
+        runs = decode(out)["run_data"]
+        self.assertGreaterEqual(len(runs), 2)
+        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
+        for r in runs[1:]:
+            self.assertEqual(run_keys(r), EXECUTE_EVENTS)
+
+    def test_duration_stops_and_ends_the_command(self):
+        out = self.path("out.etdp")
+        t0 = time.monotonic()
+        proc = run([CLI, "record", "-o", out, "--duration", "1", "--"]
+                   + self.LONG)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertLess(time.monotonic() - t0, 30)
+        self.assertIn("duration reached", proc.stderr)
+        self.assert_whole_runs(out)
+
+    def stop_with(self, sig):
+        out = self.path("out.etdp")
+        rec = Recorder(["-o", out, "--"] + self.LONG)
+        rec.wait_attached()
+        time.sleep(0.5)
+        rec.signal(sig)
+        self.assertEqual(rec.wait(), 0, rec.stderr)
+        self.assertIn("interrupted", rec.stderr)
+        self.assert_whole_runs(out)
+
+    def test_sigint_writes_a_valid_file(self):
+        self.stop_with(signal.SIGINT)
+
+    def test_sigterm_writes_a_valid_file(self):
+        self.stop_with(signal.SIGTERM)
+
+
+class RecordErrorTest(TempDirTest):
+    """Each refusal is one clear line and a non-zero exit, and writes nothing."""
+
+    def assert_one_line_error(self, proc, *needles):
+        self.assertNotEqual(proc.returncode, 0)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertTrue(lines[0].startswith("etdump-bpf: "), lines[0])
+        for n in needles:
+            self.assertIn(n, lines[0])
+
+    def test_binary_without_probes(self):
+        out = self.path("out.etdp")
+        proc = run([CLI, "record", "-o", out, "--", "/bin/true"])
+        self.assert_one_line_error(proc, "/bin/true", "no 'etdump' USDT probes")
+        self.assertFalse(os.path.exists(out))
+
+    def test_process_without_probes(self):
+        out = self.path("out.etdp")
+        sleeper = subprocess.Popen(["sleep", "30"])
+        try:
+            proc = run([CLI, "record", "-o", out, "-p", str(sleeper.pid)])
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+        self.assert_one_line_error(proc, "no 'etdump' USDT probes")
+
+    def test_pid_that_does_not_exist(self):
+        with open("/proc/sys/kernel/pid_max") as f:
+            pid = int(f.read()) - 1
+        while os.path.exists(f"/proc/{pid}"):
+            pid -= 1
+        proc = run([CLI, "record", "-o", self.path("out.etdp"), "-p", str(pid)])
+        self.assert_one_line_error(proc, f"no process with PID {pid}")
+
+    def test_without_cap_sys_admin(self):
+        proc = run(["setpriv", "--bounding-set=-sys_admin",
+                    "--inh-caps=-sys_admin", CLI, "record", "-o",
+                    self.path("out.etdp"), "--", EXAMPLE, "-n", "1"])
+        self.assert_one_line_error(proc, "CAP_SYS_ADMIN")
+        self.assertFalse(os.path.exists(self.path("out.etdp")))
+
+    def test_existing_output_needs_force(self):
+        out = self.path("out.etdp")
+        with open(out, "w") as f:
+            f.write("keep me")
+        proc = run([CLI, "record", "-o", out, "--", EXAMPLE, "-n", "1"])
+        self.assert_one_line_error(proc, out, "--force")
+        with open(out) as f:
+            self.assertEqual(f.read(), "keep me")
+        proc = run([CLI, "record", "-f", "-o", out, "--", EXAMPLE, "-n", "1"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(len(decode(out)["run_data"]), 2)
+
+    def test_bad_numbers_are_usage_errors(self):
+        for args in (["-p", "12x"], ["-p", "-3"], ["--duration", "abc"],
+                     ["--ring-size", "3000"]):
+            proc = run([CLI, "record", "-o", self.path("o.etdp")] + args +
+                       ["--", EXAMPLE])
+            self.assertEqual(proc.returncode, 2, (args, proc.stderr))
+            self.assertIn("invalid", proc.stderr)

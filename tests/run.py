@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Run the whole suite: the C unit tests, then the end-to-end tests.
+
+Each unit-test binary prints one line per case ("ok - name" / "FAIL - name")
+and the end-to-end tests are Python unittest modules that drive the real
+etdump-bpf binary against real traced processes. The last line is the sum:
+"N passed, N failed". Exit status 0 only when nothing failed.
+
+usage: tests/run.py [--build DIR] [-k PATTERN]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_unit(build, pattern):
+    passed = failed = 0
+    tests_dir = os.path.join(build, "tests")
+    for name in sorted(os.listdir(tests_dir)):
+        path = os.path.join(tests_dir, name)
+        if not name.startswith("test_") or not os.access(path, os.X_OK):
+            continue
+        if pattern and pattern not in name:
+            continue
+        print(f"# {name}", flush=True)
+        proc = subprocess.run([path], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True,
+                              errors="replace")
+        out = proc.stdout
+        sys.stdout.write(out)
+        p = len(re.findall(r"^ok - ", out, re.M))
+        f = len(re.findall(r"^FAIL - ", out, re.M))
+        if proc.returncode != 0 and f == 0:
+            # crashed or exited early: that is a failure of its own
+            print(f"FAIL - {name}: exit status {proc.returncode}")
+            f = 1
+        passed += p
+        failed += f
+    return passed, failed
+
+
+def run_e2e(build, pattern):
+    os.environ["ETDUMP_BUILD"] = os.path.abspath(build)
+    loader = unittest.TestLoader()
+    if pattern:
+        loader.testNamePatterns = [f"*{pattern}*"]
+    suite = loader.discover(os.path.join(ROOT, "tests", "e2e"),
+                            top_level_dir=os.path.join(ROOT, "tests", "e2e"))
+    runner = unittest.TextTestRunner(verbosity=2, stream=sys.stdout)
+    result = runner.run(suite)
+    failed = len(result.failures) + len(result.errors)
+    # a skipped end-to-end test is a failure: nothing here may be skipped
+    failed += len(result.skipped) + len(result.unexpectedSuccesses)
+    for test, reason in result.skipped:
+        print(f"FAIL - {test.id()}: skipped ({reason}), which counts as failed")
+    passed = result.testsRun - len(result.failures) - len(result.errors) - \
+        len(result.skipped)
+    return passed, failed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("-k", dest="pattern", default="")
+    ap.add_argument("--unit-only", action="store_true")
+    args = ap.parse_args()
+    build = os.path.join(ROOT, args.build) if not os.path.isabs(args.build) \
+        else args.build
+    t0 = time.monotonic()
+    up, uf = run_unit(build, args.pattern)
+    ep = ef = 0
+    if not args.unit_only:
+        ep, ef = run_e2e(build, args.pattern)
+    passed, failed = up + ep, uf + ef
+    print(f"\nunit: {up} passed, {uf} failed; end-to-end: {ep} passed, "
+          f"{ef} failed; {time.monotonic() - t0:.0f} s ({args.build})")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The collector's rules, fed synthetic records: what ETDumpGen would write
+ * for the same calls, per thread, and what an incomplete capture leaves out.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "collector.h"
+#include "etdump_record.h"
+#include "testlib.h"
+
+static uint64_t clock_ns = 1000;
+
+static void hdr(struct etdump_rec_hdr *h, uint8_t type, uint16_t size,
+		uint32_t tid)
+{
+	h->type = type;
+	h->size = size;
+	h->pid = 42;
+	h->tid = tid;
+	h->ts = clock_ns;
+	clock_ns += 10;
+}
+
+static void block(struct collector *c, uint32_t tid, const char *name)
+{
+	struct etdump_rec_block r = { 0 };
+
+	hdr(&r.hdr, ETDUMP_REC_BLOCK, sizeof(r), tid);
+	r.name_len = strlen(name);
+	memcpy(r.name, name, r.name_len);
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static void begin(struct collector *c, uint32_t tid, const char *name,
+		  int chain, int instr)
+{
+	struct etdump_rec_begin r = { 0 };
+
+	hdr(&r.hdr, ETDUMP_REC_PROFILE_BEGIN, sizeof(r), tid);
+	r.token = (uintptr_t)name;
+	r.chain = chain;
+	r.instr = instr;
+	r.id_int = -1;
+	r.name_len = strlen(name);
+	memcpy(r.name, name, r.name_len);
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static void end(struct collector *c, uint32_t tid, const char *name)
+{
+	struct etdump_rec_end r = { 0 };
+
+	hdr(&r.hdr, ETDUMP_REC_PROFILE_END, sizeof(r), tid);
+	r.token = (uintptr_t)name;
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static void instruction(struct collector *c, uint32_t tid, int chain, int instr)
+{
+	struct etdump_rec_instruction r = { 0 };
+
+	hdr(&r.hdr, ETDUMP_REC_INSTRUCTION, sizeof(r), tid);
+	r.chain = chain;
+	r.instr = instr;
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static const char *const EXEC = "Method::execute";
+static const char *const OP = "OPERATOR_CALL";
+static const char *const ADD = "native_call_add.out";
+
+/* One Execute run with `ninstr` kernel instructions on a thread. */
+static void execute(struct collector *c, uint32_t tid, int ninstr)
+{
+	int k;
+
+	block(c, tid, "Execute");
+	begin(c, tid, EXEC, -1, 0);
+	for (k = 0; k < ninstr; k++) {
+		instruction(c, tid, 0, k);
+		begin(c, tid, OP, -1, 0);
+		begin(c, tid, ADD, -1, 0);
+		end(c, tid, ADD);
+		end(c, tid, OP);
+		instruction(c, tid, -1, 0);
+	}
+	end(c, tid, EXEC);
+}
+
+static struct etd_dump finish(struct collector *c, struct collector_stats *st)
+{
+	struct etd_dump d = { 0 };
+
+	CHECK_EQ_INT(collector_finish(c, &d, st), 0);
+	collector_free(c);
+	return d;
+}
+
+TEST(events_in_end_order_with_instruction_state)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+	struct etd_run *r;
+
+	execute(c, 7, 2);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 1);
+	r = &d.runs[0];
+	CHECK_EQ_STR(r->name, "Execute");
+	CHECK_EQ_INT(r->nevents, 5);
+	CHECK_EQ_STR(r->events[0].name, ADD);
+	CHECK_EQ_INT(r->events[0].chain_index, 0);
+	CHECK_EQ_INT(r->events[0].instruction_id, 0);
+	CHECK_EQ_STR(r->events[1].name, OP);
+	CHECK_EQ_STR(r->events[2].name, ADD);
+	CHECK_EQ_INT(r->events[2].instruction_id, 1);
+	CHECK_EQ_STR(r->events[4].name, EXEC);
+	CHECK_EQ_INT(r->events[4].chain_index, -1);
+	CHECK_EQ_INT(r->events[4].instruction_id, 0);
+	CHECK(r->events[4].start_time < r->events[0].start_time);
+	CHECK(r->events[4].end_time > r->events[3].end_time);
+	CHECK_EQ_INT(st.events, 5);
+	etd_dump_free(&d);
+}
+
+TEST(explicit_chain_overrides_state)
+{
+	struct collector *c = collector_new();
+	struct etd_dump d;
+
+	block(c, 1, "Default");
+	instruction(c, 1, 3, 9);
+	begin(c, 1, "x", 2, 5);
+	end(c, 1, "x");
+	d = finish(c, NULL);
+	CHECK_EQ_INT(d.runs[0].events[0].chain_index, 2);
+	CHECK_EQ_INT(d.runs[0].events[0].instruction_id, 5);
+	etd_dump_free(&d);
+}
+
+TEST(threads_keep_their_own_runs_in_time_order)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+	size_t i;
+
+	/* interleave two threads record by record */
+	block(c, 1, "Execute");
+	block(c, 2, "Execute");
+	begin(c, 1, EXEC, -1, 0);
+	begin(c, 2, EXEC, -1, 0);
+	instruction(c, 2, 0, 4);
+	begin(c, 1, OP, -1, 0);
+	begin(c, 2, OP, -1, 0);
+	end(c, 2, OP);
+	end(c, 1, OP);
+	end(c, 1, EXEC);
+	end(c, 2, EXEC);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(st.threads, 2);
+	CHECK_EQ_INT(d.runs[0].tid, 1);
+	CHECK_EQ_INT(d.runs[1].tid, 2);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ_INT(d.runs[i].nevents, 2);
+	/* thread 1 never set an instruction: its OPERATOR_CALL stays (-1, 0) */
+	CHECK_EQ_INT(d.runs[0].events[0].instruction_id, 0);
+	CHECK_EQ_INT(d.runs[1].events[0].instruction_id, 4);
+	etd_dump_free(&d);
+}
+
+TEST(run_still_open_at_the_end_is_left_out)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	execute(c, 1, 1);
+	block(c, 1, "Execute");
+	begin(c, 1, EXEC, -1, 0);
+	begin(c, 1, OP, -1, 0);
+	end(c, 1, OP);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 1);
+	CHECK_EQ_INT(st.incomplete_runs, 1);
+	CHECK_EQ_INT(st.events, 3);
+	etd_dump_free(&d);
+}
+
+TEST(attached_mid_run_events_before_first_block_are_counted)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	/* the capture starts inside an execution: its begin was missed */
+	begin(c, 1, OP, -1, 0);
+	end(c, 1, OP);
+	end(c, 1, EXEC);
+	execute(c, 1, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 1);
+	CHECK_EQ_INT(st.outside_run, 1);
+	CHECK_EQ_INT(st.unmatched_ends, 1);
+	etd_dump_free(&d);
+}
+
+TEST(delegate_scope_and_log)
+{
+	struct collector *c = collector_new();
+	struct etdump_rec_delegate_log log = { 0 };
+	struct etdump_rec_begin b = { 0 };
+	struct etdump_rec_end e = { 0 };
+	struct etd_dump d;
+	struct etd_event *ev;
+
+	block(c, 1, "Execute");
+	instruction(c, 1, 0, 3);
+	hdr(&log.hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(log), 1);
+	log.start = 5;
+	log.end = 9;
+	log.id_int = -1;
+	log.name_len = 9;
+	memcpy(log.name, "linear #0", 9);
+	log.meta_len = log.meta_len_orig = 2;
+	log.meta[0] = 0xab;
+	CHECK_EQ_INT(collector_feed(c, &log, sizeof(log)), 0);
+	hdr(&b.hdr, ETDUMP_REC_DELEGATE_BEGIN, sizeof(b), 1);
+	b.id_int = 7;
+	CHECK_EQ_INT(collector_feed(c, &b, sizeof(b)), 0);
+	hdr(&e.hdr, ETDUMP_REC_DELEGATE_END, sizeof(e), 1);
+	e.meta_len = 4;
+	e.meta_len_orig = 100; /* cut by the kernel side */
+	memcpy(e.meta, "fp32", 4);
+	CHECK_EQ_INT(collector_feed(c, &e, sizeof(e)), 0);
+	d = finish(c, NULL);
+	CHECK_EQ_INT(d.runs[0].nevents, 2);
+	ev = &d.runs[0].events[0];
+	CHECK(ev->name == NULL);
+	CHECK_EQ_STR(ev->delegate_id_str, "linear #0");
+	CHECK_EQ_INT(ev->delegate_id_int, -1);
+	CHECK_EQ_INT(ev->start_time, 5);
+	CHECK_EQ_INT(ev->end_time, 9);
+	CHECK_EQ_INT(ev->instruction_id, 3);
+	CHECK(ev->has_metadata && ev->metadata_len == 2 && ev->metadata[0] == 0xab);
+	ev = &d.runs[0].events[1];
+	CHECK(ev->delegate_id_str == NULL);
+	CHECK_EQ_INT(ev->delegate_id_int, 7);
+	CHECK(ev->has_metadata && ev->metadata_len == 4 &&
+	      !memcmp(ev->metadata, "fp32", 4));
+	etd_dump_free(&d);
+}
+
+TEST(malformed_records_are_refused_and_counted)
+{
+	struct collector *c = collector_new();
+	struct etdump_rec_block r = { 0 };
+	struct collector_stats st;
+	struct etd_dump d;
+
+	hdr(&r.hdr, ETDUMP_REC_BLOCK, sizeof(r), 1);
+	CHECK(collector_feed(c, &r, 8) < 0);            /* shorter than a header */
+	r.hdr.size = sizeof(r) + 1;                      /* claims more than given */
+	CHECK(collector_feed(c, &r, sizeof(r)) < 0);
+	r.hdr.type = 200;                                /* unknown type */
+	r.hdr.size = sizeof(r);
+	CHECK(collector_feed(c, &r, sizeof(r)) < 0);
+	d = finish(c, &st);
+	CHECK_EQ_INT(st.bad_records, 3);
+	CHECK_EQ_INT(d.nruns, 0);
+	etd_dump_free(&d);
+}
+
+TEST(invalid_utf8_names_are_made_valid)
+{
+	struct collector *c = collector_new();
+	struct etd_dump d;
+	const char *bad = "op\xff\xfe";
+
+	block(c, 1, "Execute");
+	begin(c, 1, bad, -1, 0);
+	end(c, 1, bad);
+	d = finish(c, NULL);
+	CHECK_EQ_STR(d.runs[0].events[0].name, "op??");
+	etd_dump_free(&d);
+}
+
+int main(void)
+{
+	RUN(events_in_end_order_with_instruction_state);
+	RUN(explicit_chain_overrides_state);
+	RUN(threads_keep_their_own_runs_in_time_order);
+	RUN(run_still_open_at_the_end_is_left_out);
+	RUN(attached_mid_run_events_before_first_block_are_counted);
+	RUN(delegate_scope_and_log);
+	RUN(malformed_records_are_refused_and_counted);
+	RUN(invalid_utf8_names_are_made_valid);
+	return TEST_SUMMARY();
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "capture.h"
+#include "capture.skel.h"
+#include "log.h"
+#include "usdt_notes.h"
+
+struct capture {
+	struct capture_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	size_t nlinks;
+	capture_record_fn on_record;
+	void *ctx;
+};
+
+static int handle_record(void *ctx, void *data, size_t len)
+{
+	struct capture *cap = ctx;
+
+	return cap->on_record(cap->ctx, data, len);
+}
+
+int capture_open(struct capture **out, const struct capture_opts *opts)
+{
+	struct capture *cap;
+	int err;
+
+	cap = calloc(1, sizeof(*cap));
+	if (!cap)
+		return -ENOMEM;
+	cap->on_record = opts->on_record;
+	cap->ctx = opts->ctx;
+
+	cap->skel = capture_bpf__open();
+	if (!cap->skel) {
+		err = -errno;
+		p_err("cannot open the BPF object: %s", strerror(-err));
+		goto fail;
+	}
+	cap->skel->rodata->target_tgid = opts->pid;
+	/* wake the collector early once a quarter of the ring is used */
+	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
+	if (err)
+		goto fail;
+	err = capture_bpf__load(cap->skel);
+	if (err) {
+		p_err("cannot load the BPF programs: %s (run with -v for the verifier's log)",
+		      strerror(-err));
+		goto fail;
+	}
+	cap->rb = ring_buffer__new(bpf_map__fd(cap->skel->maps.events),
+				   handle_record, cap, NULL);
+	if (!cap->rb) {
+		err = -errno;
+		p_err("cannot map the ring buffer: %s", strerror(-err));
+		goto fail;
+	}
+	*out = cap;
+	return 0;
+fail:
+	capture_close(cap);
+	return err;
+}
+
+/* The probes we capture, each with its program. */
+static const struct {
+	const char *probe;
+	size_t offset;
+} probe_programs[] = {
+#define PROG(name) { #name, offsetof(struct capture_bpf, progs.on_##name) }
+	PROG(block),
+	PROG(profile_begin),
+	PROG(profile_end),
+	PROG(instruction),
+	PROG(delegate_begin),
+	PROG(delegate_end),
+	PROG(delegate_log),
+#undef PROG
+};
+
+static bool binary_has_probe(const struct usdt_probe_list *probes,
+			     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < probes->n; i++)
+		if (!strcmp(probes->probes[i].provider, "etdump") &&
+		    !strcmp(probes->probes[i].name, name))
+			return true;
+	return false;
+}
+
+int capture_attach(struct capture *cap, const char *binary,
+		   const struct usdt_probe_list *probes, int *nattached)
+{
+	struct bpf_program *prog;
+	struct bpf_link **links;
+	struct bpf_link *link;
+	const char *name;
+	size_t i;
+	int err;
+
+	*nattached = 0;
+	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++) {
+		name = probe_programs[i].probe;
+		if (!binary_has_probe(probes, name))
+			continue;
+		prog = *(struct bpf_program **)((char *)cap->skel +
+						probe_programs[i].offset);
+		links = realloc(cap->links, (cap->nlinks + 1) * sizeof(*links));
+		if (!links)
+			return -ENOMEM;
+		cap->links = links;
+		/* one attach per probe name covers every site of that name */
+		link = bpf_program__attach_usdt(prog,
+						cap->skel->rodata->target_tgid,
+						binary, "etdump", name, NULL);
+		if (!link) {
+			err = -errno;
+			p_err("%s: cannot attach to etdump:%s: %s (run with -v for libbpf's log)",
+			      binary, name, strerror(-err));
+			return err;
+		}
+		cap->links[cap->nlinks++] = link;
+		(*nattached)++;
+	}
+	return 0;
+}
+
+int capture_fd(const struct capture *cap)
+{
+	return ring_buffer__epoll_fd(cap->rb);
+}
+
+int capture_consume(struct capture *cap)
+{
+	return ring_buffer__consume(cap->rb);
+}
+
+uint64_t capture_drops(const struct capture *cap)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t total = 0;
+	uint64_t *values;
+	__u32 zero = 0;
+	int i;
+
+	if (ncpus <= 0)
+		return 0;
+	values = calloc(ncpus, sizeof(*values));
+	if (!values)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(cap->skel->maps.drops), &zero,
+				 values))
+		for (i = 0; i < ncpus; i++)
+			total += values[i];
+	free(values);
+	return total;
+}
+
+void capture_close(struct capture *cap)
+{
+	size_t i;
+
+	if (!cap)
+		return;
+	for (i = 0; i < cap->nlinks; i++)
+		bpf_link__destroy(cap->links[i]);
+	free(cap->links);
+	ring_buffer__free(cap->rb);
+	capture_bpf__destroy(cap->skel);
+	free(cap);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * capture.h - the kernel side of a recording: load bpf/capture.bpf.c, attach
+ * it to a process's etdump probes, and hand each ring-buffer record to a
+ * callback.
+ */
+#ifndef ETDUMP_CAPTURE_H
+#define ETDUMP_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct capture;
+struct usdt_probe_list;
+
+typedef int (*capture_record_fn)(void *ctx, const void *rec, size_t len);
+
+struct capture_opts {
+	pid_t pid;               /* only this process's events are captured */
+	size_t ring_bytes;       /* ring buffer size: a power of two */
+	capture_record_fn on_record;
+	void *ctx;
+};
+
+int capture_open(struct capture **out, const struct capture_opts *opts);
+/*
+ * Attach to every etdump probe `probes` lists in `binary`; *nattached says
+ * how many. Negative errno when one fails.
+ */
+int capture_attach(struct capture *cap, const char *binary,
+		   const struct usdt_probe_list *probes, int *nattached);
+/* An fd that polls readable when the ring buffer asks for a read. */
+int capture_fd(const struct capture *cap);
+/* Hand every waiting record to the callback; count or negative errno. */
+int capture_consume(struct capture *cap);
+/* Records the kernel could not reserve room for, summed over CPUs. */
+uint64_t capture_drops(const struct capture *cap);
+void capture_close(struct capture *cap);
+
+#endif /* ETDUMP_CAPTURE_H */

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * cmd_record.c - `etdump-bpf record`: attach to a process's etdump probes,
+ * collect until it exits, a duration passes or we are told to stop, and
+ * write the ETDump.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "capture.h"
+#include "collector.h"
+#include "commands.h"
+#include "etdump_writer.h"
+#include "log.h"
+#include "parse.h"
+#include "privileges.h"
+#include "target.h"
+#include "usdt_notes.h"
+
+#define DEFAULT_RING_BYTES (8u << 20)
+/* how often the collector drains the ring when nothing wakes it */
+#define POLL_INTERVAL_MS 50
+#define STATUS_INTERVAL_NS 250000000ull
+
+static const char record_usage[] =
+	"usage: etdump-bpf record -o FILE [options] (-p PID | [--] CMD [ARGS...])\n"
+	"\n"
+	"Trace a runtime carrying etdump USDT probes and write an ETDump.\n"
+	"\n"
+	"  -o, --output FILE    the ETDump to write (required)\n"
+	"  -p, --pid PID        attach to a running process\n"
+	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
+	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
+	"  -f, --force          overwrite FILE if it exists\n"
+	"\n"
+	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
+	"each way writes a valid file holding every complete run.\n"
+	"Exit status: 0 written, 1 error, 2 usage, 3 written but events were lost.\n"
+	"\n"
+	"examples:\n"
+	"  etdump-bpf record -o run.etdp -- ./runner --model m.pte\n"
+	"  etdump-bpf record -o run.etdp -p 1234 --duration 10\n";
+
+struct record_opts {
+	const char *output;
+	pid_t pid;
+	uint64_t duration_ns;
+	uint64_t ring_bytes;
+	bool force;
+	char **command;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "etdump-bpf record: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see 'etdump-bpf record --help')\n");
+	return EXIT_USAGE;
+}
+
+static int parse_record_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ring_bytes = DEFAULT_RING_BYTES;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:d:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			if (parse_pid(optarg, &o->pid))
+				return usage_error("invalid PID '%s'", optarg);
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration_ns) ||
+			    !o->duration_ns)
+				return usage_error("invalid duration '%s' (seconds, e.g. 2 or 0.5)",
+						   optarg);
+			break;
+		case 'r':
+			if (parse_size(optarg, &o->ring_bytes) ||
+			    o->ring_bytes < 4096 || o->ring_bytes > (1ull << 30) ||
+			    (o->ring_bytes & (o->ring_bytes - 1)))
+				return usage_error("invalid ring size '%s' (a power of two from 4K to 1G)",
+						   optarg);
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return -1;
+		default:
+			fputs(record_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (!o->output)
+		return usage_error("%s", "no output file: give -o FILE");
+	if (!o->pid == !o->command)
+		return usage_error("%s", "give either -p PID or a command to run");
+	return 0;
+}
+
+/* Refuse before attaching anything: losing a capture to a bad path is worse. */
+static int check_output(const struct record_opts *o)
+{
+	char *copy, *dir;
+	int ret = 0;
+
+	if (!o->force && !access(o->output, F_OK)) {
+		p_err("%s: file exists (use --force to overwrite)", o->output);
+		return -EEXIST;
+	}
+	copy = strdup(o->output);
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (access(dir, W_OK)) {
+		ret = -errno;
+		p_err("%s: cannot write in %s: %s", o->output, dir,
+		      strerror(errno));
+	}
+	free(copy);
+	return ret;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int feed_collector(void *ctx, const void *rec, size_t len)
+{
+	/* a malformed record is counted by the collector; keep reading */
+	int err = collector_feed(ctx, rec, len);
+
+	return err == -ENOMEM ? err : 0;
+}
+
+static void print_status(struct collector *col, struct capture *cap,
+			 bool final)
+{
+	fprintf(stderr, "\r  %llu events, %llu runs, %llu dropped%s",
+		(unsigned long long)collector_events_seen(col),
+		(unsigned long long)collector_runs_seen(col),
+		(unsigned long long)capture_drops(cap), final ? "\n" : "   ");
+}
+
+enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
+
+static int collect(const struct record_opts *o, struct target *t,
+		   struct capture *cap, struct collector *col,
+		   enum stop_reason *why)
+{
+	uint64_t start = now_ns(), last_status = 0, now;
+	bool tty = isatty(STDERR_FILENO);
+	struct pollfd pfd[2] = {
+		{ .fd = capture_fd(cap), .events = POLLIN },
+		{ .fd = t->pidfd, .events = POLLIN },
+	};
+	int err;
+
+	for (;;) {
+		if (poll(pfd, 2, POLL_INTERVAL_MS) < 0 && errno != EINTR)
+			return -errno;
+		err = capture_consume(cap);
+		if (err < 0)
+			return err;
+		now = now_ns();
+		if (stop_signal) {
+			*why = STOP_SIGNAL;
+			break;
+		}
+		if (target_has_exited(t)) {
+			*why = STOP_EXIT;
+			break;
+		}
+		if (o->duration_ns && now - start >= o->duration_ns) {
+			*why = STOP_DURATION;
+			break;
+		}
+		if (tty && now - last_status >= STATUS_INTERVAL_NS) {
+			print_status(col, cap, false);
+			last_status = now;
+		}
+	}
+	if (tty)
+		print_status(col, cap, true);
+	/* everything the target submitted is in the ring: drain it */
+	while ((err = capture_consume(cap)) > 0)
+		;
+	return err < 0 ? err : 0;
+}
+
+/* "1 Default + 20 Execute": run names in first-seen order with counts. */
+static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
+{
+	size_t i, j, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < dump->nruns && off < len; i++) {
+		size_t n = 0;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(dump->runs[j].name, dump->runs[i].name))
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < dump->nruns; j++)
+			n += !strcmp(dump->runs[j].name, dump->runs[i].name);
+		off += snprintf(buf + off, len - off, "%s%zu %s",
+				off ? " + " : "", n, dump->runs[i].name);
+	}
+}
+
+static void print_summary(const struct record_opts *o, const struct target *t,
+			  enum stop_reason why, const struct etd_dump *dump,
+			  const struct collector_stats *st, uint64_t drops)
+{
+	static const char *const reasons[] = {
+		[STOP_EXIT] = "target exited",
+		[STOP_DURATION] = "duration reached",
+		[STOP_SIGNAL] = "interrupted",
+	};
+	char runs[256];
+
+	describe_runs(dump, runs, sizeof(runs));
+	p_info("%s; wrote %s: %llu runs%s%s%s, %llu events, %llu dropped",
+	       reasons[why], o->output, (unsigned long long)st->runs,
+	       st->runs ? " (" : "", runs, st->runs ? ")" : "",
+	       (unsigned long long)st->events, (unsigned long long)drops);
+	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
+	    WEXITSTATUS(t->wait_status))
+		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
+	if (t->spawned && t->exited && WIFSIGNALED(t->wait_status))
+		p_info("target killed by signal %d", WTERMSIG(t->wait_status));
+	if (st->incomplete_runs)
+		p_info("%llu run(s) left out: still executing when recording stopped",
+		       (unsigned long long)st->incomplete_runs);
+	if (st->outside_run || st->unmatched_ends)
+		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run)",
+		       (unsigned long long)st->outside_run,
+		       (unsigned long long)st->unmatched_ends);
+	if (st->unreadable)
+		p_warn("%llu name(s) could not be read in the probe (their page was not present)",
+		       (unsigned long long)st->unreadable);
+	if (st->bad_records)
+		p_warn("%llu malformed record(s) ignored",
+		       (unsigned long long)st->bad_records);
+	if (drops)
+		p_warn("%llu event(s) lost: the ring buffer was full; try a larger --ring-size",
+		       (unsigned long long)drops);
+}
+
+/* Which binary carries the probes, with its probe list; target set up. */
+static int open_target(const struct record_opts *o, struct target *t,
+		       struct usdt_probe_list *probes)
+{
+	char err[512];
+	int ret;
+
+	if (o->pid)
+		ret = target_open_pid(t, o->pid, err, sizeof(err));
+	else
+		ret = target_spawn(t, o->command, err, sizeof(err));
+	if (ret) {
+		p_err("%s", err);
+		return ret;
+	}
+	ret = usdt_notes_read(t->exe, probes, err, sizeof(err));
+	if (ret) {
+		p_err("%s", err);
+		return ret;
+	}
+	if (!usdt_notes_count(probes, "etdump")) {
+		p_err("%s: no 'etdump' USDT probes: build the runtime with schema/etdump_usdt.h",
+		      t->exe);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct usdt_probe_list probes = { 0 };
+	struct collector_stats stats = { 0 };
+	struct capture_opts copts = { 0 };
+	struct etd_dump dump = { 0 };
+	struct collector *col = NULL;
+	struct capture *cap = NULL;
+	struct record_opts o;
+	struct target t = { .pidfd = -1, .gate_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	enum stop_reason why = STOP_EXIT;
+	int nattached = 0, err, ret = EXIT_FAIL;
+	uint64_t drops;
+	char msg[256];
+
+	err = parse_record_args(argc, argv, &o);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (privileges_check_record(msg, sizeof(msg))) {
+		p_err("%s", msg);
+		return EXIT_FAIL;
+	}
+	if (check_output(&o))
+		return EXIT_FAIL;
+
+	/* no SA_RESTART: a signal must cut the poll short */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (open_target(&o, &t, &probes))
+		goto cleanup;
+	col = collector_new();
+	if (!col)
+		goto cleanup;
+	copts.pid = t.pid;
+	copts.ring_bytes = o.ring_bytes;
+	copts.on_record = feed_collector;
+	copts.ctx = col;
+	if (capture_open(&cap, &copts))
+		goto cleanup;
+	if (capture_attach(cap, t.exe, &probes, &nattached))
+		goto cleanup;
+	p_info("attached %d probe(s) to PID %d (%s)%s", nattached, t.pid, t.exe,
+	       o.pid ? "; Ctrl-C to stop" : "");
+	if (target_release(&t)) {
+		p_err("cannot start %s: %s", o.command[0], strerror(errno));
+		goto cleanup;
+	}
+
+	err = collect(&o, &t, cap, col, &why);
+	if (err) {
+		p_err("reading the ring buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	target_stop(&t);
+	drops = capture_drops(cap);
+	err = collector_finish(col, &dump, &stats);
+	if (err)
+		goto cleanup;
+	err = etdump_write_file(&dump, o.output);
+	if (err) {
+		p_err("%s: cannot write: %s", o.output, strerror(-err));
+		goto cleanup;
+	}
+	print_summary(&o, &t, why, &dump, &stats, drops);
+	ret = drops ? EXIT_LOST : EXIT_OK;
+cleanup:
+	target_stop(&t);
+	target_close(&t);
+	capture_close(cap);
+	collector_free(col);
+	etd_dump_free(&dump);
+	usdt_notes_free(&probes);
+	return ret;
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collector.h"
+#include "etdump_record.h"
+#include "utf8.h"
+
+#define NO_RUN ((size_t)-1)
+
+struct scope {
+	bool delegate;
+	uint64_t token;
+	char *name;
+	int32_t chain;
+	int32_t instr;
+	int64_t id_int;
+	uint64_t start;
+};
+
+struct thread_state {
+	uint32_t tid;
+	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
+	int32_t instr;
+	size_t run;             /* index in collector.dump.runs, or NO_RUN */
+	struct scope *stack;
+	size_t depth;
+	size_t cap;
+};
+
+struct collector {
+	struct etd_dump dump;
+	struct thread_state *threads;
+	size_t nthreads;
+	size_t last;            /* most threads send long bursts */
+	struct collector_stats stats;
+	uint64_t events_seen;
+};
+
+struct collector *collector_new(void)
+{
+	return calloc(1, sizeof(struct collector));
+}
+
+static struct thread_state *thread_get(struct collector *c, uint32_t tid)
+{
+	struct thread_state *t;
+	size_t i;
+
+	if (c->nthreads && c->threads[c->last].tid == tid)
+		return &c->threads[c->last];
+	for (i = 0; i < c->nthreads; i++) {
+		if (c->threads[i].tid == tid) {
+			c->last = i;
+			return &c->threads[i];
+		}
+	}
+	t = realloc(c->threads, (c->nthreads + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	c->threads = t;
+	t = &c->threads[c->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->chain = -1;
+	t->instr = 0;
+	t->run = NO_RUN;
+	c->last = c->nthreads++;
+	return t;
+}
+
+/* A copy of a bounded name from a record, made valid UTF-8 for flatc. */
+static char *name_dup(struct collector *c, const char *name, uint16_t len)
+{
+	char *s;
+
+	if (len == ETDUMP_NAME_UNREAD) {
+		c->stats.unreadable++;
+		len = 0;
+	} else if (len >= ETDUMP_NAME_MAX - 1) {
+		len = ETDUMP_NAME_MAX - 1;
+		c->stats.truncated++;
+	}
+	s = strndup(name, len);
+	if (s)
+		utf8_sanitize(s);
+	return s;
+}
+
+static int add_event(struct collector *c, struct thread_state *t,
+		     struct etd_event *ev)
+{
+	int err;
+
+	if (t->run == NO_RUN) {
+		c->stats.outside_run++;
+		err = 0;
+		goto drop;
+	}
+	err = etd_run_add_event(&c->dump.runs[t->run], ev);
+	if (err)
+		goto drop;
+	c->events_seen++;
+	return 0;
+drop:
+	free(ev->name);
+	free(ev->delegate_id_str);
+	free(ev->metadata);
+	return err;
+}
+
+static int on_block(struct collector *c, struct thread_state *t,
+		    const struct etdump_rec_block *r)
+{
+	struct etd_run *run;
+	char *name;
+	int err;
+
+	name = name_dup(c, r->name, r->name_len);
+	if (!name)
+		return -ENOMEM;
+	err = etd_dump_add_run(&c->dump, name, &run);
+	free(name);
+	if (err)
+		return err;
+	run->tid = t->tid;
+	run->open_time = r->hdr.ts;
+	t->run = c->dump.nruns - 1;
+	return 0;
+}
+
+static int on_begin(struct collector *c, struct thread_state *t,
+		    const struct etdump_rec_begin *r)
+{
+	struct scope *s;
+
+	if (t->depth == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+
+		s = realloc(t->stack, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->stack = s;
+		t->cap = cap;
+	}
+	s = &t->stack[t->depth];
+	s->delegate = r->hdr.type == ETDUMP_REC_DELEGATE_BEGIN;
+	s->token = r->token;
+	s->id_int = r->id_int;
+	s->start = r->hdr.ts;
+	s->name = NULL;
+	if (r->token) {
+		s->name = name_dup(c, r->name, r->name_len);
+		if (!s->name)
+			return -ENOMEM;
+	}
+	if (s->delegate || r->chain == -1) {
+		s->chain = t->chain;
+		s->instr = t->instr;
+	} else {
+		s->chain = r->chain;
+		s->instr = r->instr;
+	}
+	t->depth++;
+	return 0;
+}
+
+static uint8_t *meta_dup(struct collector *c, const uint8_t *meta,
+			 uint32_t len, uint32_t len_orig)
+{
+	uint8_t *m;
+
+	if (len_orig > len)
+		c->stats.truncated++;
+	/* an empty vector is still a vector: keep a non-NULL pointer */
+	m = malloc(len ? len : 1);
+	if (m && len)
+		memcpy(m, meta, len);
+	return m;
+}
+
+/* Find the scope this end closes: the innermost of the same kind and token. */
+static bool find_scope(struct thread_state *t, bool delegate, uint64_t token,
+		       size_t *at)
+{
+	size_t i;
+
+	for (i = t->depth; i-- > 0;) {
+		if (t->stack[i].delegate == delegate &&
+		    (delegate || t->stack[i].token == token)) {
+			*at = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int on_end(struct collector *c, struct thread_state *t,
+		  const struct etdump_rec_end *r)
+{
+	bool delegate = r->hdr.type == ETDUMP_REC_DELEGATE_END;
+	struct etd_event ev;
+	struct scope *s;
+	size_t at;
+
+	if (!find_scope(t, delegate, r->token, &at)) {
+		c->stats.unmatched_ends++;
+		return 0;
+	}
+	/* scopes opened inside this one and never ended */
+	while (t->depth > at + 1) {
+		free(t->stack[--t->depth].name);
+		c->stats.unclosed_scopes++;
+	}
+	s = &t->stack[--t->depth];
+
+	etd_event_init(&ev, ETD_PROFILE);
+	ev.chain_index = s->chain;
+	ev.instruction_id = s->instr;
+	ev.start_time = s->start;
+	ev.end_time = r->hdr.ts;
+	if (!delegate) {
+		ev.name = s->name;
+		return add_event(c, t, &ev);
+	}
+	/* ETDumpGen: a string id when one was given, else the int id */
+	if (s->name)
+		ev.delegate_id_str = s->name;
+	else
+		ev.delegate_id_int = s->id_int;
+	ev.has_metadata = true;
+	ev.metadata_len = r->meta_len;
+	ev.metadata = meta_dup(c, r->meta, r->meta_len, r->meta_len_orig);
+	if (!ev.metadata) {
+		free(s->name);
+		return -ENOMEM;
+	}
+	return add_event(c, t, &ev);
+}
+
+static int on_delegate_log(struct collector *c, struct thread_state *t,
+			   const struct etdump_rec_delegate_log *r)
+{
+	struct etd_event ev;
+
+	etd_event_init(&ev, ETD_PROFILE);
+	ev.chain_index = t->chain;
+	ev.instruction_id = t->instr;
+	ev.start_time = r->start;
+	ev.end_time = r->end;
+	if (r->name_len && r->name_len != ETDUMP_NAME_UNREAD) {
+		ev.delegate_id_str = name_dup(c, r->name, r->name_len);
+		if (!ev.delegate_id_str)
+			return -ENOMEM;
+	} else {
+		ev.delegate_id_int = r->id_int;
+	}
+	ev.has_metadata = true;
+	ev.metadata_len = r->meta_len;
+	ev.metadata = meta_dup(c, r->meta, r->meta_len, r->meta_len_orig);
+	if (!ev.metadata) {
+		free(ev.delegate_id_str);
+		return -ENOMEM;
+	}
+	return add_event(c, t, &ev);
+}
+
+/* The smallest size each record type can have. */
+static size_t record_min_size(uint8_t type)
+{
+	switch (type) {
+	case ETDUMP_REC_BLOCK:
+		return sizeof(struct etdump_rec_block);
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return offsetof(struct etdump_rec_begin, counters);
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return offsetof(struct etdump_rec_end, counters);
+	case ETDUMP_REC_INSTRUCTION:
+		return sizeof(struct etdump_rec_instruction);
+	case ETDUMP_REC_DELEGATE_LOG:
+		return sizeof(struct etdump_rec_delegate_log);
+	default:
+		return 0;
+	}
+}
+
+static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
+{
+	size_t min = record_min_size(h->type);
+	const struct etdump_rec_end *e = (const void *)h;
+	const struct etdump_rec_delegate_log *d = (const void *)h;
+
+	if (!min || h->size > len || h->size < min)
+		return false;
+	switch (h->type) {
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return e->meta_len <= ETDUMP_META_MAX;
+	case ETDUMP_REC_DELEGATE_LOG:
+		return d->meta_len <= ETDUMP_META_MAX;
+	}
+	return true;
+}
+
+int collector_feed(struct collector *c, const void *rec, size_t len)
+{
+	const struct etdump_rec_hdr *h = rec;
+	struct thread_state *t;
+
+	c->stats.records++;
+	if (len < sizeof(*h) || !record_valid(h, len)) {
+		c->stats.bad_records++;
+		return -EINVAL;
+	}
+	t = thread_get(c, h->tid);
+	if (!t)
+		return -ENOMEM;
+	switch (h->type) {
+	case ETDUMP_REC_BLOCK:
+		return on_block(c, t, rec);
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return on_begin(c, t, rec);
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return on_end(c, t, rec);
+	case ETDUMP_REC_INSTRUCTION:
+		t->chain = ((const struct etdump_rec_instruction *)rec)->chain;
+		t->instr = ((const struct etdump_rec_instruction *)rec)->instr;
+		return 0;
+	case ETDUMP_REC_DELEGATE_LOG:
+		return on_delegate_log(c, t, rec);
+	}
+	return 0;
+}
+
+uint64_t collector_runs_seen(const struct collector *c)
+{
+	return c->dump.nruns;
+}
+
+uint64_t collector_events_seen(const struct collector *c)
+{
+	return c->events_seen;
+}
+
+static int run_cmp_open_time(const void *a, const void *b)
+{
+	const struct etd_run *x = a, *y = b;
+
+	if (x->open_time != y->open_time)
+		return x->open_time < y->open_time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+int collector_finish(struct collector *c, struct etd_dump *out,
+		     struct collector_stats *stats)
+{
+	bool *incomplete;
+	size_t i, kept = 0;
+
+	incomplete = calloc(c->dump.nruns + 1, sizeof(*incomplete));
+	if (!incomplete)
+		return -ENOMEM;
+	for (i = 0; i < c->nthreads; i++)
+		if (c->threads[i].depth && c->threads[i].run != NO_RUN)
+			incomplete[c->threads[i].run] = true;
+
+	for (i = 0; i < c->dump.nruns; i++) {
+		struct etd_run *run = &c->dump.runs[i];
+
+		if (incomplete[i] || !run->nevents) {
+			if (incomplete[i])
+				c->stats.incomplete_runs++;
+			else
+				c->stats.empty_runs++;
+			etd_run_free(run);
+			continue;
+		}
+		c->stats.events += run->nevents;
+		c->dump.runs[kept++] = *run;
+	}
+	free(incomplete);
+	c->dump.nruns = kept;
+	c->stats.runs = kept;
+	c->stats.threads = c->nthreads;
+	/* one thread's blocks have distinct times, so this order is total */
+	qsort(c->dump.runs, c->dump.nruns, sizeof(*c->dump.runs),
+	      run_cmp_open_time);
+
+	*out = c->dump;
+	memset(&c->dump, 0, sizeof(c->dump));
+	if (stats)
+		*stats = c->stats;
+	return 0;
+}
+
+void collector_free(struct collector *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nthreads; i++) {
+		while (c->threads[i].depth)
+			free(c->threads[i].stack[--c->threads[i].depth].name);
+		free(c->threads[i].stack);
+	}
+	free(c->threads);
+	etd_dump_free(&c->dump);
+	free(c);
+}

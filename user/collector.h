@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * collector.h - turn the record stream (schema/etdump_record.h), live from
+ * the ring buffer or read back from a raw capture, into the runs and events
+ * ETDumpGen would have written for the same execution.
+ *
+ * Rules, as ETDumpGen applies them within one thread:
+ *  - a `block` record opens a new run on its thread; each thread's runs are
+ *    its own, and runs come out ordered by the time they were opened;
+ *  - a scope's event is written when it ends (inner scopes first), with the
+ *    chain/instruction given at begin, or the thread's instruction state
+ *    when begin passed chain -1;
+ *  - delegate-logged events are written when logged.
+ * And where a capture differs from a whole process lifetime:
+ *  - events a thread produces before its first block (attached mid-run) are
+ *    not written, and counted as outside_run;
+ *  - an end whose begin was not seen is counted as unmatched_end;
+ *  - a run whose thread still has a scope open when the capture ends (the
+ *    target died or recording stopped mid-execution) is incomplete: it is
+ *    left out and counted, so every run in the file is whole.
+ */
+#ifndef ETDUMP_COLLECTOR_H
+#define ETDUMP_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etdump_model.h"
+
+struct collector;
+
+struct collector_stats {
+	uint64_t records;         /* records fed */
+	uint64_t events;          /* events in the runs kept */
+	uint64_t runs;            /* runs kept */
+	uint64_t incomplete_runs; /* left out: a scope was still open */
+	uint64_t empty_runs;      /* left out: no event at all */
+	uint64_t outside_run;     /* events before the thread's first block */
+	uint64_t unmatched_ends;  /* ends whose begin was not captured */
+	uint64_t unclosed_scopes; /* begins skipped over by an outer end */
+	uint64_t bad_records;     /* malformed or of unknown type */
+	uint64_t truncated;       /* names or metadata cut to the bound */
+	uint64_t unreadable;      /* names the probe could not read */
+	uint32_t threads;         /* threads seen */
+};
+
+struct collector *collector_new(void);
+/* One record; -EINVAL for a malformed one (also counted), -ENOMEM. */
+int collector_feed(struct collector *c, const void *rec, size_t len);
+/* Runs so far (including the one open on each thread); cheap. */
+uint64_t collector_runs_seen(const struct collector *c);
+uint64_t collector_events_seen(const struct collector *c);
+/*
+ * Close the capture: move every complete run, in time order, into *out
+ * (which must be zeroed) and fill *stats. The collector can then only be
+ * freed.
+ */
+int collector_finish(struct collector *c, struct etd_dump *out,
+		     struct collector_stats *stats);
+void collector_free(struct collector *c);
+
+#endif /* ETDUMP_COLLECTOR_H */

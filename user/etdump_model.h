@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * etdump_model.h - the in-memory ETDump that record, convert and report share:
+ * the collector builds one, the writer serializes it, the reader fills it
+ * from any ETDump file (ours or ExecuTorch's).
+ *
+ * Field meanings and defaults are those of the ETDump schema
+ * (schema/etdump.fbs); "absent" strings and vectors are NULL.
+ */
+#ifndef ETDUMP_MODEL_H
+#define ETDUMP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum etd_value_type { /* schema ValueType */
+	ETD_VALUE_NULL = 0,
+	ETD_VALUE_INT = 1,
+	ETD_VALUE_BOOL = 2,
+	ETD_VALUE_FLOAT = 3,
+	ETD_VALUE_DOUBLE = 4,
+	ETD_VALUE_TENSOR = 5,
+	ETD_VALUE_TENSOR_LIST = 6,
+	ETD_VALUE_STRING = 7,
+};
+
+struct etd_tensor {
+	int8_t scalar_type;    /* schema ScalarType */
+	int64_t *sizes;        /* NULL = absent */
+	uint32_t nsizes;
+	int64_t *strides;      /* NULL = absent */
+	uint32_t nstrides;
+	int64_t offset;        /* into the debug buffer */
+};
+
+struct etd_value {
+	enum etd_value_type type;
+	struct etd_tensor tensor;          /* ETD_VALUE_TENSOR */
+	struct etd_tensor *tensors;        /* ETD_VALUE_TENSOR_LIST */
+	uint32_t ntensors;
+	int64_t int_val;
+	bool bool_val;
+	float float_val;
+	double double_val;
+	bool has_output;                   /* Value.output present */
+	bool output;                       /* its bool_val */
+};
+
+enum etd_event_kind {
+	ETD_PROFILE = 0,
+	ETD_DEBUG = 1,
+	ETD_ALLOCATION = 2, /* read only; never written (the Inspector rejects it) */
+};
+
+struct etd_event {
+	enum etd_event_kind kind;
+	char *name;                   /* NULL = absent */
+	int32_t instruction_id;       /* default -1 */
+	int32_t delegate_id_int;      /* default -1 */
+	char *delegate_id_str;        /* NULL = absent */
+
+	/* ETD_PROFILE */
+	int32_t chain_index;          /* default 0 */
+	uint8_t *metadata;            /* delegate_debug_metadata */
+	uint32_t metadata_len;
+	bool has_metadata;            /* vector present (may be empty) */
+	uint64_t start_time;
+	uint64_t end_time;
+
+	/* ETD_DEBUG */
+	uint64_t debug_chain_index;   /* uint64 in the schema */
+	struct etd_value *debug_entry;
+
+	/* ETD_ALLOCATION */
+	int32_t allocator_id;
+	uint64_t allocation_size;
+};
+
+struct etd_run {
+	char *name;
+	int32_t bundled_input_index;  /* default -1 */
+	char **allocators;
+	uint32_t nallocators;
+	struct etd_event *events;     /* NULL with nevents 0 = absent */
+	size_t nevents;
+	size_t cap;
+	/* not serialized: which thread produced it, for ordering and reports */
+	uint32_t tid;
+	uint64_t open_time;
+};
+
+struct etd_dump {
+	uint32_t version;
+	struct etd_run *runs;
+	size_t nruns;
+	size_t cap;
+};
+
+/* Initializers carrying the schema defaults. */
+void etd_event_init(struct etd_event *ev, enum etd_event_kind kind);
+void etd_run_init(struct etd_run *run);
+
+/* Append; the container takes ownership of heap pointers in *ev / the run. */
+int etd_dump_add_run(struct etd_dump *dump, const char *name, struct etd_run **out);
+int etd_run_add_event(struct etd_run *run, const struct etd_event *ev);
+
+/* Free what a run owns (not the run struct itself). */
+void etd_run_free(struct etd_run *run);
+void etd_dump_free(struct etd_dump *dump);
+
+#endif /* ETDUMP_MODEL_H */

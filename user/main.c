@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * main.c - etdump-bpf's entry: global options, then one subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "etdump_record.h"
+#define ETDUMP_USDT_DISABLE /* the version only, no probes in the tracer */
+#include "etdump_usdt.h"
+#include "log.h"
+
+#define ETDUMP_BPF_VERSION "0.1.0"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "record", cmd_record, "trace a process into an ETDump" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: etdump-bpf [-v] COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n  -v, --verbose   libbpf's log and debug messages\n"
+		   "  --version       print the version\n"
+		   "\n'etdump-bpf COMMAND --help' describes a command.\n");
+}
+
+/* A unique prefix names a command, as bpftool allows. */
+static const struct command *find_command(const char *name)
+{
+	const struct command *found = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+		if (!strncmp(commands[i].name, name, strlen(name))) {
+			if (found)
+				return NULL;
+			found = &commands[i];
+		}
+	}
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			log_verbose = 1;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("etdump-bpf %s (probe ABI %d, record format %d)\n",
+			       ETDUMP_BPF_VERSION, ETDUMP_USDT_ABI_VERSION,
+			       ETDUMP_RECORD_VERSION);
+			return EXIT_OK;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "etdump-bpf: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (i == argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = find_command(argv[i]);
+	if (!cmd) {
+		fprintf(stderr, "etdump-bpf: unknown command '%s'\n", argv[i]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	log_setup_libbpf();
+	return cmd->fn(argc - i, argv + i);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "target.h"
+
+static void target_init(struct target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pidfd = -1;
+	t->gate_fd = -1;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+int target_open_pid(struct target *t, pid_t pid, char *err, size_t errlen)
+{
+	char link[64];
+	ssize_t n;
+
+	target_init(t);
+	t->pid = pid;
+	t->pidfd = pidfd_open(pid);
+	if (t->pidfd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, e == ESRCH ? "no process with PID %d" :
+			 "cannot open PID %d: %s", pid, strerror(e));
+		return -e;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, t->exe, sizeof(t->exe) - 1);
+	if (n < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "PID %d: cannot read its executable (%s): %s",
+			 pid, link, strerror(e));
+		target_close(t);
+		return -e;
+	}
+	t->exe[n] = '\0';
+	return 0;
+}
+
+static bool is_executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+/*
+ * What execvp would run, resolved now so that we attach to that very file.
+ * out holds PATH_MAX bytes.
+ */
+static int resolve_command(const char *cmd, char *out)
+{
+	const char *path, *p, *colon;
+
+	if (strchr(cmd, '/')) {
+		if (!realpath(cmd, out))
+			return -errno;
+		return is_executable(out) ? 0 : -EACCES;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p; p = colon + 1) {
+		char candidate[PATH_MAX];
+
+		colon = strchrnul(p, ':');
+		snprintf(candidate, sizeof(candidate), "%.*s/%s",
+			 (int)(colon - p), colon == p ? "." : p, cmd);
+		if (is_executable(candidate) && realpath(candidate, out))
+			return 0;
+		if (!*colon)
+			break;
+	}
+	return -ENOENT;
+}
+
+int target_spawn(struct target *t, char *const argv[], char *err,
+		 size_t errlen)
+{
+	int gate[2];
+	char go;
+	int ret;
+
+	target_init(t);
+	ret = resolve_command(argv[0], t->exe);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", argv[0],
+			 ret == -ENOENT ? "command not found" : strerror(-ret));
+		return ret;
+	}
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	t->pid = fork();
+	if (t->pid < 0) {
+		ret = -errno;
+		close(gate[0]);
+		close(gate[1]);
+		snprintf(err, errlen, "cannot fork: %s", strerror(-ret));
+		return ret;
+	}
+	if (t->pid == 0) {
+		close(gate[1]);
+		/* the recorder closing the gate unopened means: do not run */
+		if (read(gate[0], &go, 1) != 1)
+			_exit(127);
+		close(gate[0]);
+		execv(t->exe, argv);
+		fprintf(stderr, "etdump-bpf: cannot run %s: %s\n", t->exe,
+			strerror(errno));
+		_exit(127);
+	}
+	close(gate[0]);
+	t->gate_fd = gate[1];
+	t->spawned = true;
+	t->pidfd = pidfd_open(t->pid);
+	if (t->pidfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "pidfd_open: %s", strerror(-ret));
+		target_close(t);
+		return ret;
+	}
+	return 0;
+}
+
+int target_release(struct target *t)
+{
+	int ret = 0;
+
+	if (t->gate_fd < 0)
+		return 0;
+	if (write(t->gate_fd, "g", 1) != 1)
+		ret = -errno;
+	close(t->gate_fd);
+	t->gate_fd = -1;
+	return ret;
+}
+
+bool target_has_exited(struct target *t)
+{
+	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
+
+	if (t->exited)
+		return true;
+	if (poll(&pfd, 1, 0) <= 0)
+		return false;
+	if (t->spawned)
+		waitpid(t->pid, &t->wait_status, 0);
+	t->exited = true;
+	return true;
+}
+
+void target_stop(struct target *t)
+{
+	if (!t->spawned || t->exited)
+		return;
+	if (t->gate_fd >= 0) {
+		/* never released: closing the gate makes it exit */
+		close(t->gate_fd);
+		t->gate_fd = -1;
+	} else {
+		kill(t->pid, SIGTERM);
+	}
+	waitpid(t->pid, &t->wait_status, 0);
+	t->exited = true;
+}
+
+void target_close(struct target *t)
+{
+	if (t->gate_fd >= 0)
+		close(t->gate_fd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->gate_fd = -1;
+	t->pidfd = -1;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * target.h - the traced process: an existing PID, or a command we start
+ * held at a gate until the probes are attached, so that its first
+ * instruction is already traced.
+ */
+#ifndef ETDUMP_TARGET_H
+#define ETDUMP_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct target {
+	pid_t pid;
+	bool spawned;           /* we started it, and reap it */
+	int pidfd;              /* readable once the process has exited */
+	int gate_fd;            /* spawned: write end of the start gate */
+	bool exited;
+	int wait_status;        /* spawned and exited: from waitpid */
+	char exe[PATH_MAX];     /* the executable carrying the probes */
+};
+
+/* -ESRCH: no such process; -EACCES: cannot see it. Message in err. */
+int target_open_pid(struct target *t, pid_t pid, char *err, size_t errlen);
+/* Start argv[0] (searched in PATH) stopped at the gate. */
+int target_spawn(struct target *t, char *const argv[], char *err,
+		 size_t errlen);
+/* Open the gate: the spawned command execs now. */
+int target_release(struct target *t);
+/* Non-blocking: has the process exited? Reaps a spawned one. */
+bool target_has_exited(struct target *t);
+/* A spawned command still running is sent SIGTERM and reaped. */
+void target_stop(struct target *t);
+void target_close(struct target *t);
+
+#endif /* ETDUMP_TARGET_H */
