@@ -12,5 +12,6 @@ enum exit_code {
 
 /* Each takes argv with argv[0] = the command's name. */
 int cmd_record(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 #endif /* ETDUMP_COMMANDS_H */

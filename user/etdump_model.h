@@ -97,6 +97,40 @@ struct etd_dump {
 	size_t cap;
 };
 
+/*
+ * Field slots of schema/etdump.fbs (declaration order), shared by the
+ * writer and the reader.
+ */
+enum { ETD_SLOT_ETDUMP_VERSION, ETD_SLOT_ETDUMP_RUN_DATA };
+enum { ETD_SLOT_RUN_NAME, ETD_SLOT_RUN_BUNDLED_INPUT_INDEX,
+       ETD_SLOT_RUN_ALLOCATORS, ETD_SLOT_RUN_EVENTS };
+enum { ETD_SLOT_ALLOCATOR_NAME };
+enum { ETD_SLOT_EVENT_PROFILE, ETD_SLOT_EVENT_ALLOCATION,
+       ETD_SLOT_EVENT_DEBUG };
+enum { ETD_SLOT_PROFILE_NAME, ETD_SLOT_PROFILE_CHAIN_INDEX,
+       ETD_SLOT_PROFILE_INSTRUCTION_ID, ETD_SLOT_PROFILE_DELEGATE_ID_INT,
+       ETD_SLOT_PROFILE_DELEGATE_ID_STR, ETD_SLOT_PROFILE_METADATA,
+       ETD_SLOT_PROFILE_START_TIME, ETD_SLOT_PROFILE_END_TIME };
+enum { ETD_SLOT_ALLOCATION_ALLOCATOR_ID, ETD_SLOT_ALLOCATION_SIZE };
+enum { ETD_SLOT_DEBUG_CHAIN_INDEX, ETD_SLOT_DEBUG_INSTRUCTION_ID,
+       ETD_SLOT_DEBUG_ENTRY, ETD_SLOT_DEBUG_DELEGATE_ID_INT,
+       ETD_SLOT_DEBUG_DELEGATE_ID_STR, ETD_SLOT_DEBUG_NAME };
+enum { ETD_SLOT_VALUE_VAL, ETD_SLOT_VALUE_TENSOR, ETD_SLOT_VALUE_TENSOR_LIST,
+       ETD_SLOT_VALUE_INT, ETD_SLOT_VALUE_FLOAT, ETD_SLOT_VALUE_DOUBLE,
+       ETD_SLOT_VALUE_BOOL, ETD_SLOT_VALUE_OUTPUT };
+enum { ETD_SLOT_TENSOR_SCALAR_TYPE, ETD_SLOT_TENSOR_SIZES,
+       ETD_SLOT_TENSOR_STRIDES, ETD_SLOT_TENSOR_OFFSET };
+enum { ETD_SLOT_TENSOR_LIST_TENSORS };
+/* Int, Bool, Float and Double have one field each */
+enum { ETD_SLOT_SCALAR_VAL };
+
+/* The Value slot holding a value of this type; -1 for Null and String. */
+int etd_value_slot(enum etd_value_type type);
+
+/* schema default of instruction_id, delegate_debug_id_int, bundled_input_index */
+#define ETD_UNSET (-1)
+#define ETD_FILE_IDENTIFIER "ED00"
+
 /* Initializers carrying the schema defaults. */
 void etd_event_init(struct etd_event *ev, enum etd_event_kind kind);
 void etd_run_init(struct etd_run *run);
@@ -105,8 +139,16 @@ void etd_run_init(struct etd_run *run);
 int etd_dump_add_run(struct etd_dump *dump, const char *name, struct etd_run **out);
 int etd_run_add_event(struct etd_run *run, const struct etd_event *ev);
 
-/* Free what a run owns (not the run struct itself). */
+/* Free what it owns (not the struct itself). */
+void etd_value_free(struct etd_value *v);
+void etd_event_free(struct etd_event *ev);
 void etd_run_free(struct etd_run *run);
 void etd_dump_free(struct etd_dump *dump);
+
+/*
+ * Same serialized content (what a write then a read keeps): names, ids,
+ * times, values, allocators; not tid, open_time or capacities.
+ */
+bool etd_dump_equal(const struct etd_dump *a, const struct etd_dump *b);
 
 #endif /* ETDUMP_MODEL_H */

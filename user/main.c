@@ -18,6 +18,7 @@ static const struct command {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "trace a process into an ETDump" },
+	{ "list", cmd_list, "show the etdump probes of a binary or process" },
 };
 
 static void usage(FILE *f)

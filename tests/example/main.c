@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * example-runtime - a small ExecuTorch-style runtime carrying etdump probes.
+ * Loads the method once on the main thread, then --threads threads each
+ * execute it -n times; see README.md for the events a tracer sees.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "method.h"
+#include "program.h"
+#include "timings.h"
+
+#define MAX_THREADS 64
+#define MAX_SLEEP_MS 3600000
+
+struct options {
+	long executions;
+	long threads;
+	long sleep_ms;
+	const char *timings;
+	bool wait_signal;
+};
+
+struct worker {
+	pthread_t thread;
+	const struct options *opts;
+	const struct method *method;
+	struct tracer tracer;
+	struct timings timings;
+	float probabilities[PROGRAM_CLASSES];
+	int err;
+};
+
+static const char usage[] =
+	"usage: example-runtime [-n N] [--threads T] [--timings FILE]\n"
+	"                       [--wait-signal] [--sleep-ms MS]\n"
+	"  -n N            executions per thread (default 20)\n"
+	"  --threads T     threads executing the loaded method (default 1)\n"
+	"  --timings FILE  write the runtime's own event times (TSV) at exit\n"
+	"  --wait-signal   print 'ready PID', load only after SIGUSR1\n"
+	"  --sleep-ms MS   pause between executions (default 0)\n";
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("example-runtime: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static long parse_long(const char *opt, const char *arg, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		usage_error("invalid %s '%s': expected an integer from %ld to %ld",
+			    opt, arg, min, max);
+	return v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	/* above any char, so that optopt tells long options from short */
+	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS };
+	static const struct option longopts[] = {
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "timings", required_argument, NULL, OPT_TIMINGS },
+		{ "wait-signal", no_argument, NULL, OPT_WAIT_SIGNAL },
+		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	*o = (struct options){ .executions = 20, .threads = 1 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->executions = parse_long("-n", optarg, 1, INT_MAX);
+			break;
+		case OPT_THREADS:
+			o->threads = parse_long("--threads", optarg, 1,
+						MAX_THREADS);
+			break;
+		case OPT_SLEEP_MS:
+			o->sleep_ms = parse_long("--sleep-ms", optarg, 0,
+						 MAX_SLEEP_MS);
+			break;
+		case OPT_TIMINGS:
+			o->timings = optarg;
+			break;
+		case OPT_WAIT_SIGNAL:
+			o->wait_signal = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		case ':':
+			usage_error("option '%s' needs a value (see --help)",
+				    argv[optind - 1]);
+		default:
+			if (optopt > 0 && optopt < 256)
+				usage_error("unknown option '-%c' (see --help)",
+					    optopt);
+			usage_error("invalid option '%s' (see --help)",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s' (see --help)",
+			    argv[optind]);
+}
+
+/* Held before the load, so that a tracer can attach with -p first. */
+static void wait_for_sigusr1(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	/* blocked before "ready": an early SIGUSR1 must not kill us */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* on the thread the worker runs on: the tid is the thread's */
+static void worker_setup(struct worker *w)
+{
+	w->timings.tid = syscall(SYS_gettid);
+	tracer_init(&w->tracer, w->opts->timings ? &w->timings : NULL);
+}
+
+static void worker_run(struct worker *w)
+{
+	struct activations *a = activations_new(w->method);
+
+	if (!a) {
+		w->err = ENOMEM;
+		return;
+	}
+	for (long i = 0; i < w->opts->executions; i++) {
+		if (i && w->opts->sleep_ms)
+			sleep_ms(w->opts->sleep_ms);
+		method_execute(w->method, a, &w->tracer);
+	}
+	memcpy(w->probabilities, method_output(a), sizeof(w->probabilities));
+	activations_free(a);
+}
+
+static void *worker_thread(void *arg)
+{
+	worker_setup(arg);
+	worker_run(arg);
+	return NULL;
+}
+
+/*
+ * Worker 0 is the main thread: it loads the method, then executes it
+ * alongside the others.
+ */
+static int run_workers(const struct options *opts, struct worker *w)
+{
+	struct method *m;
+	long started;
+	int err = 0;
+
+	for (long i = 0; i < opts->threads; i++)
+		w[i].opts = opts;
+	worker_setup(&w[0]);
+	m = load_method(&w[0].tracer);
+	if (!m)
+		return ENOMEM;
+	for (started = 1; started < opts->threads; started++) {
+		w[started].method = m;
+		err = pthread_create(&w[started].thread, NULL, worker_thread,
+				     &w[started]);
+		if (err)
+			break;
+	}
+	w[0].method = m;
+	if (!err)
+		worker_run(&w[0]);
+	for (long i = 1; i < started; i++)
+		pthread_join(w[i].thread, NULL);
+	for (long i = 0; i < opts->threads && !err; i++)
+		err = w[i].err;
+	method_free(m);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static struct worker workers[MAX_THREADS];
+	struct options opts;
+	int err;
+
+	parse_options(argc, argv, &opts);
+	if (opts.wait_signal)
+		wait_for_sigusr1();
+	err = run_workers(&opts, workers);
+	if (err) {
+		fprintf(stderr, "example-runtime: %s\n", strerror(err));
+		return 1;
+	}
+	if (opts.timings) {
+		struct timings logs[MAX_THREADS];
+
+		for (long i = 0; i < opts.threads; i++)
+			logs[i] = workers[i].timings;
+		if (timings_write(opts.timings, logs, opts.threads)) {
+			fprintf(stderr, "example-runtime: %s: %s\n",
+				opts.timings, strerror(errno));
+			return 1;
+		}
+	}
+	printf("probabilities:");
+	for (int i = 0; i < PROGRAM_CLASSES; i++)
+		printf(" %.6f", workers[0].probabilities[i]);
+	printf("\nexecutions: %ld\n", opts.executions * opts.threads);
+	return 0;
+}

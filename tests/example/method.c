@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <stdlib.h>
+#include "delegate.h"
+#include "method.h"
+#include "program.h"
+
+#define ALIGNMENT 64
+
+struct method {
+	struct tensor values[PROGRAM_NUM_VALUES];	/* constants placed */
+	void *constants;
+	struct delegate *delegate;
+};
+
+struct activations {
+	struct tensor values[PROGRAM_NUM_VALUES];	/* every value placed */
+	void *arena;
+	int executions;
+};
+
+static size_t slot_size(const struct tensor *t)
+{
+	return (tensor_nbytes(t) + ALIGNMENT - 1) & ~(size_t)(ALIGNMENT - 1);
+}
+
+/*
+ * Memory planning at its simplest: each value living in `mem` gets its
+ * own slot in one buffer, which is returned.
+ */
+static void *place_values(struct tensor *values, enum value_mem mem)
+{
+	size_t size = 0;
+	char *buf;
+
+	for (int v = 0; v < PROGRAM_NUM_VALUES; v++)
+		if (program_values[v].mem == mem)
+			size += slot_size(&values[v]);
+	buf = aligned_alloc(ALIGNMENT, size);
+	if (!buf)
+		return NULL;
+	size = 0;
+	for (int v = 0; v < PROGRAM_NUM_VALUES; v++) {
+		if (program_values[v].mem != mem)
+			continue;
+		values[v].data = buf + size;
+		size += slot_size(&values[v]);
+	}
+	return buf;
+}
+
+/* allocates and fills the constants, then hands the delegate its share */
+static int method_init(struct method *m, struct tracer *tr)
+{
+	struct timing init = tracer_begin(tr, "Method::init");
+	struct tensor *v = m->values;
+
+	for (int i = 0; i < PROGRAM_NUM_VALUES; i++)
+		v[i] = program_values[i].t;
+	m->constants = place_values(v, MEM_CONSTANT);
+	if (m->constants) {
+		for (int i = 0; i < PROGRAM_NUM_VALUES; i++)
+			if (program_values[i].mem == MEM_CONSTANT)
+				program_fill_constant(i, &v[i]);
+		m->delegate = delegate_init(&v[V_FC0_W], &v[V_FC0_B],
+					    &v[V_FC2_W], &v[V_FC2_B]);
+	}
+	tracer_end(tr, &init);
+	return m->delegate ? 0 : -1;
+}
+
+struct method *load_method(struct tracer *tr)
+{
+	struct method *m;
+	struct timing load;
+
+	tracer_block(tr, "Default", 0);
+	load = tracer_begin(tr, "Program::load_method");
+	m = calloc(1, sizeof(*m));
+	if (m && method_init(m, tr)) {
+		method_free(m);
+		m = NULL;
+	}
+	tracer_end(tr, &load);
+	return m;
+}
+
+void method_free(struct method *m)
+{
+	if (!m)
+		return;
+	delegate_free(m->delegate);
+	free(m->constants);
+	free(m);
+}
+
+struct activations *activations_new(const struct method *m)
+{
+	struct activations *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	for (int i = 0; i < PROGRAM_NUM_VALUES; i++)
+		a->values[i] = m->values[i];
+	a->arena = place_values(a->values, MEM_ACTIVATION);
+	if (!a->arena) {
+		free(a);
+		return NULL;
+	}
+	program_fill_input(&a->values[V_INPUT]);
+	return a;
+}
+
+void activations_free(struct activations *a)
+{
+	if (!a)
+		return;
+	free(a->arena);
+	free(a);
+}
+
+/* codegen's kernel wrapper: the kernel inside a scope of its own */
+static void call_kernel(const struct instruction *in,
+			struct tensor *const *args, struct tracer *tr)
+{
+	struct timing op = tracer_begin(tr, in->name);
+
+	in->kernel(args);
+	tracer_end(tr, &op);
+}
+
+static void execute_instruction(const struct method *m, struct activations *a,
+				struct tracer *tr, int k)
+{
+	const struct instruction *in = &program_chain[k];
+	struct tensor *args[PROGRAM_MAX_ARGS];
+	struct timing call;
+
+	for (int i = 0; i < in->nargs; i++)
+		args[i] = &a->values[in->args[i]];
+	tracer_set_instruction(tr, 0, k);
+	if (in->kind == INSTR_KERNEL_CALL) {
+		call = tracer_begin(tr, "OPERATOR_CALL");
+		call_kernel(in, args, tr);
+	} else {
+		call = tracer_begin(tr, "DELEGATE_CALL");
+		delegate_execute(m->delegate, args, tr);
+	}
+	tracer_end(tr, &call);
+	tracer_set_instruction(tr, ETDUMP_UNSET_CHAIN,
+			       ETDUMP_UNSET_DEBUG_HANDLE);
+}
+
+void method_execute(const struct method *m, struct activations *a,
+		    struct tracer *tr)
+{
+	struct timing execute;
+
+	tracer_block(tr, "Execute", ++a->executions);
+	execute = tracer_begin(tr, "Method::execute");
+	for (int k = 0; k < program_chain_len; k++)
+		execute_instruction(m, a, tr, k);
+	tracer_end(tr, &execute);
+}
+
+const float *method_output(const struct activations *a)
+{
+	return a->values[V_PROBS].data;
+}

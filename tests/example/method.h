@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * method.h - load_method -> Method::init -> Method::execute, with the
+ * tracer hooks where ExecuTorch's runtime calls them (ETDUMP.md 5.3).
+ *
+ * A loaded method (plan, constants, delegate) is read-only and shared;
+ * each executing thread brings its own activations.
+ */
+#ifndef EXAMPLE_METHOD_H
+#define EXAMPLE_METHOD_H
+
+#include "tracer.h"
+
+struct method;
+struct activations;
+
+/* Program::load_method, in a "Default" block; NULL when out of memory */
+struct method *load_method(struct tracer *tr);
+void method_free(struct method *m);
+
+/* one thread's values, its input filled in; NULL when out of memory */
+struct activations *activations_new(const struct method *m);
+void activations_free(struct activations *a);
+
+/* Method::execute, in an "Execute" block of its own */
+void method_execute(const struct method *m, struct activations *a,
+		    struct tracer *tr);
+/* the class probabilities of the last execution */
+const float *method_output(const struct activations *a);
+
+#endif /* EXAMPLE_METHOD_H */

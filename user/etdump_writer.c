@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "etdump_writer.h"
+#include "fb_builder.h"
+
+/*
+ * Builder errors stick (fb_builder.h), so within one object only the last
+ * call's result is checked. Within a table larger fields go first, which
+ * avoids padding.
+ */
+
+/* A table whose only field is the reference `ref` in `slot`. */
+static int wrap(struct fb_builder *b, unsigned int slot, fb_ref ref,
+		fb_ref *out)
+{
+	fb_table_start(b);
+	fb_add_ref(b, slot, ref);
+	return fb_table_end(b, out);
+}
+
+/* refs for n objects, at least one so that malloc(0) is never asked */
+static fb_ref *refs_alloc(size_t n)
+{
+	return calloc(n ? n : 1, sizeof(fb_ref));
+}
+
+static int write_tensor(struct fb_builder *b, const struct etd_tensor *t,
+			fb_ref *out)
+{
+	fb_ref sizes, strides;
+
+	/* the Inspector needs both vectors, even for a scalar tensor */
+	fb_create_vector_i64(b, t->sizes, t->nsizes, &sizes);
+	fb_create_vector_i64(b, t->strides, t->nstrides, &strides);
+	fb_table_start(b);
+	fb_add_i64(b, ETD_SLOT_TENSOR_OFFSET, t->offset, 0);
+	fb_add_ref(b, ETD_SLOT_TENSOR_SIZES, sizes);
+	fb_add_ref(b, ETD_SLOT_TENSOR_STRIDES, strides);
+	fb_add_i8(b, ETD_SLOT_TENSOR_SCALAR_TYPE, t->scalar_type, 0);
+	return fb_table_end(b, out);
+}
+
+static int write_tensor_list(struct fb_builder *b, const struct etd_value *v,
+			     fb_ref *out)
+{
+	fb_ref *refs, tensors;
+	uint32_t i;
+	int err = 0;
+
+	if (!v->tensors && v->ntensors)
+		return -EINVAL;
+	refs = refs_alloc(v->ntensors);
+	if (!refs)
+		return -ENOMEM;
+	for (i = 0; i < v->ntensors && !err; i++)
+		err = write_tensor(b, &v->tensors[i], &refs[i]);
+	if (err)
+		goto out;
+	fb_create_vector_refs(b, refs, v->ntensors, &tensors);
+	err = wrap(b, ETD_SLOT_TENSOR_LIST_TENSORS, tensors, out);
+out:
+	free(refs);
+	return err;
+}
+
+/* The table of the member `v->type` names; *out 0 for Null and String. */
+static int write_value_member(struct fb_builder *b, const struct etd_value *v,
+			      fb_ref *out)
+{
+	*out = 0;
+	switch (v->type) {
+	case ETD_VALUE_TENSOR:
+		return write_tensor(b, &v->tensor, out);
+	case ETD_VALUE_TENSOR_LIST:
+		return write_tensor_list(b, v, out);
+	case ETD_VALUE_INT:
+		fb_table_start(b);
+		fb_add_i64(b, ETD_SLOT_SCALAR_VAL, v->int_val, 0);
+		return fb_table_end(b, out);
+	case ETD_VALUE_BOOL:
+		fb_table_start(b);
+		fb_add_bool(b, ETD_SLOT_SCALAR_VAL, v->bool_val, false);
+		return fb_table_end(b, out);
+	case ETD_VALUE_FLOAT:
+		fb_table_start(b);
+		fb_add_f32(b, ETD_SLOT_SCALAR_VAL, v->float_val, 0);
+		return fb_table_end(b, out);
+	case ETD_VALUE_DOUBLE:
+		fb_table_start(b);
+		fb_add_f64(b, ETD_SLOT_SCALAR_VAL, v->double_val, 0);
+		return fb_table_end(b, out);
+	default:
+		return 0;
+	}
+}
+
+static int write_value(struct fb_builder *b, const struct etd_value *v,
+		       fb_ref *out)
+{
+	fb_ref member, output = 0;
+	int err;
+
+	err = write_value_member(b, v, &member);
+	if (err)
+		return err;
+	if (v->has_output) {
+		fb_table_start(b);
+		fb_add_bool(b, ETD_SLOT_SCALAR_VAL, v->output, false);
+		fb_table_end(b, &output);
+	}
+	fb_table_start(b);
+	if (member)
+		fb_add_ref(b, etd_value_slot(v->type), member);
+	fb_add_ref(b, ETD_SLOT_VALUE_OUTPUT, output);
+	fb_add_i8(b, ETD_SLOT_VALUE_VAL, (int8_t)v->type, ETD_VALUE_NULL);
+	return fb_table_end(b, out);
+}
+
+static int write_profile_event(struct fb_builder *b,
+			       const struct etd_event *ev, fb_ref *out)
+{
+	fb_ref name, id_str, metadata = 0;
+
+	fb_create_string(b, ev->name, &name);
+	fb_create_string(b, ev->delegate_id_str, &id_str);
+	/* ETDumpGen writes it for every delegate event, empty or not */
+	if (ev->has_metadata)
+		fb_create_vector_u8(b, ev->metadata, ev->metadata_len,
+				    &metadata);
+	fb_table_start(b);
+	fb_add_u64(b, ETD_SLOT_PROFILE_START_TIME, ev->start_time, 0);
+	fb_add_u64(b, ETD_SLOT_PROFILE_END_TIME, ev->end_time, 0);
+	fb_add_ref(b, ETD_SLOT_PROFILE_NAME, name);
+	fb_add_i32(b, ETD_SLOT_PROFILE_CHAIN_INDEX, ev->chain_index, 0);
+	fb_add_i32(b, ETD_SLOT_PROFILE_INSTRUCTION_ID, ev->instruction_id,
+		   ETD_UNSET);
+	fb_add_i32(b, ETD_SLOT_PROFILE_DELEGATE_ID_INT, ev->delegate_id_int,
+		   ETD_UNSET);
+	fb_add_ref(b, ETD_SLOT_PROFILE_DELEGATE_ID_STR, id_str);
+	fb_add_ref(b, ETD_SLOT_PROFILE_METADATA, metadata);
+	return fb_table_end(b, out);
+}
+
+static int write_debug_event(struct fb_builder *b, const struct etd_event *ev,
+			     fb_ref *out)
+{
+	fb_ref entry, id_str, name;
+	int err;
+
+	/* the Inspector fails on a DebugEvent without debug_entry */
+	if (!ev->debug_entry)
+		return -EINVAL;
+	err = write_value(b, ev->debug_entry, &entry);
+	if (err)
+		return err;
+	fb_create_string(b, ev->delegate_id_str, &id_str);
+	fb_create_string(b, ev->name, &name);
+	fb_table_start(b);
+	fb_add_u64(b, ETD_SLOT_DEBUG_CHAIN_INDEX, ev->debug_chain_index, 0);
+	fb_add_ref(b, ETD_SLOT_DEBUG_ENTRY, entry);
+	fb_add_i32(b, ETD_SLOT_DEBUG_INSTRUCTION_ID, ev->instruction_id,
+		   ETD_UNSET);
+	fb_add_i32(b, ETD_SLOT_DEBUG_DELEGATE_ID_INT, ev->delegate_id_int,
+		   ETD_UNSET);
+	fb_add_ref(b, ETD_SLOT_DEBUG_DELEGATE_ID_STR, id_str);
+	fb_add_ref(b, ETD_SLOT_DEBUG_NAME, name);
+	return fb_table_end(b, out);
+}
+
+static int write_event(struct fb_builder *b, const struct etd_event *ev,
+		       fb_ref *out)
+{
+	fb_ref member;
+	int err;
+
+	switch (ev->kind) {
+	case ETD_PROFILE:
+		err = write_profile_event(b, ev, &member);
+		return err ? err : wrap(b, ETD_SLOT_EVENT_PROFILE, member, out);
+	case ETD_DEBUG:
+		err = write_debug_event(b, ev, &member);
+		return err ? err : wrap(b, ETD_SLOT_EVENT_DEBUG, member, out);
+	default:
+		/* allocation events make the Inspector fail to load the file */
+		return -EINVAL;
+	}
+}
+
+static int write_allocators(struct fb_builder *b, const struct etd_run *run,
+			    fb_ref *refs, fb_ref *out)
+{
+	fb_ref name;
+	uint32_t i;
+
+	*out = 0;
+	if (!run->nallocators)
+		return 0;
+	if (!run->allocators)
+		return -EINVAL;
+	for (i = 0; i < run->nallocators; i++) {
+		fb_create_string(b, run->allocators[i] ? run->allocators[i] : "",
+				 &name);
+		wrap(b, ETD_SLOT_ALLOCATOR_NAME, name, &refs[i]);
+	}
+	return fb_create_vector_refs(b, refs, run->nallocators, out);
+}
+
+static int write_run(struct fb_builder *b, const struct etd_run *run,
+		     fb_ref *out)
+{
+	fb_ref *refs, events, allocators, name;
+	size_t i;
+	int err = 0;
+
+	refs = refs_alloc(run->nevents > run->nallocators ? run->nevents :
+							    run->nallocators);
+	if (!refs)
+		return -ENOMEM;
+	for (i = 0; i < run->nevents && !err; i++)
+		err = write_event(b, &run->events[i], &refs[i]);
+	if (err)
+		goto out;
+	fb_create_vector_refs(b, refs, run->nevents, &events);
+	err = write_allocators(b, run, refs, &allocators);
+	if (err)
+		goto out;
+	fb_create_string(b, run->name ? run->name : "", &name);
+	fb_table_start(b);
+	fb_add_ref(b, ETD_SLOT_RUN_NAME, name);
+	fb_add_i32(b, ETD_SLOT_RUN_BUNDLED_INPUT_INDEX,
+		   run->bundled_input_index, ETD_UNSET);
+	fb_add_ref(b, ETD_SLOT_RUN_ALLOCATORS, allocators);
+	fb_add_ref(b, ETD_SLOT_RUN_EVENTS, events);
+	err = fb_table_end(b, out);
+out:
+	free(refs);
+	return err;
+}
+
+int etdump_write(const struct etd_dump *dump, void **buf, size_t *len)
+{
+	fb_ref *runs, run_data, root;
+	struct fb_builder b;
+	size_t i, n = 0;
+	int err = 0;
+
+	*buf = NULL;
+	*len = 0;
+	fb_builder_init(&b);
+	runs = refs_alloc(dump->nruns);
+	if (!runs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < dump->nruns && !err; i++)
+		if (dump->runs[i].nevents)
+			err = write_run(&b, &dump->runs[i], &runs[n++]);
+	if (err)
+		goto out;
+	fb_create_vector_refs(&b, runs, n, &run_data);
+	fb_table_start(&b);
+	fb_add_u32(&b, ETD_SLOT_ETDUMP_VERSION, dump->version, 0);
+	fb_add_ref(&b, ETD_SLOT_ETDUMP_RUN_DATA, run_data);
+	fb_table_end(&b, &root);
+	fb_finish(&b, root, ETD_FILE_IDENTIFIER);
+	err = fb_detach(&b, buf, len);
+out:
+	free(runs);
+	fb_builder_free(&b);
+	return err;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* A new file next to path: path.tmp.<pid>.<n>, mode 0666 & ~umask. */
+static int create_temp(const char *path, char **tmp)
+{
+	int fd = -EEXIST;
+	unsigned int n;
+
+	for (n = 0; n < 100 && fd == -EEXIST; n++) {
+		if (asprintf(tmp, "%s.tmp.%d.%u", path, (int)getpid(), n) < 0) {
+			*tmp = NULL;
+			return -ENOMEM;
+		}
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			fd = -errno;
+			free(*tmp);
+			*tmp = NULL;
+		}
+	}
+	return fd;
+}
+
+int etdump_write_file(const struct etd_dump *dump, const char *path)
+{
+	char *tmp = NULL;
+	void *buf = NULL;
+	int fd = -1, err;
+	size_t len;
+
+	err = etdump_write(dump, &buf, &len);
+	if (err)
+		goto out;
+	fd = create_temp(path, &tmp);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	err = write_all(fd, buf, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	fd = -1;
+	if (!err && rename(tmp, path))
+		err = -errno;
+out:
+	if (err && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(buf);
+	return err;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * etdump_writer.h - serialize an etd_dump as an ETDump file that
+ * ExecuTorch's Inspector loads (docs: /work/shared/ETDUMP.md).
+ *
+ * The file is what ETDumpGen writes: size prefix (file size - 4), root
+ * offset, "ED00", every scalar aligned to its size from byte 0, length a
+ * multiple of 8. Scalars equal to their schema default are left out
+ * (version 0, chain_index 0, instruction_id -1, delegate_debug_id_int -1,
+ * bundled_input_index -1, times 0, ...); readers get the default back.
+ *
+ * What it does with a dump the Inspector would reject:
+ *   - a run without events is skipped: the Inspector fails on a present
+ *     but empty events vector, and an absent one carries nothing;
+ *   - a dump with no run left still gives a valid file whose run_data is
+ *     an empty vector (the Inspector loads it and reports no data);
+ *   - RunData.name and Allocator.name are always written ("" for NULL),
+ *     as the Inspector requires them;
+ *   - Tensor.sizes and strides are always written (empty for NULL);
+ *   - delegate_debug_metadata is written when has_metadata, even empty;
+ *   - an allocation event, or a debug event without a value, fails with
+ *     -EINVAL: the Inspector cannot load a file holding either.
+ * Only the Value member named by its type is written.
+ */
+#ifndef ETDUMP_WRITER_H
+#define ETDUMP_WRITER_H
+
+#include <stddef.h>
+#include "etdump_model.h"
+
+/* The file bytes in a malloc'd *buf. 0, -EINVAL, -ENOMEM or -E2BIG. */
+int etdump_write(const struct etd_dump *dump, void **buf, size_t *len);
+
+/*
+ * Write to a temporary file next to path, sync it, then rename it over
+ * path, so path holds either its old content or the whole new file. On
+ * error the temporary file is removed; returns a negative errno.
+ */
+int etdump_write_file(const struct etd_dump *dump, const char *path);
+
+#endif /* ETDUMP_WRITER_H */

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fb_builder.h"
+
+/* soffsets are int32; stay clear of their limit, 8-aligned */
+#define FB_MAX_SIZE 0x7ffffff8u
+#define FB_FILE_ALIGN 8
+
+void fb_builder_init(struct fb_builder *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void fb_builder_free(struct fb_builder *b)
+{
+	free(b->buf);
+	free(b->vtables);
+	fb_builder_init(b);
+}
+
+static int fail(struct fb_builder *b, int err)
+{
+	if (!b->err)
+		b->err = err;
+	return b->err;
+}
+
+static void put_le(uint8_t *p, uint64_t v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint8_t *at(const struct fb_builder *b, fb_ref ref)
+{
+	return b->buf + b->cap - ref;
+}
+
+/* Room for n more bytes at the front; the data moves to the new end. */
+static int reserve(struct fb_builder *b, size_t n)
+{
+	uint8_t *buf;
+	size_t cap;
+
+	if (n > FB_MAX_SIZE - b->size)
+		return fail(b, -E2BIG);
+	if (b->cap - b->size >= n)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->size < n)
+		cap *= 2;
+	buf = realloc(b->buf, cap);
+	if (!buf)
+		return fail(b, -ENOMEM);
+	memmove(buf + cap - b->size, buf + b->cap - b->size, b->size);
+	b->buf = buf;
+	b->cap = cap;
+	return 0;
+}
+
+/*
+ * Zero-pad so that once n more bytes are pushed the size is a multiple of
+ * align, i.e. those bytes start aligned, and make room for them.
+ */
+static int prep(struct fb_builder *b, size_t align, size_t n)
+{
+	size_t pad = (align - (b->size + n) % align) % align;
+	int err;
+
+	err = reserve(b, pad + n);
+	if (err)
+		return err;
+	b->size += pad;
+	memset(at(b, b->size), 0, pad);
+	return 0;
+}
+
+/* Claim n bytes at the front, room made by prep(). */
+static uint8_t *push(struct fb_builder *b, size_t n)
+{
+	b->size += n;
+	return at(b, b->size);
+}
+
+/* A uoffset at `from` to the object at `to`, both refs. */
+static void put_uoffset(struct fb_builder *b, fb_ref from, fb_ref to)
+{
+	put_le(at(b, from), from - to, 4);
+}
+
+static int object_start(struct fb_builder *b)
+{
+	if (b->err)
+		return b->err;
+	if (b->in_table || b->finished)
+		return fail(b, -EINVAL);
+	return 0;
+}
+
+int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
+			 fb_ref *out)
+{
+	uint8_t *p;
+	int err;
+
+	err = object_start(b);
+	if (err)
+		return err;
+	if (len >= FB_MAX_SIZE)
+		return fail(b, -E2BIG);
+	/* length, bytes, NUL: the length field must start 4-aligned */
+	err = prep(b, 4, 4 + len + 1);
+	if (err)
+		return err;
+	p = push(b, len + 1);
+	if (len)
+		memcpy(p, s, len);
+	p[len] = 0;
+	put_le(push(b, 4), len, 4);
+	*out = b->size;
+	return 0;
+}
+
+int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out)
+{
+	if (!s) {
+		*out = 0;
+		return b->err;
+	}
+	return fb_create_string_len(b, s, strlen(s), out);
+}
+
+/*
+ * Push the element count and room for count elements after it, aligned for
+ * both; *elems is where element 0 goes, valid until the next call. src is
+ * the caller's array, checked only for NULL.
+ */
+static int vector_start(struct fb_builder *b, const void *src, size_t count,
+			size_t elem_size, uint8_t **elems)
+{
+	size_t align = elem_size > 4 ? elem_size : 4;
+	int err;
+
+	err = object_start(b);
+	if (err)
+		return err;
+	if (!src && count)
+		return fail(b, -EINVAL);
+	if (count > (FB_MAX_SIZE - 4) / elem_size)
+		return fail(b, -E2BIG);
+	err = prep(b, align, count * elem_size);
+	if (err)
+		return err;
+	push(b, count * elem_size);
+	/* the elements start 4-aligned at least: this only makes room */
+	err = prep(b, 4, 4);
+	if (err)
+		return err;
+	put_le(push(b, 4), count, 4);
+	*elems = at(b, b->size - 4);
+	return 0;
+}
+
+int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
+			fb_ref *out)
+{
+	uint8_t *dst;
+	int err;
+
+	err = vector_start(b, v, count, sizeof(*v), &dst);
+	if (err)
+		return err;
+	if (count)
+		memcpy(dst, v, count);
+	*out = b->size;
+	return 0;
+}
+
+int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
+			 fb_ref *out)
+{
+	uint8_t *dst;
+	size_t i;
+	int err;
+
+	err = vector_start(b, v, count, sizeof(*v), &dst);
+	if (err)
+		return err;
+	for (i = 0; i < count; i++)
+		put_le(dst + 8 * i, (uint64_t)v[i], 8);
+	*out = b->size;
+	return 0;
+}
+
+int fb_create_vector_refs(struct fb_builder *b, const fb_ref *refs,
+			  size_t count, fb_ref *out)
+{
+	uint8_t *dst;
+	fb_ref elem0;
+	size_t i;
+	int err;
+
+	err = vector_start(b, refs, count, 4, &dst);
+	if (err)
+		return err;
+	/* each element is relative to its own slot, after its target */
+	elem0 = b->size - 4;
+	for (i = 0; i < count; i++) {
+		if (!refs[i] || refs[i] >= elem0 - 4 * i)
+			return fail(b, -EINVAL);
+		put_uoffset(b, elem0 - 4 * i, refs[i]);
+	}
+	*out = b->size;
+	return 0;
+}
+
+int fb_table_start(struct fb_builder *b)
+{
+	int err;
+
+	err = object_start(b);
+	if (err)
+		return err;
+	b->in_table = true;
+	b->table_begin = b->size;
+	memset(b->slots, 0, sizeof(b->slots));
+	b->nslots = 0;
+	return 0;
+}
+
+static int field_check(struct fb_builder *b, unsigned int slot)
+{
+	if (b->err)
+		return b->err;
+	if (!b->in_table || slot >= FB_MAX_SLOTS || b->slots[slot])
+		return fail(b, -EINVAL);
+	return 0;
+}
+
+/* Push a field of n bytes aligned to n and remember it in its slot. */
+static int field_push(struct fb_builder *b, unsigned int slot, size_t n,
+		      uint8_t **p)
+{
+	int err;
+
+	err = prep(b, n, n);
+	if (err)
+		return err;
+	*p = push(b, n);
+	b->slots[slot] = b->size;
+	if (slot >= b->nslots)
+		b->nslots = slot + 1;
+	return 0;
+}
+
+static int add_scalar(struct fb_builder *b, unsigned int slot, uint64_t bits,
+		      size_t n, bool omit)
+{
+	uint8_t *p;
+	int err;
+
+	err = field_check(b, slot);
+	if (err || omit)
+		return err;
+	err = field_push(b, slot, n, &p);
+	if (err)
+		return err;
+	put_le(p, bits, n);
+	return 0;
+}
+
+static uint64_t f32_bits(float v)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return bits;
+}
+
+static uint64_t f64_bits(double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return bits;
+}
+
+/* Floats compare by bits, so that -0.0 is kept apart from a 0.0 default. */
+#define FB_DEFINE_ADD(name, type, to_bits)                                     \
+	int fb_add_##name(struct fb_builder *b, unsigned int slot, type v,     \
+			  type def)                                            \
+	{                                                                      \
+		return add_scalar(b, slot, to_bits(v), sizeof(type),           \
+				  to_bits(v) == to_bits(def));                 \
+	}
+
+FB_DEFINE_ADD(bool, bool, (uint64_t))
+FB_DEFINE_ADD(i8, int8_t, (uint64_t))
+FB_DEFINE_ADD(u8, uint8_t, (uint64_t))
+FB_DEFINE_ADD(i16, int16_t, (uint64_t))
+FB_DEFINE_ADD(u16, uint16_t, (uint64_t))
+FB_DEFINE_ADD(i32, int32_t, (uint64_t))
+FB_DEFINE_ADD(u32, uint32_t, (uint64_t))
+FB_DEFINE_ADD(i64, int64_t, (uint64_t))
+FB_DEFINE_ADD(u64, uint64_t, (uint64_t))
+FB_DEFINE_ADD(f32, float, f32_bits)
+FB_DEFINE_ADD(f64, double, f64_bits)
+
+int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref)
+{
+	uint8_t *p;
+	int err;
+
+	err = field_check(b, slot);
+	if (err || !ref)
+		return err;
+	/* only objects finished before this table started */
+	if (ref > b->table_begin)
+		return fail(b, -EINVAL);
+	err = field_push(b, slot, 4, &p);
+	if (err)
+		return err;
+	put_uoffset(b, b->size, ref);
+	return 0;
+}
+
+/* An identical vtable written before, or 0. */
+static fb_ref find_vtable(const struct fb_builder *b, const uint8_t *vt,
+			  size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < b->nvtables; i++)
+		if (!memcmp(at(b, b->vtables[i]), vt, len))
+			return b->vtables[i];
+	return 0;
+}
+
+static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
+		       fb_ref *out)
+{
+	size_t cap;
+	fb_ref *v;
+	int err;
+
+	if (b->nvtables == b->vtables_cap) {
+		cap = b->vtables_cap ? 2 * b->vtables_cap : 16;
+		v = realloc(b->vtables, cap * sizeof(*v));
+		if (!v)
+			return fail(b, -ENOMEM);
+		b->vtables = v;
+		b->vtables_cap = cap;
+	}
+	err = prep(b, 2, len);
+	if (err)
+		return err;
+	memcpy(push(b, len), vt, len);
+	*out = b->size;
+	b->vtables[b->nvtables++] = *out;
+	return 0;
+}
+
+int fb_table_end(struct fb_builder *b, fb_ref *out)
+{
+	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
+	fb_ref table, vtable;
+	size_t len, i;
+	int err;
+
+	if (b->err)
+		return b->err;
+	if (!b->in_table)
+		return fail(b, -EINVAL);
+	/* the soffset to the vtable, filled in below */
+	err = prep(b, 4, 4);
+	if (err)
+		return err;
+	push(b, 4);
+	b->in_table = false;
+	table = b->size;
+	if (table - b->table_begin > UINT16_MAX)
+		return fail(b, -E2BIG);
+
+	len = 4 + 2 * b->nslots;
+	put_le(vt, len, 2);
+	put_le(vt + 2, table - b->table_begin, 2);
+	for (i = 0; i < b->nslots; i++)
+		put_le(vt + 4 + 2 * i, b->slots[i] ? table - b->slots[i] : 0, 2);
+
+	vtable = find_vtable(b, vt, len);
+	if (!vtable) {
+		err = push_vtable(b, vt, len, &vtable);
+		if (err)
+			return err;
+	}
+	/* vtable = table - soffset; an older shared vtable lies after it */
+	put_le(at(b, table), (uint64_t)((int64_t)vtable - (int64_t)table), 4);
+	*out = table;
+	return 0;
+}
+
+int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])
+{
+	uint8_t *p;
+	int err;
+
+	err = object_start(b);
+	if (err)
+		return err;
+	if (!root || root > b->size)
+		return fail(b, -EINVAL);
+	/* size prefix, root offset, identifier: 12 bytes, file 8-aligned */
+	err = prep(b, FB_FILE_ALIGN, 12);
+	if (err)
+		return err;
+	memcpy(push(b, 4), ident, 4);
+	push(b, 4);
+	put_uoffset(b, b->size, root);
+	p = push(b, 4);
+	put_le(p, b->size - 4, 4);
+	b->finished = true;
+	return 0;
+}
+
+const void *fb_data(const struct fb_builder *b, size_t *len)
+{
+	if (!b->finished || b->err) {
+		*len = 0;
+		return NULL;
+	}
+	*len = b->size;
+	return at(b, b->size);
+}
+
+int fb_detach(struct fb_builder *b, void **buf, size_t *len)
+{
+	uint8_t *shrunk;
+
+	if (b->err)
+		return b->err;
+	if (!b->finished)
+		return fail(b, -EINVAL);
+	memmove(b->buf, at(b, b->size), b->size);
+	/* failing to shrink leaves a larger block, which is fine */
+	shrunk = realloc(b->buf, b->size);
+	*buf = shrunk ? shrunk : b->buf;
+	*len = b->size;
+	b->buf = NULL;
+	fb_builder_free(b);
+	return 0;
+}

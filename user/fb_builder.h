@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fb_builder.h - a small FlatBuffers builder, just what ETDump needs:
+ * tables of scalars and offsets, strings, vectors of scalars and of
+ * offsets, finished with a size prefix and a file identifier.
+ *
+ * Like the reference builders it writes back to front: children first, then
+ * the table or vector that points at them. An object is named by an fb_ref,
+ * its distance from the end of the buffer, which stays valid while the
+ * buffer grows at the front. Because the finished length is a multiple of
+ * 8, aligning distances from the end aligns file offsets too: every scalar
+ * sits at a file offset that is a multiple of its size, counting from byte
+ * 0 of the size prefix.
+ *
+ * Errors stick: after the first failure every call does nothing and returns
+ * the same negative errno, so a caller may check only the calls whose
+ * result it needs, and fb_finish() at the latest.
+ *   -ENOMEM  out of memory
+ *   -EINVAL  misuse (object created inside a table, slot set twice, ...)
+ *   -E2BIG   the buffer or a table outgrew FlatBuffers' offsets
+ */
+#ifndef ETDUMP_FB_BUILDER_H
+#define ETDUMP_FB_BUILDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where an object ends up, as a distance from the buffer end; 0 = none. */
+typedef uint32_t fb_ref;
+
+/* Highest field slot + 1 a table may use. */
+#define FB_MAX_SLOTS 64
+
+struct fb_builder {
+	uint8_t *buf;           /* the data is the last `size` bytes */
+	size_t cap;
+	size_t size;
+	int err;                /* first error, sticky */
+	bool in_table;
+	bool finished;
+	size_t table_begin;     /* size when the open table started */
+	uint32_t slots[FB_MAX_SLOTS]; /* field refs of the open table, 0 = unset */
+	unsigned int nslots;    /* highest set slot + 1 */
+	fb_ref *vtables;        /* written so far, for sharing */
+	size_t nvtables;
+	size_t vtables_cap;
+};
+
+void fb_builder_init(struct fb_builder *b);
+void fb_builder_free(struct fb_builder *b);
+
+/* Objects, created outside any table. A NULL string makes *out 0. */
+int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out);
+int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
+			 fb_ref *out);
+int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
+			fb_ref *out);
+int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
+			 fb_ref *out);
+/* Tables or strings: every ref must be set. */
+int fb_create_vector_refs(struct fb_builder *b, const fb_ref *refs,
+			  size_t count, fb_ref *out);
+
+/*
+ * A table: fb_table_start(), then fields by slot (declaration order in the
+ * schema), then fb_table_end(). A scalar equal to its default is left out,
+ * as flatcc and flatc do; readers get the default back. Adding the larger
+ * fields first avoids padding.
+ */
+int fb_table_start(struct fb_builder *b);
+int fb_add_bool(struct fb_builder *b, unsigned int slot, bool v, bool def);
+int fb_add_i8(struct fb_builder *b, unsigned int slot, int8_t v, int8_t def);
+int fb_add_u8(struct fb_builder *b, unsigned int slot, uint8_t v, uint8_t def);
+int fb_add_i16(struct fb_builder *b, unsigned int slot, int16_t v, int16_t def);
+int fb_add_u16(struct fb_builder *b, unsigned int slot, uint16_t v,
+	       uint16_t def);
+int fb_add_i32(struct fb_builder *b, unsigned int slot, int32_t v, int32_t def);
+int fb_add_u32(struct fb_builder *b, unsigned int slot, uint32_t v,
+	       uint32_t def);
+int fb_add_i64(struct fb_builder *b, unsigned int slot, int64_t v, int64_t def);
+int fb_add_u64(struct fb_builder *b, unsigned int slot, uint64_t v,
+	       uint64_t def);
+int fb_add_f32(struct fb_builder *b, unsigned int slot, float v, float def);
+int fb_add_f64(struct fb_builder *b, unsigned int slot, double v, double def);
+/* A string, vector or table made earlier; ref 0 leaves the field out. */
+int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref);
+int fb_table_end(struct fb_builder *b, fb_ref *out);
+
+/*
+ * Finish with root table `root`: size prefix (bytes after it), root offset,
+ * the 4-byte identifier. Nothing may be added afterwards.
+ */
+int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4]);
+/* The finished bytes, owned by the builder. */
+const void *fb_data(const struct fb_builder *b, size_t *len);
+/* The finished bytes as a malloc'd block; the builder is left empty. */
+int fb_detach(struct fb_builder *b, void **buf, size_t *len);
+
+#endif /* ETDUMP_FB_BUILDER_H */
