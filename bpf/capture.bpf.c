@@ -18,11 +18,40 @@ const volatile __u32 target_tgid = 0;
  * instead and is woken early only once this much data is waiting.
  */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* Counters read at scope begin/end: enum etdump_counter_kind each. */
+const volatile __u32 ncounters = 0;
+const volatile __u8 counter_kind[ETDUMP_MAX_COUNTERS] = {};
+const volatile __u32 nr_cpus = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20); /* resized by the collector */
 } events SEC(".maps");
+
+/* Per-CPU perf events: counter i of CPU c at i * nr_cpus + c. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1); /* resized by the collector */
+} perf_counters SEC(".maps");
+
+/*
+ * For task-clock: each target thread's runtime and the time it was last
+ * switched in. The scheduler brings sum_exec_runtime up to date at every
+ * switch, so runtime + (now - ts) is the thread's CPU time now.
+ */
+struct switch_in {
+	__u64 ts;
+	__u64 runtime;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct switch_in);
+} switched_in SEC(".maps");
 
 /* Reserve failures, per CPU: every lost record is counted. */
 struct {
@@ -98,6 +127,94 @@ static __always_inline __u32 copy_meta(__u8 *dst, const void *src, __u64 len)
 	return n;
 }
 
+/* The current thread's own count of a software event. */
+static __always_inline __u64 task_count(struct task_struct *task, __u8 kind)
+{
+	switch (kind) {
+	case ETDUMP_CTR_CONTEXT_SWITCHES:
+		return task->nvcsw + task->nivcsw;
+	case ETDUMP_CTR_PAGE_FAULTS:
+		return task->min_flt + task->maj_flt;
+	case ETDUMP_CTR_MINOR_FAULTS:
+		return task->min_flt;
+	case ETDUMP_CTR_MAJOR_FAULTS:
+		return task->maj_flt;
+	case ETDUMP_CTR_MIGRATIONS:
+		return task->se.nr_migrations;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct switch_in in;
+	__u32 tid;
+
+	if ((__u32)next->tgid != target_tgid)
+		return 0;
+	tid = next->pid;
+	in.ts = bpf_ktime_get_ns();
+	in.runtime = next->se.sum_exec_runtime;
+	bpf_map_update_elem(&switched_in, &tid, &in, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void read_task_clock(struct task_struct *task,
+					    struct etdump_counter_sample *out)
+{
+	__u32 tid = task->pid;
+	struct switch_in *in;
+
+	in = bpf_map_lookup_elem(&switched_in, &tid);
+	if (!in) {
+		out->value = 0;
+		return;
+	}
+	out->value = in->runtime + (bpf_ktime_get_ns() - in->ts);
+	out->enabled = 1;
+	out->running = 1;
+}
+
+/*
+ * Read every configured counter; returns how many were read. A perf read
+ * that fails leaves running at 0, which marks the value untrustworthy.
+ */
+static __always_inline __u8 read_counters(struct etdump_counter_sample *out,
+					  __u64 *switches)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct bpf_perf_event_value v;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 i;
+
+	*switches = task->nvcsw + task->nivcsw;
+	for (i = 0; i < ETDUMP_MAX_COUNTERS; i++) {
+		if (i >= ncounters)
+			break;
+		out[i].enabled = 0;
+		out[i].running = 0;
+		if (counter_kind[i] == ETDUMP_CTR_TASK_CLOCK) {
+			read_task_clock(task, &out[i]);
+			continue;
+		}
+		if (counter_kind[i] != ETDUMP_CTR_PERF) {
+			out[i].value = task_count(task, counter_kind[i]);
+			continue;
+		}
+		if (bpf_perf_event_read_value(&perf_counters, i * nr_cpus + cpu,
+					      &v, sizeof(v))) {
+			out[i].value = 0;
+			continue;
+		}
+		out[i].value = v.counter;
+		out[i].enabled = v.enabled;
+		out[i].running = v.running;
+	}
+	return i;
+}
+
 SEC("usdt")
 int BPF_USDT(on_block, const char *name)
 {
@@ -119,6 +236,9 @@ static __always_inline int emit_begin(__u8 type, const char *name, long chain,
 	r = reserve(sizeof(*r), type);
 	if (!r)
 		return 0;
+	/* after the timestamp: the counted window lies inside the timed one */
+	if (ncounters)
+		r->hdr.ncounters = read_counters(r->counters, &r->switches);
 	r->token = (__u64)name;
 	r->chain = chain;
 	r->instr = instr;
@@ -131,11 +251,22 @@ static __always_inline int emit_begin(__u8 type, const char *name, long chain,
 static __always_inline int emit_end(__u8 type, __u64 token, const void *meta,
 				    __u64 meta_len)
 {
+	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS] = {};
 	struct etdump_rec_end *r;
+	__u64 switches = 0;
+	__u8 n = 0;
 
+	/* before the timestamp: the counted window lies inside the timed one */
+	if (ncounters)
+		n = read_counters(counters, &switches);
 	r = reserve(sizeof(*r), type);
 	if (!r)
 		return 0;
+	if (n) {
+		r->hdr.ncounters = n;
+		r->switches = switches;
+		__builtin_memcpy(r->counters, counters, sizeof(counters));
+	}
 	r->token = token;
 	r->meta_len_orig = meta_len;
 	r->meta_len = copy_meta(r->meta, meta, meta_len);

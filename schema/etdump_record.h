@@ -10,7 +10,8 @@
  * arrive in the order the thread produced them.
  *
  * Counter samples (struct etdump_counter_sample), when the tracer reads any,
- * are the first `ncounters` entries of a scope begin/end record's counters[].
+ * are the first `ncounters` entries of a scope begin/end record's counters[],
+ * in the order the recording chose (its raw capture header names them).
  */
 #ifndef ETDUMP_RECORD_H
 #define ETDUMP_RECORD_H
@@ -50,10 +51,31 @@ struct etdump_rec_hdr {
 	__u64 ts;        /* CLOCK_MONOTONIC ns, taken in the probe */
 };
 
+/*
+ * Where a counter's value comes from. The task's own counts are exact for
+ * the thread whatever the scheduler did; a perf event is read on the CPU
+ * the probe runs on, so its delta is the thread's only if the thread
+ * neither switched out nor moved between begin and end (`switches` and the
+ * header's cpu tell).
+ */
+enum etdump_counter_kind {
+	ETDUMP_CTR_PERF = 0,             /* per-CPU perf event: value, enabled, running */
+	ETDUMP_CTR_CONTEXT_SWITCHES = 1, /* task nvcsw + nivcsw */
+	ETDUMP_CTR_PAGE_FAULTS = 2,      /* task min_flt + maj_flt */
+	ETDUMP_CTR_MINOR_FAULTS = 3,     /* task min_flt */
+	ETDUMP_CTR_MAJOR_FAULTS = 4,     /* task maj_flt */
+	ETDUMP_CTR_MIGRATIONS = 5,       /* task se.nr_migrations */
+	/*
+	 * The thread's CPU time: its runtime when last switched in plus the
+	 * time since; running 0 = not switched in since attach, no value.
+	 */
+	ETDUMP_CTR_TASK_CLOCK = 6,
+};
+
 struct etdump_counter_sample {
 	__u64 value;
-	__u64 enabled;
-	__u64 running;
+	__u64 enabled;  /* ETDUMP_CTR_PERF, ETDUMP_CTR_TASK_CLOCK */
+	__u64 running;  /* ETDUMP_CTR_PERF, ETDUMP_CTR_TASK_CLOCK */
 };
 
 struct etdump_rec_block {
@@ -77,6 +99,7 @@ struct etdump_rec_begin {
 	__u16 name_len;
 	__u16 pad[3];
 	char name[ETDUMP_NAME_MAX];
+	__u64 switches;        /* the thread's context switches, with counters */
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
 };
 
@@ -89,6 +112,7 @@ struct etdump_rec_end {
 	__u32 meta_len;        /* bytes kept in meta */
 	__u32 meta_len_orig;   /* bytes the runtime passed */
 	__u8 meta[ETDUMP_META_MAX];
+	__u64 switches;
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
 };
 

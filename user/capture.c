@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "capture.h"
 #include "capture.skel.h"
+#include "counters.h"
 #include "log.h"
 #include "usdt_notes.h"
 
@@ -17,6 +18,7 @@ struct capture {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	size_t nlinks;
+	struct bpf_link *switch_link;
 	capture_record_fn on_record;
 	void *ctx;
 };
@@ -26,6 +28,52 @@ static int handle_record(void *ctx, void *data, size_t len)
 	struct capture *cap = ctx;
 
 	return cap->on_record(cap->ctx, data, len);
+}
+
+/* Before load: what to read, and room for every CPU's perf event. */
+static int configure_counters(struct capture_bpf *skel,
+			      const struct counter_set *set)
+{
+	uint32_t i;
+
+	if (!set || !set->n)
+		return 0;
+	skel->rodata->ncounters = set->n;
+	skel->rodata->nr_cpus = set->ncpus;
+	for (i = 0; i < set->n; i++)
+		skel->rodata->counter_kind[i] = set->spec[i].kind;
+	return bpf_map__set_max_entries(skel->maps.perf_counters,
+					set->n * set->ncpus);
+}
+
+static bool needs_task_clock(const struct counter_set *set)
+{
+	uint32_t i;
+
+	for (i = 0; set && i < set->n; i++)
+		if (set->spec[i].kind == ETDUMP_CTR_TASK_CLOCK)
+			return true;
+	return false;
+}
+
+/* After load: the perf event fds, at i * ncpus + cpu. */
+static int install_counters(struct capture_bpf *skel,
+			    const struct counter_set *set)
+{
+	int map = bpf_map__fd(skel->maps.perf_counters);
+	uint32_t key, n;
+
+	if (!set)
+		return 0;
+	n = set->n * set->ncpus;
+	for (key = 0; key < n; key++) {
+		if (set->spec[key / set->ncpus].kind != ETDUMP_CTR_PERF ||
+		    set->fds[key] < 0)
+			continue;
+		if (bpf_map_update_elem(map, &key, &set->fds[key], BPF_ANY))
+			return -errno;
+	}
+	return 0;
 }
 
 int capture_open(struct capture **out, const struct capture_opts *opts)
@@ -51,11 +99,28 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
 	if (err)
 		goto fail;
+	err = configure_counters(cap->skel, opts->counters);
+	if (err)
+		goto fail;
 	err = capture_bpf__load(cap->skel);
 	if (err) {
 		p_err("cannot load the BPF programs: %s (run with -v for the verifier's log)",
 		      strerror(-err));
 		goto fail;
+	}
+	err = install_counters(cap->skel, opts->counters);
+	if (err) {
+		p_err("cannot hand the perf counters to BPF: %s", strerror(-err));
+		goto fail;
+	}
+	if (needs_task_clock(opts->counters)) {
+		cap->switch_link = bpf_program__attach(cap->skel->progs.on_sched_switch);
+		if (!cap->switch_link) {
+			err = -errno;
+			p_err("cannot attach to sched_switch for task-clock: %s",
+			      strerror(-err));
+			goto fail;
+		}
 	}
 	cap->rb = ring_buffer__new(bpf_map__fd(cap->skel->maps.events),
 				   handle_record, cap, NULL);
@@ -175,6 +240,7 @@ void capture_close(struct capture *cap)
 		return;
 	for (i = 0; i < cap->nlinks; i++)
 		bpf_link__destroy(cap->links[i]);
+	bpf_link__destroy(cap->switch_link);
 	free(cap->links);
 	ring_buffer__free(cap->rb);
 	capture_bpf__destroy(cap->skel);

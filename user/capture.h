@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 struct capture;
+struct counter_set;
 struct usdt_probe_list;
 
 typedef int (*capture_record_fn)(void *ctx, const void *rec, size_t len);
@@ -21,6 +22,7 @@ struct capture_opts {
 	size_t ring_bytes;       /* ring buffer size: a power of two */
 	capture_record_fn on_record;
 	void *ctx;
+	const struct counter_set *counters;  /* opened; NULL: none */
 };
 
 int capture_open(struct capture **out, const struct capture_opts *opts);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include "capture.h"
 #include "collector.h"
+#include "counters.h"
 #include "commands.h"
 #include "etdump_writer.h"
 #include "log.h"
@@ -40,6 +41,12 @@ static const char record_usage[] =
 	"  -p, --pid PID        attach to a running process\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
 	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
+	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
+	"                       cycles,instructions (default; software counters\n"
+	"                       task-clock,page-faults,context-switches where the\n"
+	"                       machine has no PMU); also cache-misses,\n"
+	"                       branch-misses, cpu-migrations, rNNNN\n"
+	"      --no-counters    read no counters\n"
 	"  -f, --force          overwrite FILE if it exists\n"
 	"\n"
 	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
@@ -56,6 +63,8 @@ struct record_opts {
 	uint64_t duration_ns;
 	uint64_t ring_bytes;
 	bool force;
+	bool no_counters;
+	struct counter_set counters;
 	char **command;
 };
 
@@ -82,15 +91,20 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "no-counters", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	int c;
 
+	char err[256];
+
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = DEFAULT_RING_BYTES;
+	counters_default(&o->counters);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:d:e:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -114,6 +128,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'f':
 			o->force = true;
+			break;
+		case 'e':
+			if (counters_parse(optarg, &o->counters, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		case 'N':
+			o->no_counters = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -314,6 +335,24 @@ static int open_target(const struct record_opts *o, struct target *t,
 	return 0;
 }
 
+/* Open the counters and tell the collector what the records will carry. */
+static int setup_counters(struct counter_set *set, struct collector *col)
+{
+	const char *names[ETDUMP_MAX_COUNTERS];
+	uint8_t kinds[ETDUMP_MAX_COUNTERS];
+	uint32_t i;
+	int err;
+
+	err = counters_open(set);
+	if (err)
+		return err;
+	for (i = 0; i < set->n; i++) {
+		names[i] = set->spec[i].name;
+		kinds[i] = set->spec[i].kind;
+	}
+	return collector_set_counters(col, names, kinds, set->n);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct usdt_probe_list probes = { 0 };
@@ -349,6 +388,9 @@ int cmd_record(int argc, char **argv)
 	col = collector_new();
 	if (!col)
 		goto cleanup;
+	if (!o.no_counters && setup_counters(&o.counters, col))
+		goto cleanup;
+	copts.counters = o.no_counters ? NULL : &o.counters;
 	copts.pid = t.pid;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
@@ -388,5 +430,6 @@ cleanup:
 	collector_free(col);
 	etd_dump_free(&dump);
 	usdt_notes_free(&probes);
+	counters_close(&o.counters);
 	return ret;
 }

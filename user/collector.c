@@ -17,6 +17,11 @@ struct scope {
 	int32_t instr;
 	int64_t id_int;
 	uint64_t start;
+	/* counters as read at begin */
+	uint32_t cpu;
+	uint8_t ncounters;
+	uint64_t switches;
+	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
 };
 
 struct thread_state {
@@ -36,11 +41,31 @@ struct collector {
 	size_t last;            /* most threads send long bursts */
 	struct collector_stats stats;
 	uint64_t events_seen;
+	uint32_t ncounters;
+	char *counter_names[ETDUMP_MAX_COUNTERS];
+	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
 };
 
 struct collector *collector_new(void)
 {
 	return calloc(1, sizeof(struct collector));
+}
+
+int collector_set_counters(struct collector *c, const char *const *names,
+			   const uint8_t *kinds, uint32_t n)
+{
+	uint32_t i;
+
+	if (n > ETDUMP_MAX_COUNTERS)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		c->counter_names[i] = strdup(names[i]);
+		if (!c->counter_names[i])
+			return -ENOMEM;
+		c->counter_kind[i] = kinds[i];
+		c->ncounters = i + 1;
+	}
+	return 0;
 }
 
 static struct thread_state *thread_get(struct collector *c, uint32_t tid)
@@ -104,9 +129,7 @@ static int add_event(struct collector *c, struct thread_state *t,
 	c->events_seen++;
 	return 0;
 drop:
-	free(ev->name);
-	free(ev->delegate_id_str);
-	free(ev->metadata);
+	etd_event_free(ev);
 	return err;
 }
 
@@ -155,6 +178,10 @@ static int on_begin(struct collector *c, struct thread_state *t,
 		if (!s->name)
 			return -ENOMEM;
 	}
+	s->cpu = r->hdr.cpu;
+	s->ncounters = r->hdr.ncounters;
+	s->switches = r->switches;
+	memcpy(s->counters, r->counters, sizeof(s->counters));
 	if (s->delegate || r->chain == -1) {
 		s->chain = t->chain;
 		s->instr = t->instr;
@@ -178,6 +205,41 @@ static uint8_t *meta_dup(struct collector *c, const uint8_t *meta,
 	if (m && len)
 		memcpy(m, meta, len);
 	return m;
+}
+
+/*
+ * Deltas over the scope. A per-CPU perf event counts for our thread only if
+ * the thread stayed on that CPU, never switched out, and the event ran; a
+ * multiplexed one is scaled as perf scales it.
+ */
+static void counter_deltas(const struct collector *c, const struct scope *s,
+			   const struct etdump_rec_end *r, struct etd_counters *out)
+{
+	bool alone = s->cpu == r->hdr.cpu && s->switches == r->switches;
+	uint32_t i;
+
+	if (!c->ncounters || s->ncounters != c->ncounters ||
+	    r->hdr.ncounters != c->ncounters)
+		return;
+	out->n = c->ncounters;
+	for (i = 0; i < out->n; i++) {
+		const struct etdump_counter_sample *a = &s->counters[i];
+		const struct etdump_counter_sample *b = &r->counters[i];
+		uint64_t enabled, running, delta = b->value - a->value;
+
+		out->valid[i] = b->value >= a->value;
+		if (c->counter_kind[i] == ETDUMP_CTR_TASK_CLOCK)
+			out->valid[i] = out->valid[i] && a->running && b->running;
+		if (c->counter_kind[i] == ETDUMP_CTR_PERF) {
+			enabled = b->enabled - a->enabled;
+			running = b->running - a->running;
+			out->valid[i] = out->valid[i] && alone && running &&
+					b->running;
+			if (out->valid[i] && running < enabled)
+				delta = (uint64_t)((double)delta * enabled / running);
+		}
+		out->value[i] = out->valid[i] ? delta : 0;
+	}
 }
 
 /* Find the scope this end closes: the innermost of the same kind and token. */
@@ -220,6 +282,7 @@ static int on_end(struct collector *c, struct thread_state *t,
 	ev.instruction_id = s->instr;
 	ev.start_time = s->start;
 	ev.end_time = r->hdr.ts;
+	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
 		ev.name = s->name;
 		return add_event(c, t, &ev);
@@ -395,6 +458,9 @@ int collector_finish(struct collector *c, struct etd_dump *out,
 
 	*out = c->dump;
 	memset(&c->dump, 0, sizeof(c->dump));
+	out->ncounters = c->ncounters;
+	memcpy(out->counter_names, c->counter_names, sizeof(c->counter_names));
+	memset(c->counter_names, 0, sizeof(c->counter_names));
 	if (stats)
 		*stats = c->stats;
 	return 0;
@@ -412,6 +478,8 @@ void collector_free(struct collector *c)
 		free(c->threads[i].stack);
 	}
 	free(c->threads);
+	for (i = 0; i < c->ncounters; i++)
+		free(c->counter_names[i]);
 	etd_dump_free(&c->dump);
 	free(c);
 }

@@ -44,6 +44,12 @@ struct collector_stats {
 };
 
 struct collector *collector_new(void);
+/*
+ * The counters the records carry (enum etdump_counter_kind each), so that
+ * scope events get their deltas; the names go into the dump.
+ */
+int collector_set_counters(struct collector *c, const char *const *names,
+			   const uint8_t *kinds, uint32_t n);
 /* One record; -EINVAL for a malformed one (also counted), -ENOMEM. */
 int collector_feed(struct collector *c, const void *rec, size_t len);
 /* Runs so far (including the one open on each thread); cheap. */

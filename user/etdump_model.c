@@ -147,6 +147,8 @@ void etd_dump_free(struct etd_dump *dump)
 	for (i = 0; i < dump->nruns; i++)
 		etd_run_free(&dump->runs[i]);
 	free(dump->runs);
+	for (i = 0; i < dump->ncounters; i++)
+		free(dump->counter_names[i]);
 	memset(dump, 0, sizeof(*dump));
 }
 
@@ -209,6 +211,21 @@ static bool value_eq(const struct etd_value *a, const struct etd_value *b)
 	}
 }
 
+/* An invalid counter has no number: only validity counts then. */
+static bool counters_eq(const struct etd_counters *a,
+			const struct etd_counters *b)
+{
+	uint32_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n && i < ETD_MAX_COUNTERS; i++)
+		if (a->valid[i] != b->valid[i] ||
+		    (a->valid[i] && a->value[i] != b->value[i]))
+			return false;
+	return true;
+}
+
 static bool event_eq(const struct etd_event *a, const struct etd_event *b)
 {
 	if (a->kind != b->kind || !str_eq(a->name, b->name) ||
@@ -223,7 +240,8 @@ static bool event_eq(const struct etd_event *a, const struct etd_event *b)
 		       bytes_eq(a->metadata, a->metadata_len, b->metadata,
 				b->metadata_len) &&
 		       a->start_time == b->start_time &&
-		       a->end_time == b->end_time;
+		       a->end_time == b->end_time &&
+		       counters_eq(&a->counters, &b->counters);
 	case ETD_DEBUG:
 		return a->debug_chain_index == b->debug_chain_index &&
 		       value_eq(a->debug_entry, b->debug_entry);
@@ -254,8 +272,12 @@ bool etd_dump_equal(const struct etd_dump *a, const struct etd_dump *b)
 {
 	size_t i;
 
-	if (a->version != b->version || a->nruns != b->nruns)
+	if (a->version != b->version || a->nruns != b->nruns ||
+	    a->ncounters != b->ncounters)
 		return false;
+	for (i = 0; i < a->ncounters && i < ETD_MAX_COUNTERS; i++)
+		if (!str_eq(a->counter_names[i], b->counter_names[i]))
+			return false;
 	for (i = 0; i < a->nruns; i++)
 		if (!run_eq(&a->runs[i], &b->runs[i]))
 			return false;

@@ -53,6 +53,20 @@ enum etd_event_kind {
 	ETD_ALLOCATION = 2, /* read only; never written (the Inspector rejects it) */
 };
 
+/*
+ * Perf counter deltas over one profile event, in the order of
+ * etd_dump.counter_names. A counter whose value cannot be trusted (not
+ * counting the whole time, read error, thread migrated with a per-CPU
+ * counter) has valid[i] false and no number. Stored in the ETDump as
+ * described in schema/COUNTERS.md.
+ */
+#define ETD_MAX_COUNTERS 4
+struct etd_counters {
+	uint32_t n;                   /* 0: no counters for this event */
+	uint64_t value[ETD_MAX_COUNTERS];
+	bool valid[ETD_MAX_COUNTERS];
+};
+
 struct etd_event {
 	enum etd_event_kind kind;
 	char *name;                   /* NULL = absent */
@@ -67,6 +81,7 @@ struct etd_event {
 	bool has_metadata;            /* vector present (may be empty) */
 	uint64_t start_time;
 	uint64_t end_time;
+	struct etd_counters counters;
 
 	/* ETD_DEBUG */
 	uint64_t debug_chain_index;   /* uint64 in the schema */
@@ -95,6 +110,9 @@ struct etd_dump {
 	struct etd_run *runs;
 	size_t nruns;
 	size_t cap;
+	/* not a schema field: the counters events carry (perf's names) */
+	char *counter_names[ETD_MAX_COUNTERS];
+	uint32_t ncounters;
 };
 
 /*
@@ -127,7 +145,7 @@ enum { ETD_SLOT_SCALAR_VAL };
 /* The Value slot holding a value of this type; -1 for Null and String. */
 int etd_value_slot(enum etd_value_type type);
 
-/* schema default of instruction_id, delegate_debug_id_int, bundled_input_index */
+/* default of instruction_id, delegate_debug_id_int, bundled_input_index */
 #define ETD_UNSET (-1)
 #define ETD_FILE_IDENTIFIER "ED00"
 
@@ -147,7 +165,7 @@ void etd_dump_free(struct etd_dump *dump);
 
 /*
  * Same serialized content (what a write then a read keeps): names, ids,
- * times, values, allocators; not tid, open_time or capacities.
+ * times, values, allocators, counters; not tid, open_time or capacities.
  */
 bool etd_dump_equal(const struct etd_dump *a, const struct etd_dump *b);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "etdump_reader.h"
+#include "etdump_counters.h"
 #include "fb_reader.h"
 
 /*
@@ -526,6 +527,11 @@ int etdump_read(const void *buf, size_t len, struct etd_dump *out, char *err,
 	ret = fb_reader_root(&rd.fb, 4, &root);
 	if (!ret)
 		ret = read_dump(&rd, &root, out);
+	if (!ret && etd_counters_decode_dump(out)) {
+		say(err, errlen, "counter metadata names differ between events (see schema/COUNTERS.md)");
+		etd_dump_free(out);
+		return -EINVAL;
+	}
 	if (!ret)
 		return 0;
 	if (ret == -ENOMEM)
@@ -538,8 +544,7 @@ int etdump_read(const void *buf, size_t len, struct etd_dump *out, char *err,
 	return ret;
 }
 
-/* The whole file in a malloc'd block. */
-static int read_whole(const char *path, void **out, size_t *len)
+int etdump_load_file(const char *path, void **out, size_t *len)
 {
 	size_t cap = 0, n = 0;
 	char *buf = NULL, *p;
@@ -574,7 +579,9 @@ static int read_whole(const char *path, void **out, size_t *len)
 			break;
 		n += r;
 	}
-	*out = buf;
+	/* give back the unused tail; keeping it on failure is harmless */
+	p = realloc(buf, n ? n : 1);
+	*out = p ? p : buf;
 	*len = n;
 	buf = NULL;
 out:
@@ -591,7 +598,7 @@ int etdump_read_file(const char *path, struct etd_dump *out, char *err,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = read_whole(path, &buf, &len);
+	ret = etdump_load_file(path, &buf, &len);
 	if (ret) {
 		say(err, errlen, "cannot read the file: %s", strerror(-ret));
 		goto out;

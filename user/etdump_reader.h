@@ -36,5 +36,10 @@ int etdump_read(const void *buf, size_t len, struct etd_dump *out, char *err,
 		size_t errlen);
 int etdump_read_file(const char *path, struct etd_dump *out, char *err,
 		     size_t errlen);
+/*
+ * The whole file (up to 2 GiB) in a malloc'd *buf, as etdump_read_file()
+ * loads it: 0 or a negative errno.
+ */
+int etdump_load_file(const char *path, void **buf, size_t *len);
 
 #endif /* ETDUMP_READER_H */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "etdump_writer.h"
+#include "etdump_counters.h"
 #include "fb_builder.h"
 
 /*
@@ -12,15 +13,6 @@
  * call's result is checked. Within a table larger fields go first, which
  * avoids padding.
  */
-
-/* A table whose only field is the reference `ref` in `slot`. */
-static int wrap(struct fb_builder *b, unsigned int slot, fb_ref ref,
-		fb_ref *out)
-{
-	fb_table_start(b);
-	fb_add_ref(b, slot, ref);
-	return fb_table_end(b, out);
-}
 
 /* refs for n objects, at least one so that malloc(0) is never asked */
 static fb_ref *refs_alloc(size_t n)
@@ -61,7 +53,8 @@ static int write_tensor_list(struct fb_builder *b, const struct etd_value *v,
 	if (err)
 		goto out;
 	fb_create_vector_refs(b, refs, v->ntensors, &tensors);
-	err = wrap(b, ETD_SLOT_TENSOR_LIST_TENSORS, tensors, out);
+	err = fb_create_ref_table(b, ETD_SLOT_TENSOR_LIST_TENSORS, tensors,
+				  out);
 out:
 	free(refs);
 	return err;
@@ -121,9 +114,12 @@ static int write_value(struct fb_builder *b, const struct etd_value *v,
 }
 
 static int write_profile_event(struct fb_builder *b,
+			       const struct etd_dump *dump,
 			       const struct etd_event *ev, fb_ref *out)
 {
 	fb_ref name, id_str, metadata = 0;
+	char counters[512];
+	int n;
 
 	fb_create_string(b, ev->name, &name);
 	fb_create_string(b, ev->delegate_id_str, &id_str);
@@ -131,6 +127,13 @@ static int write_profile_event(struct fb_builder *b,
 	if (ev->has_metadata)
 		fb_create_vector_u8(b, ev->metadata, ev->metadata_len,
 				    &metadata);
+	if (etd_counters_encodable(ev)) {
+		n = etd_counters_encode(dump, &ev->counters, counters,
+					sizeof(counters));
+		if (n < 0)
+			return n;
+		fb_create_vector_u8(b, (const uint8_t *)counters, n, &metadata);
+	}
 	fb_table_start(b);
 	fb_add_u64(b, ETD_SLOT_PROFILE_START_TIME, ev->start_time, 0);
 	fb_add_u64(b, ETD_SLOT_PROFILE_END_TIME, ev->end_time, 0);
@@ -171,23 +174,27 @@ static int write_debug_event(struct fb_builder *b, const struct etd_event *ev,
 	return fb_table_end(b, out);
 }
 
-static int write_event(struct fb_builder *b, const struct etd_event *ev,
-		       fb_ref *out)
+static int write_event(struct fb_builder *b, const struct etd_dump *dump,
+		       const struct etd_event *ev, fb_ref *out)
 {
+	unsigned int slot;
 	fb_ref member;
 	int err;
 
 	switch (ev->kind) {
 	case ETD_PROFILE:
-		err = write_profile_event(b, ev, &member);
-		return err ? err : wrap(b, ETD_SLOT_EVENT_PROFILE, member, out);
+		err = write_profile_event(b, dump, ev, &member);
+		slot = ETD_SLOT_EVENT_PROFILE;
+		break;
 	case ETD_DEBUG:
 		err = write_debug_event(b, ev, &member);
-		return err ? err : wrap(b, ETD_SLOT_EVENT_DEBUG, member, out);
+		slot = ETD_SLOT_EVENT_DEBUG;
+		break;
 	default:
 		/* allocation events make the Inspector fail to load the file */
 		return -EINVAL;
 	}
+	return err ? err : fb_create_ref_table(b, slot, member, out);
 }
 
 static int write_allocators(struct fb_builder *b, const struct etd_run *run,
@@ -204,13 +211,13 @@ static int write_allocators(struct fb_builder *b, const struct etd_run *run,
 	for (i = 0; i < run->nallocators; i++) {
 		fb_create_string(b, run->allocators[i] ? run->allocators[i] : "",
 				 &name);
-		wrap(b, ETD_SLOT_ALLOCATOR_NAME, name, &refs[i]);
+		fb_create_ref_table(b, ETD_SLOT_ALLOCATOR_NAME, name, &refs[i]);
 	}
 	return fb_create_vector_refs(b, refs, run->nallocators, out);
 }
 
-static int write_run(struct fb_builder *b, const struct etd_run *run,
-		     fb_ref *out)
+static int write_run(struct fb_builder *b, const struct etd_dump *dump,
+		     const struct etd_run *run, fb_ref *out)
 {
 	fb_ref *refs, events, allocators, name;
 	size_t i;
@@ -221,7 +228,7 @@ static int write_run(struct fb_builder *b, const struct etd_run *run,
 	if (!refs)
 		return -ENOMEM;
 	for (i = 0; i < run->nevents && !err; i++)
-		err = write_event(b, &run->events[i], &refs[i]);
+		err = write_event(b, dump, &run->events[i], &refs[i]);
 	if (err)
 		goto out;
 	fb_create_vector_refs(b, refs, run->nevents, &events);
@@ -258,7 +265,7 @@ int etdump_write(const struct etd_dump *dump, void **buf, size_t *len)
 	}
 	for (i = 0; i < dump->nruns && !err; i++)
 		if (dump->runs[i].nevents)
-			err = write_run(&b, &dump->runs[i], &runs[n++]);
+			err = write_run(&b, dump, &dump->runs[i], &runs[n++]);
 	if (err)
 		goto out;
 	fb_create_vector_refs(&b, runs, n, &run_data);

@@ -75,7 +75,8 @@ static int prep(struct fb_builder *b, size_t align, size_t n)
 	if (err)
 		return err;
 	b->size += pad;
-	memset(at(b, b->size), 0, pad);
+	if (pad)
+		memset(at(b, b->size), 0, pad);
 	return 0;
 }
 
@@ -107,6 +108,7 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 	uint8_t *p;
 	int err;
 
+	*out = 0;
 	err = object_start(b);
 	if (err)
 		return err;
@@ -171,6 +173,7 @@ int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 	uint8_t *dst;
 	int err;
 
+	*out = 0;
 	err = vector_start(b, v, count, sizeof(*v), &dst);
 	if (err)
 		return err;
@@ -187,6 +190,7 @@ int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
 	size_t i;
 	int err;
 
+	*out = 0;
 	err = vector_start(b, v, count, sizeof(*v), &dst);
 	if (err)
 		return err;
@@ -204,18 +208,18 @@ int fb_create_vector_refs(struct fb_builder *b, const fb_ref *refs,
 	size_t i;
 	int err;
 
+	/* out may be one of refs: it is set last */
 	err = vector_start(b, refs, count, 4, &dst);
-	if (err)
-		return err;
 	/* each element is relative to its own slot, after its target */
 	elem0 = b->size - 4;
-	for (i = 0; i < count; i++) {
+	for (i = 0; !err && i < count; i++) {
 		if (!refs[i] || refs[i] >= elem0 - 4 * i)
-			return fail(b, -EINVAL);
-		put_uoffset(b, elem0 - 4 * i, refs[i]);
+			err = fail(b, -EINVAL);
+		else
+			put_uoffset(b, elem0 - 4 * i, refs[i]);
 	}
-	*out = b->size;
-	return 0;
+	*out = err ? 0 : b->size;
+	return err;
 }
 
 int fb_table_start(struct fb_builder *b)
@@ -250,6 +254,12 @@ static int field_push(struct fb_builder *b, unsigned int slot, size_t n,
 	err = prep(b, n, n);
 	if (err)
 		return err;
+	/*
+	 * Padding before the first field is not the table's: equal layouts
+	 * then give equal vtables, which are shared.
+	 */
+	if (!b->nslots)
+		b->table_begin = b->size;
 	*p = push(b, n);
 	b->slots[slot] = b->size;
 	if (slot >= b->nslots)
@@ -332,11 +342,16 @@ int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref)
 static fb_ref find_vtable(const struct fb_builder *b, const uint8_t *vt,
 			  size_t len)
 {
+	const uint8_t *old;
 	size_t i;
 
-	for (i = 0; i < b->nvtables; i++)
-		if (!memcmp(at(b, b->vtables[i]), vt, len))
+	for (i = 0; i < b->nvtables; i++) {
+		/* its own length first: a shorter one may end the buffer */
+		old = at(b, b->vtables[i]);
+		if ((size_t)(old[0] | old[1] << 8) == len &&
+		    !memcmp(old, vt, len))
 			return b->vtables[i];
+	}
 	return 0;
 }
 
@@ -371,6 +386,7 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 	size_t len, i;
 	int err;
 
+	*out = 0;
 	if (b->err)
 		return b->err;
 	if (!b->in_table)
@@ -379,6 +395,8 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 	err = prep(b, 4, 4);
 	if (err)
 		return err;
+	if (!b->nslots)
+		b->table_begin = b->size;
 	push(b, 4);
 	b->in_table = false;
 	table = b->size;
@@ -389,7 +407,8 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 	put_le(vt, len, 2);
 	put_le(vt + 2, table - b->table_begin, 2);
 	for (i = 0; i < b->nslots; i++)
-		put_le(vt + 4 + 2 * i, b->slots[i] ? table - b->slots[i] : 0, 2);
+		put_le(vt + 4 + 2 * i,
+		       b->slots[i] ? table - b->slots[i] : 0, 2);
 
 	vtable = find_vtable(b, vt, len);
 	if (!vtable) {
@@ -401,6 +420,14 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 	put_le(at(b, table), (uint64_t)((int64_t)vtable - (int64_t)table), 4);
 	*out = table;
 	return 0;
+}
+
+int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
+			fb_ref *out)
+{
+	fb_table_start(b);
+	fb_add_ref(b, slot, ref);
+	return fb_table_end(b, out);
 }
 
 int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])
@@ -440,6 +467,8 @@ int fb_detach(struct fb_builder *b, void **buf, size_t *len)
 {
 	uint8_t *shrunk;
 
+	*buf = NULL;
+	*len = 0;
 	if (b->err)
 		return b->err;
 	if (!b->finished)

@@ -13,8 +13,9 @@
  * 0 of the size prefix.
  *
  * Errors stick: after the first failure every call does nothing and returns
- * the same negative errno, so a caller may check only the calls whose
- * result it needs, and fb_finish() at the latest.
+ * the same negative errno (and sets its *out ref to 0), so a caller may
+ * check only the calls whose result it needs, and fb_finish() at the
+ * latest.
  *   -ENOMEM  out of memory
  *   -EINVAL  misuse (object created inside a table, slot set twice, ...)
  *   -E2BIG   the buffer or a table outgrew FlatBuffers' offsets
@@ -40,7 +41,8 @@ struct fb_builder {
 	bool in_table;
 	bool finished;
 	size_t table_begin;     /* size when the open table started */
-	uint32_t slots[FB_MAX_SLOTS]; /* field refs of the open table, 0 = unset */
+	/* field refs of the open table, 0 = unset */
+	uint32_t slots[FB_MAX_SLOTS];
 	unsigned int nslots;    /* highest set slot + 1 */
 	fb_ref *vtables;        /* written so far, for sharing */
 	size_t nvtables;
@@ -86,6 +88,9 @@ int fb_add_f64(struct fb_builder *b, unsigned int slot, double v, double def);
 /* A string, vector or table made earlier; ref 0 leaves the field out. */
 int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref);
 int fb_table_end(struct fb_builder *b, fb_ref *out);
+/* A whole table whose one field is the reference `ref` in `slot`. */
+int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
+			fb_ref *out);
 
 /*
  * Finish with root table `root`: size prefix (bytes after it), root offset,

@@ -55,11 +55,12 @@ static int follow(struct fb_reader *r, size_t at, const char *what,
 
 	if (!fits(r, at, 4))
 		return fb_reader_fail(r, "the offset to a %s at byte %zu lies past the end of the data (%zu > %zu)",
-			   what, at, at + 4, r->len);
+				      what, at, at + 4, r->len);
 	to = at + get_le(r, at, 4);
 	if (!fits(r, to, min))
-		return fb_reader_fail(r, "the %s at byte %zu points past the end of the data (offset %llu > %zu)",
-			   what, at, (unsigned long long)(to + min), r->len);
+		return fb_reader_fail(r, "the offset at byte %zu to a %s points past the end of the data (%llu > %zu)",
+				      at, what, (unsigned long long)(to + min),
+				      r->len);
 	*target = to;
 	return 0;
 }
@@ -76,7 +77,7 @@ static int table_at(struct fb_reader *r, size_t at, struct fb_table *t)
 	vt = (int64_t)pos - (int32_t)(uint32_t)get_le(r, pos, 4);
 	if (vt < 0 || !fits(r, vt, 4))
 		return fb_reader_fail(r, "the table at byte %zu has its vtable at byte %lld, outside the data (0..%zu)",
-			   pos, (long long)vt, r->len);
+				      pos, (long long)vt, r->len);
 	t->r = r;
 	t->pos = pos;
 	t->vt = vt;
@@ -84,10 +85,13 @@ static int table_at(struct fb_reader *r, size_t at, struct fb_table *t)
 	t->size = get_le(r, vt + 2, 2);
 	if (t->vt_len < 4 || t->vt_len % 2 || !fits(r, vt, t->vt_len))
 		return fb_reader_fail(r, "the vtable at byte %lld of the table at byte %zu is malformed (length %u, data ends at %zu)",
-			   (long long)vt, pos, t->vt_len, r->len);
-	if (t->size < 4 || !fits(r, pos, t->size))
+				      (long long)vt, pos, t->vt_len, r->len);
+	if (t->size < 4)
+		return fb_reader_fail(r, "the vtable at byte %lld gives the table at byte %zu a size of %u bytes, less than its own 4-byte soffset",
+				      (long long)vt, pos, t->size);
+	if (!fits(r, pos, t->size))
 		return fb_reader_fail(r, "the table at byte %zu runs past the end of the data (%zu > %zu)",
-			   pos, pos + t->size, r->len);
+				      pos, pos + t->size, r->len);
 	return 0;
 }
 
@@ -110,9 +114,16 @@ static int field_at(const struct fb_table *t, unsigned int slot, size_t n,
 		return 0;
 	if (off < 4 || off + n > t->size)
 		return fb_reader_fail(t->r, "field %u of the table at byte %zu lies outside the table (bytes %u..%zu of %u)",
-			   slot, t->pos, off, off + n, t->size);
+				      slot, t->pos, off, off + n, t->size);
 	*pos = t->pos + off;
 	return 1;
+}
+
+size_t fb_field_pos(const struct fb_table *t, unsigned int slot)
+{
+	size_t pos;
+
+	return field_at(t, slot, 1, &pos) > 0 ? pos : 0;
 }
 
 static float f32_from(uint64_t bits)
@@ -154,6 +165,8 @@ static double f64_from(uint64_t bits)
 FB_DEFINE_READ(bool, bool, bits != 0)
 FB_DEFINE_READ(i8, int8_t, (int8_t)bits)
 FB_DEFINE_READ(u8, uint8_t, (uint8_t)bits)
+FB_DEFINE_READ(i16, int16_t, (int16_t)bits)
+FB_DEFINE_READ(u16, uint16_t, (uint16_t)bits)
 FB_DEFINE_READ(i32, int32_t, (int32_t)bits)
 FB_DEFINE_READ(u32, uint32_t, (uint32_t)bits)
 FB_DEFINE_READ(i64, int64_t, (int64_t)bits)
@@ -188,10 +201,11 @@ static int string_at(struct fb_reader *r, size_t at, const char **s,
 	n = get_le(r, pos, 4);
 	if (!fits(r, pos + 4, (uint64_t)n + 1))
 		return fb_reader_fail(r, "the string at byte %zu (%u bytes) runs past the end of the data (%llu > %zu)",
-			   pos, n, (unsigned long long)pos + 4 + n + 1, r->len);
+				      pos, n, (unsigned long long)pos + 4 + n + 1,
+				      r->len);
 	if (r->data[pos + 4 + n])
 		return fb_reader_fail(r, "the string at byte %zu (%u bytes) is not NUL-terminated",
-			   pos, n);
+				      pos, n);
 	*s = (const char *)r->data + pos + 4;
 	*len = n;
 	return 0;
@@ -227,9 +241,10 @@ int fb_read_vector(const struct fb_table *t, unsigned int slot,
 	n = get_le(r, pos, 4);
 	if (!fits(r, pos + 4, (uint64_t)n * elem_size))
 		return fb_reader_fail(r, "the vector at byte %zu (%u elements of %zu bytes) runs past the end of the data (%llu > %zu)",
-			   pos, n, elem_size,
-			   (unsigned long long)pos + 4 + (uint64_t)n * elem_size,
-			   r->len);
+				      pos, n, elem_size,
+				      (unsigned long long)pos + 4 +
+					      (uint64_t)n * elem_size,
+				      r->len);
 	out->r = r;
 	out->pos = pos + 4;
 	out->count = n;
@@ -243,7 +258,7 @@ static int element_at(const struct fb_vector *v, uint32_t i, size_t *pos)
 	*pos = v->pos + (size_t)i * v->elem_size;
 	if (i >= v->count)
 		return fb_reader_fail(v->r, "element %u of the vector at byte %zu does not exist (%u elements)",
-			   i, v->pos - 4, v->count);
+				      i, v->pos - 4, v->count);
 	return 0;
 }
 

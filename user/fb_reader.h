@@ -61,6 +61,10 @@ int fb_read_i8(const struct fb_table *t, unsigned int slot, int8_t def,
 	       int8_t *out);
 int fb_read_u8(const struct fb_table *t, unsigned int slot, uint8_t def,
 	       uint8_t *out);
+int fb_read_i16(const struct fb_table *t, unsigned int slot, int16_t def,
+		int16_t *out);
+int fb_read_u16(const struct fb_table *t, unsigned int slot, uint16_t def,
+		uint16_t *out);
 int fb_read_i32(const struct fb_table *t, unsigned int slot, int32_t def,
 		int32_t *out);
 int fb_read_u32(const struct fb_table *t, unsigned int slot, uint32_t def,
@@ -73,6 +77,9 @@ int fb_read_f32(const struct fb_table *t, unsigned int slot, float def,
 		float *out);
 int fb_read_f64(const struct fb_table *t, unsigned int slot, double def,
 		double *out);
+
+/* Byte offset of a field in the buffer, 0 when absent (or outside). */
+size_t fb_field_pos(const struct fb_table *t, unsigned int slot);
 
 /*
  * Offset fields: 1 when present (and valid), 0 when absent, -EINVAL when

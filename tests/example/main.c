@@ -44,12 +44,14 @@ struct worker {
 
 static const char usage[] =
 	"usage: example-runtime [-n N] [--threads T] [--timings FILE]\n"
-	"                       [--wait-signal] [--sleep-ms MS]\n"
+	"                       [--wait-signal] [--sleep-ms MS] [--counter-ops]\n"
 	"  -n N            executions per thread (default 20)\n"
 	"  --threads T     threads executing the loaded method (default 1)\n"
 	"  --timings FILE  write the runtime's own event times (TSV) at exit\n"
 	"  --wait-signal   print 'ready PID', load only after SIGUSR1\n"
-	"  --sleep-ms MS   pause between executions (default 0)\n";
+	"  --sleep-ms MS   pause between executions (default 0)\n"
+	"  --counter-ops   add instructions 6-8: touch_pages (page faults),\n"
+	"                  yield (a context switch), spin (pure compute)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -80,12 +82,14 @@ static long parse_long(const char *opt, const char *arg, long min, long max)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
-	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS };
+	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
+	       OPT_COUNTER_OPS };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
 		{ "wait-signal", no_argument, NULL, OPT_WAIT_SIGNAL },
 		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
+		{ "counter-ops", no_argument, NULL, OPT_COUNTER_OPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -111,6 +115,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_WAIT_SIGNAL:
 			o->wait_signal = true;
+			break;
+		case OPT_COUNTER_OPS:
+			program_enable_counter_ops();
 			break;
 		case 'h':
 			fputs(usage, stdout);

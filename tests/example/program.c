@@ -2,6 +2,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <sys/mman.h>
 #include "kernels.h"
 #include "program.h"
 
@@ -49,6 +51,9 @@ const struct value program_values[PROGRAM_NUM_VALUES] = {
 	[V_FC2_B] = CONST(PROGRAM_CLASSES),
 	[V_LOGITS] = ACT(1, PROGRAM_CLASSES),
 	[V_PROBS] = ACT(1, PROGRAM_CLASSES),
+	[V_PROBS_PAGES] = ACT(1, PROGRAM_CLASSES),
+	[V_PROBS_YIELD] = ACT(1, PROGRAM_CLASSES),
+	[V_PROBS_SPIN] = ACT(1, PROGRAM_CLASSES),
 };
 
 /*
@@ -86,6 +91,49 @@ static void op_softmax(struct tensor *const *a)
 	softmax(a[0]->data, tensor_numel(a[0]), a[1]->data);
 }
 
+/*
+ * Three operators built for perf counters to tell apart (--counter-ops):
+ * one faults fresh pages in, one gives up the CPU, one only computes.
+ * Each passes its input through unchanged.
+ */
+#define TOUCH_PAGES 64
+#define YIELD_NS 200000
+#define SPIN_ROUNDS 200000
+
+static void op_touch_pages(struct tensor *const *a)
+{
+	long page = 4096;
+	char *p = mmap(NULL, TOUCH_PAGES * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED) {
+		for (int i = 0; i < TOUCH_PAGES; i++)
+			p[i * page] = (char)i;
+		munmap(p, TOUCH_PAGES * page);
+	}
+	memcpy(a[1]->data, a[0]->data, tensor_nbytes(a[0]));
+}
+
+static void op_yield(struct tensor *const *a)
+{
+	struct timespec ts = { 0, YIELD_NS };
+
+	nanosleep(&ts, NULL);
+	memcpy(a[1]->data, a[0]->data, tensor_nbytes(a[0]));
+}
+
+static void op_spin(struct tensor *const *a)
+{
+	volatile float sink;
+	float x = 1.0f;
+
+	for (int i = 0; i < SPIN_ROUNDS; i++)
+		x = x * 1.0000001f + 1e-7f;
+	sink = x;
+	(void)sink;
+	memcpy(a[1]->data, a[0]->data, tensor_nbytes(a[0]));
+}
+
 #define KERNEL_CALL(op, fn, ...)                                               \
 	{ .kind = INSTR_KERNEL_CALL, .name = "native_call_" #op,               \
 	  .kernel = fn, .args = (const int[]){ __VA_ARGS__ },                  \
@@ -103,9 +151,19 @@ const struct instruction program_chain[] = {
 	KERNEL_CALL(view_copy.out, op_view_copy, V_POOL, V_FLAT),
 	DELEGATE_CALL(V_FLAT, V_LOGITS),
 	KERNEL_CALL(_softmax.out, op_softmax, V_LOGITS, V_PROBS),
+	/* only with --counter-ops */
+	KERNEL_CALL(touch_pages.out, op_touch_pages, V_PROBS, V_PROBS_PAGES),
+	KERNEL_CALL(yield.out, op_yield, V_PROBS_PAGES, V_PROBS_YIELD),
+	KERNEL_CALL(spin.out, op_spin, V_PROBS_YIELD, V_PROBS_SPIN),
 };
 
-const int program_chain_len = sizeof(program_chain) / sizeof(program_chain[0]);
+#define MODEL_LEN 6
+int program_chain_len = MODEL_LEN;
+
+void program_enable_counter_ops(void)
+{
+	program_chain_len = sizeof(program_chain) / sizeof(program_chain[0]);
+}
 
 /* splitmix64: tiny, and the same sequence on every platform */
 static uint64_t next_random(uint64_t *state)

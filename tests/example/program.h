@@ -32,6 +32,7 @@ struct value {
 enum program_value {
 	V_INPUT, V_CONV_W, V_CONV_B, V_CONV, V_RELU, V_POOL, V_POOL_INDICES,
 	V_FLAT, V_FC0_W, V_FC0_B, V_FC2_W, V_FC2_B, V_LOGITS, V_PROBS,
+	V_PROBS_PAGES, V_PROBS_YIELD, V_PROBS_SPIN,
 	PROGRAM_NUM_VALUES
 };
 
@@ -52,7 +53,10 @@ struct instruction {
 
 extern const struct value program_values[PROGRAM_NUM_VALUES];
 extern const struct instruction program_chain[];
-extern const int program_chain_len;
+extern int program_chain_len;
+
+/* Append touch_pages, yield and spin: operators counters tell apart. */
+void program_enable_counter_ops(void);
 
 /* fixed-seed weights, the same in every process */
 void program_fill_constant(enum program_value v, struct tensor *t);
