@@ -17,7 +17,9 @@
  *   - RunData.name and Allocator.name are always written ("" for NULL),
  *     as the Inspector requires them;
  *   - Tensor.sizes and strides are always written (empty for NULL);
- *   - delegate_debug_metadata is written when has_metadata, even empty;
+ *   - delegate_debug_metadata is written when has_metadata, even empty,
+ *     and carries the perf counters of other profile events
+ *     (etdump_counters.h);
  *   - an allocation event, or a debug event without a value, fails with
  *     -EINVAL: the Inspector cannot load a file holding either.
  * Only the Value member named by its type is written.
