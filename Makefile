@@ -26,7 +26,8 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 INCLUDES := -Ischema -Iuser -I$(OUT)
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE $(INCLUDES)
-LDLIBS := -lbpf -lelf -lz
+# -lstdc++: symbol mode demangles C++ names with abi::__cxa_demangle
+LDLIBS := -lbpf -lelf -lz -lstdc++
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # clang -target bpf does not search the host's multiarch include folder,
@@ -86,7 +87,8 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/obj/%.o: user/%.c $(wildcard user/*.h) $(wildcard schema/*.h) $(SKELS) | $(OUT)/obj
+# schema/*.rules: built into user/symbol_rules.c with .incbin
+$(OUT)/obj/%.o: user/%.c $(wildcard user/*.h) $(wildcard schema/*.h) $(wildcard schema/*.rules) $(SKELS) | $(OUT)/obj
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 

@@ -61,21 +61,27 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
+static __always_inline void count_drops(__u64 n)
+{
+	__u32 zero = 0;
+	__u64 *lost;
+
+	lost = bpf_map_lookup_elem(&drops, &zero);
+	if (lost)
+		*lost += n;
+}
+
 static __always_inline void *reserve(__u32 size, __u8 type)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ts = bpf_ktime_get_ns();
 	struct etdump_rec_hdr *hdr;
-	__u32 zero = 0;
-	__u64 *lost;
 
 	if ((__u32)(id >> 32) != target_tgid)
 		return NULL;
 	hdr = bpf_ringbuf_reserve(&events, size, 0);
 	if (!hdr) {
-		lost = bpf_map_lookup_elem(&drops, &zero);
-		if (lost)
-			(*lost)++;
+		count_drops(1);
 		return NULL;
 	}
 	hdr->type = type;
@@ -88,13 +94,16 @@ static __always_inline void *reserve(__u32 size, __u8 type)
 	return hdr;
 }
 
+static __always_inline __u64 wakeup_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void submit(void *rec)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(rec, flags);
+	bpf_ringbuf_submit(rec, wakeup_flags());
 }
 
 /*
@@ -328,5 +337,59 @@ int BPF_USDT(on_delegate_log, const char *id_str, long id_int, __u64 start,
 	r->meta_len_orig = meta_len;
 	r->meta_len = copy_meta(r->meta, meta, meta_len);
 	submit(r);
+	return 0;
+}
+
+/*
+ * Batched mode: the runtime's buffer, copied whole or counted as lost.
+ * Staged in a per-CPU buffer first: the copy from user memory is ~20x
+ * slower straight into the ring's pages than into a map (measured: 7 us
+ * against 0.4 us for 4 KiB), and the staged copy lets the record take only
+ * the bytes the flush holds.
+ */
+struct batch_stage {
+	struct etdump_rec_batch rec;
+	/* room for the verifier: lengths are masked to a power of two */
+	__u8 slack[ETDUMP_REC_BATCH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct batch_stage);
+} batch_stage SEC(".maps");
+
+#define BATCH_MASK (ETDUMP_REC_BATCH_MAX * 2 - 1)
+
+SEC("usdt")
+int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nrecs)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct etdump_rec_batch *r;
+	struct batch_stage *stage;
+	__u32 zero = 0, n = len & BATCH_MASK, size;
+
+	if ((__u32)(id >> 32) != target_tgid)
+		return 0;
+	stage = bpf_map_lookup_elem(&batch_stage, &zero);
+	if (!stage || len > ETDUMP_REC_BATCH_MAX ||
+	    bpf_probe_read_user(stage->rec.data, n, buf)) {
+		count_drops(nrecs);
+		return 0;
+	}
+	r = &stage->rec;
+	size = (offsetof(struct etdump_rec_batch, data) + n) & (BATCH_MASK * 2 + 1);
+	r->hdr.type = ETDUMP_REC_BATCH;
+	r->hdr.ncounters = 0;
+	r->hdr.size = size;
+	r->hdr.cpu = bpf_get_smp_processor_id();
+	r->hdr.pid = id >> 32;
+	r->hdr.tid = (__u32)id;
+	r->hdr.ts = bpf_ktime_get_ns();
+	r->len = n;
+	r->nrecs = nrecs;
+	if (bpf_ringbuf_output(&events, r, size, wakeup_flags()))
+		count_drops(nrecs);
 	return 0;
 }

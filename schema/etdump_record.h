@@ -39,6 +39,9 @@ enum etdump_rec_type {
 	ETDUMP_REC_DELEGATE_LOG = 7,   /* struct etdump_rec_delegate_log */
 	ETDUMP_REC_VALUE = 8,          /* reserved */
 	ETDUMP_REC_ALLOCATION = 9,     /* reserved */
+	ETDUMP_REC_FUNC_ENTRY = 10,    /* struct etdump_rec_func_entry */
+	ETDUMP_REC_FUNC_EXIT = 11,     /* struct etdump_rec_func_exit */
+	ETDUMP_REC_BATCH = 12,         /* struct etdump_rec_batch */
 };
 
 struct etdump_rec_hdr {
@@ -134,6 +137,57 @@ struct etdump_rec_delegate_log {
 	__u32 pad2;
 	char name[ETDUMP_NAME_MAX];
 	__u8 meta[ETDUMP_META_MAX];
+};
+
+/*
+ * Symbol mode: uprobes on the functions a rules file names, for runtimes
+ * without etdump probes. Each entry record carries its site's whole
+ * description, so a raw capture converts without the recording's rules;
+ * user/symbol_translate.c turns these into the records above.
+ */
+enum etdump_func_kind {
+	ETDUMP_FUNC_EVENT = 0,    /* a scope, named `name` */
+	ETDUMP_FUNC_BLOCK = 1,    /* opens a run named `arg`, then a scope */
+	ETDUMP_FUNC_KERNEL = 2,   /* a kernel call instruction's scope */
+	ETDUMP_FUNC_DELEGATE = 3, /* a delegate call instruction's scope */
+};
+
+struct etdump_func_site {
+	__u32 id;              /* the attach point; an exit names it too */
+	__u8 kind;             /* enum etdump_func_kind */
+	__u8 pad;
+	__u16 name_len;
+	__u16 arg_len;
+	__u16 pad2;
+	char name[ETDUMP_NAME_MAX];
+	char arg[ETDUMP_NAME_MAX];
+};
+
+struct etdump_rec_func_entry {
+	struct etdump_rec_hdr hdr;
+	struct etdump_func_site site;
+};
+
+struct etdump_rec_func_exit {
+	struct etdump_rec_hdr hdr;
+	__u32 id;
+	__u32 pad;
+};
+
+/*
+ * Batched mode: one flush of a thread's buffer, copied as it was. Its
+ * records are those of schema/etdump_usdt.h (struct etdump_batch_rec), with
+ * the runtime's own CLOCK_MONOTONIC stamps; the header's ts is the flush's.
+ * When the ring has no room the whole flush is dropped and its `nrecs`
+ * records are counted as lost.
+ */
+#define ETDUMP_REC_BATCH_MAX 4096 /* = ETDUMP_BATCH_BYTES */
+
+struct etdump_rec_batch {
+	struct etdump_rec_hdr hdr;
+	__u32 len;             /* bytes of data copied */
+	__u32 nrecs;           /* records in them */
+	__u8 data[ETDUMP_REC_BATCH_MAX];
 };
 
 #endif /* ETDUMP_RECORD_H */

@@ -18,7 +18,9 @@ struct capture {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	size_t nlinks;
+	const char *link_probes[16];  /* the probe each link serves */
 	struct bpf_link *switch_link;
+	bool batched;
 	capture_record_fn on_record;
 	void *ctx;
 };
@@ -86,6 +88,7 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 		return -ENOMEM;
 	cap->on_record = opts->on_record;
 	cap->ctx = opts->ctx;
+	cap->batched = opts->batched;
 
 	cap->skel = capture_bpf__open();
 	if (!cap->skel) {
@@ -149,8 +152,12 @@ static const struct {
 	PROG(delegate_begin),
 	PROG(delegate_end),
 	PROG(delegate_log),
+	PROG(flush),
 #undef PROG
 };
+_Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
+	       sizeof(((struct capture *)0)->link_probes) / sizeof(char *),
+	       "a link per probe program");
 
 static bool binary_has_probe(const struct usdt_probe_list *probes,
 			     const char *name)
@@ -177,7 +184,9 @@ int capture_attach(struct capture *cap, const char *binary,
 	*nattached = 0;
 	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++) {
 		name = probe_programs[i].probe;
-		if (!binary_has_probe(probes, name))
+		/* batched: the runtime buffers everything behind its flush */
+		if (!binary_has_probe(probes, name) ||
+		    cap->batched != !strcmp(name, "flush"))
 			continue;
 		prog = *(struct bpf_program **)((char *)cap->skel +
 						probe_programs[i].offset);
@@ -195,10 +204,17 @@ int capture_attach(struct capture *cap, const char *binary,
 			      binary, name, strerror(-err));
 			return err;
 		}
+		cap->link_probes[cap->nlinks] = name;
 		cap->links[cap->nlinks++] = link;
 		(*nattached)++;
 	}
 	return 0;
+}
+
+const char *const *capture_probe_names(const struct capture *cap, size_t *n)
+{
+	*n = cap->nlinks;
+	return cap->link_probes;
 }
 
 int capture_fd(const struct capture *cap)
@@ -209,6 +225,16 @@ int capture_fd(const struct capture *cap)
 int capture_consume(struct capture *cap)
 {
 	return ring_buffer__consume(cap->rb);
+}
+
+int capture_ring_map_fd(const struct capture *cap)
+{
+	return bpf_map__fd(cap->skel->maps.events);
+}
+
+int capture_drops_map_fd(const struct capture *cap)
+{
+	return bpf_map__fd(cap->skel->maps.drops);
 }
 
 uint64_t capture_drops(const struct capture *cap)

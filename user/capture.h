@@ -7,6 +7,7 @@
 #ifndef ETDUMP_CAPTURE_H
 #define ETDUMP_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,6 +24,7 @@ struct capture_opts {
 	capture_record_fn on_record;
 	void *ctx;
 	const struct counter_set *counters;  /* opened; NULL: none */
+	bool batched;            /* attach `flush` only: the runtime buffers */
 };
 
 int capture_open(struct capture **out, const struct capture_opts *opts);
@@ -32,12 +34,17 @@ int capture_open(struct capture **out, const struct capture_opts *opts);
  */
 int capture_attach(struct capture *cap, const char *binary,
 		   const struct usdt_probe_list *probes, int *nattached);
+/* The probes attached, by name, in attach order: *n of them. */
+const char *const *capture_probe_names(const struct capture *cap, size_t *n);
 /* An fd that polls readable when the ring buffer asks for a read. */
 int capture_fd(const struct capture *cap);
 /* Hand every waiting record to the callback; count or negative errno. */
 int capture_consume(struct capture *cap);
 /* Records the kernel could not reserve room for, summed over CPUs. */
 uint64_t capture_drops(const struct capture *cap);
+/* The ring buffer's and drop counter's maps, for symbol mode to share. */
+int capture_ring_map_fd(const struct capture *cap);
+int capture_drops_map_fd(const struct capture *cap);
 void capture_close(struct capture *cap);
 
 #endif /* ETDUMP_CAPTURE_H */

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,9 +20,13 @@
 #include "counters.h"
 #include "commands.h"
 #include "etdump_writer.h"
+#include "file_io.h"
 #include "log.h"
 #include "parse.h"
 #include "privileges.h"
+#include "raw_writer.h"
+#include "summary.h"
+#include "symbol_mode.h"
 #include "target.h"
 #include "usdt_notes.h"
 
@@ -33,11 +36,13 @@
 #define STATUS_INTERVAL_NS 250000000ull
 
 static const char record_usage[] =
-	"usage: etdump-bpf record -o FILE [options] (-p PID | [--] CMD [ARGS...])\n"
+	"usage: etdump-bpf record (-o FILE | --raw FILE) [options] (-p PID | [--] CMD [ARGS...])\n"
 	"\n"
 	"Trace a runtime carrying etdump USDT probes and write an ETDump.\n"
 	"\n"
-	"  -o, --output FILE    the ETDump to write (required)\n"
+	"  -o, --output FILE    the ETDump to write\n"
+	"      --raw FILE       keep every record in a raw capture too (or only),\n"
+	"                       for etdump-bpf convert; -o, --raw or both\n"
 	"  -p, --pid PID        attach to a running process\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
 	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
@@ -47,7 +52,17 @@ static const char record_usage[] =
 	"                       machine has no PMU); also cache-misses,\n"
 	"                       branch-misses, cpu-migrations, rNNNN\n"
 	"      --no-counters    read no counters\n"
+	"      --precise        per-scope probes even where the runtime can batch\n"
+	"                       (needed for counters; -e implies it)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"\n"
+	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
+	"the functions rules name, e.g. ExecuTorch's Method::execute and kernels.\n"
+	"      --symbols        symbol mode even where etdump probes are\n"
+	"      --rules FILE     rules for your runtime, before the built-in ones\n"
+	"      --program PTE    the program's plan gives kernel calls their ids\n"
+	"                       (else they follow call order, as run names say)\n"
+	"      --debug-file F   the executable's symbols, when it is stripped\n"
 	"\n"
 	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
 	"each way writes a valid file holding every complete run.\n"
@@ -59,12 +74,16 @@ static const char record_usage[] =
 
 struct record_opts {
 	const char *output;
+	const char *raw;
 	pid_t pid;
 	uint64_t duration_ns;
 	uint64_t ring_bytes;
 	bool force;
 	bool no_counters;
+	bool counters_given;
+	bool precise;
 	struct counter_set counters;
+	struct symbol_mode_opts sym;
 	char **command;
 };
 
@@ -83,16 +102,25 @@ static int usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* long options without a letter */
+enum { OPT_RAW = 0x100 };
+
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "raw", required_argument, NULL, OPT_RAW },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "no-counters", no_argument, NULL, 'N' },
+		{ "precise", no_argument, NULL, 'P' },
+		{ "symbols", no_argument, NULL, 'S' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "program", required_argument, NULL, 'G' },
+		{ "debug-file", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -108,6 +136,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case OPT_RAW:
+			o->raw = optarg;
 			break;
 		case 'p':
 			if (parse_pid(optarg, &o->pid))
@@ -132,9 +163,25 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'e':
 			if (counters_parse(optarg, &o->counters, err, sizeof(err)))
 				return usage_error("%s", err);
+			o->counters_given = true;
+			break;
+		case 'P':
+			o->precise = true;
 			break;
 		case 'N':
 			o->no_counters = true;
+			break;
+		case 'S':
+			o->sym.force = true;
+			break;
+		case 'R':
+			o->sym.rules = optarg;
+			break;
+		case 'G':
+			o->sym.program = optarg;
+			break;
+		case 'D':
+			o->sym.debug_file = optarg;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -146,8 +193,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = &argv[optind];
-	if (!o->output)
-		return usage_error("%s", "no output file: give -o FILE");
+	if (!o->output && !o->raw)
+		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
+	if (o->output && o->raw && !strcmp(o->output, o->raw))
+		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
 	return 0;
@@ -156,24 +205,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 /* Refuse before attaching anything: losing a capture to a bad path is worse. */
 static int check_output(const struct record_opts *o)
 {
-	char *copy, *dir;
-	int ret = 0;
+	int err = o->output ? output_check(o->output, o->force) : 0;
 
-	if (!o->force && !access(o->output, F_OK)) {
-		p_err("%s: file exists (use --force to overwrite)", o->output);
-		return -EEXIST;
-	}
-	copy = strdup(o->output);
-	if (!copy)
-		return -ENOMEM;
-	dir = dirname(copy);
-	if (access(dir, W_OK)) {
-		ret = -errno;
-		p_err("%s: cannot write in %s: %s", o->output, dir,
-		      strerror(errno));
-	}
-	free(copy);
-	return ret;
+	return err || !o->raw ? err : output_check(o->raw, o->force);
 }
 
 static uint64_t now_ns(void)
@@ -184,11 +218,29 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * Every record goes to the raw capture first, then to the collector, in
+ * the ring's order: convert replays the capture into the same collector.
+ */
+struct record_sink {
+	struct collector *col;
+	struct raw_writer *raw;  /* --raw, once open */
+	struct symbol_mode *sm;  /* symbol mode: its records translated first */
+};
+
 static int feed_collector(void *ctx, const void *rec, size_t len)
 {
-	/* a malformed record is counted by the collector; keep reading */
-	int err = collector_feed(ctx, rec, len);
+	struct record_sink *sink = ctx;
+	int err;
 
+	if (sink->raw) {
+		err = raw_writer_append(sink->raw, rec, len);
+		if (err)
+			return err;
+	}
+	/* a malformed record is counted by the collector; keep reading */
+	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
+			 collector_feed(sink->col, rec, len);
 	return err == -ENOMEM ? err : 0;
 }
 
@@ -205,7 +257,7 @@ enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
 
 static int collect(const struct record_opts *o, struct target *t,
 		   struct capture *cap, struct collector *col,
-		   enum stop_reason *why)
+		   struct raw_writer *raw, enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
 	bool tty = isatty(STDERR_FILENO);
@@ -220,6 +272,9 @@ static int collect(const struct record_opts *o, struct target *t,
 			return -errno;
 		err = capture_consume(cap);
 		if (err < 0)
+			return err;
+		/* a crash loses at most one poll interval of the raw capture */
+		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
 		now = now_ns();
 		if (stop_signal) {
@@ -247,64 +302,51 @@ static int collect(const struct record_opts *o, struct target *t,
 	return err < 0 ? err : 0;
 }
 
-/* "1 Default + 20 Execute": run names in first-seen order with counts. */
-static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
-{
-	size_t i, j, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < dump->nruns && off < len; i++) {
-		size_t n = 0;
-
-		for (j = 0; j < i; j++)
-			if (!strcmp(dump->runs[j].name, dump->runs[i].name))
-				break;
-		if (j < i)
-			continue;
-		for (j = i; j < dump->nruns; j++)
-			n += !strcmp(dump->runs[j].name, dump->runs[i].name);
-		off += snprintf(buf + off, len - off, "%s%zu %s",
-				off ? " + " : "", n, dump->runs[i].name);
-	}
-}
+static const char *const stop_reasons[] = {
+	[STOP_EXIT] = "target exited",
+	[STOP_DURATION] = "duration reached",
+	[STOP_SIGNAL] = "interrupted",
+};
 
 static void print_summary(const struct record_opts *o, const struct target *t,
 			  enum stop_reason why, const struct etd_dump *dump,
 			  const struct collector_stats *st, uint64_t drops)
 {
-	static const char *const reasons[] = {
-		[STOP_EXIT] = "target exited",
-		[STOP_DURATION] = "duration reached",
-		[STOP_SIGNAL] = "interrupted",
-	};
-	char runs[256];
+	char files[4096];
 
-	describe_runs(dump, runs, sizeof(runs));
-	p_info("%s; wrote %s: %llu runs%s%s%s, %llu events, %llu dropped",
-	       reasons[why], o->output, (unsigned long long)st->runs,
-	       st->runs ? " (" : "", runs, st->runs ? ")" : "",
-	       (unsigned long long)st->events, (unsigned long long)drops);
+	snprintf(files, sizeof(files), "%s%s%s", o->output ? o->output : "",
+		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
+	summary_totals(stop_reasons[why], files, dump, st, drops);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
 	    WEXITSTATUS(t->wait_status))
 		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
 	if (t->spawned && t->exited && WIFSIGNALED(t->wait_status))
 		p_info("target killed by signal %d", WTERMSIG(t->wait_status));
-	if (st->incomplete_runs)
-		p_info("%llu run(s) left out: still executing when recording stopped",
-		       (unsigned long long)st->incomplete_runs);
-	if (st->outside_run || st->unmatched_ends)
-		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run)",
-		       (unsigned long long)st->outside_run,
-		       (unsigned long long)st->unmatched_ends);
-	if (st->unreadable)
-		p_warn("%llu name(s) could not be read in the probe (their page was not present)",
-		       (unsigned long long)st->unreadable);
-	if (st->bad_records)
-		p_warn("%llu malformed record(s) ignored",
-		       (unsigned long long)st->bad_records);
-	if (drops)
-		p_warn("%llu event(s) lost: the ring buffer was full; try a larger --ring-size",
-		       (unsigned long long)drops);
+	summary_notes(st, drops);
+}
+
+/*
+ * The raw capture's header says what convert needs to replay it as this
+ * recording: the probes attached, the counters, the collector's start.
+ */
+static int open_raw(const struct record_opts *o, const struct target *t,
+		    const struct capture *cap, const struct capture_opts *copts,
+		    uint64_t start, struct raw_writer **out)
+{
+	struct raw_target rt = {
+		.pid = t->pid,
+		.exe = t->exe,
+		.counters = copts->counters,
+		.capture_start = start,
+		.maps_at_first_record = t->spawned,
+	};
+	int err;
+
+	rt.probes = capture_probe_names(cap, &rt.nprobes);
+	err = raw_writer_open(out, o->raw, o->force, &rt);
+	if (err)
+		p_err("%s: cannot write: %s", o->raw, strerror(-err));
+	return err;
 }
 
 /* Which binary carries the probes, with its probe list; target set up. */
@@ -327,12 +369,36 @@ static int open_target(const struct record_opts *o, struct target *t,
 		p_err("%s", err);
 		return ret;
 	}
-	if (!usdt_notes_count(probes, "etdump")) {
-		p_err("%s: no 'etdump' USDT probes: build the runtime with schema/etdump_usdt.h",
-		      t->exe);
-		return -ENOENT;
-	}
+	/* without etdump probes, symbol mode (symbol_mode.h) takes over */
 	return 0;
+}
+
+/*
+ * Batched where the runtime supports it (it carries the flush probe): the
+ * cheapest per event. Per-scope probes when asked, or for counters, which
+ * only a probe in the kernel can read at each scope.
+ */
+static bool choose_mode(const struct record_opts *o,
+			const struct usdt_probe_list *probes)
+{
+	size_t i;
+	bool can_batch = false;
+
+	for (i = 0; i < probes->n; i++)
+		can_batch |= !strcmp(probes->probes[i].provider, "etdump") &&
+			     !strcmp(probes->probes[i].name, "flush");
+	if (!can_batch) {
+		if (o->precise)
+			p_info("mode: per-scope probes (the runtime has no flush probe)");
+		return false;
+	}
+	if (o->precise || o->counters_given) {
+		p_info("mode: per-scope probes%s", o->precise ? "" :
+		       " (counters need them: -e implies --precise)");
+		return false;
+	}
+	p_info("mode: batched (the runtime buffers events and flushes them per run; no counters; --precise for per-scope probes)");
+	return true;
 }
 
 /* Open the counters and tell the collector what the records will carry. */
@@ -358,6 +424,7 @@ int cmd_record(int argc, char **argv)
 	struct usdt_probe_list probes = { 0 };
 	struct collector_stats stats = { 0 };
 	struct capture_opts copts = { 0 };
+	struct record_sink sink = { 0 };
 	struct etd_dump dump = { 0 };
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
@@ -366,7 +433,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL;
-	uint64_t drops;
+	uint64_t drops, start;
 	char msg[256];
 
 	err = parse_record_args(argc, argv, &o);
@@ -388,35 +455,57 @@ int cmd_record(int argc, char **argv)
 	col = collector_new();
 	if (!col)
 		goto cleanup;
-	if (!o.no_counters && setup_counters(&o.counters, col))
+	/* symbol mode: uprobes on functions, neither batched nor counted */
+	if (symbol_mode_wanted(&o.sym, usdt_notes_count(&probes, "etdump")) &&
+	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
-	copts.counters = o.no_counters ? NULL : &o.counters;
+	copts.batched = !sink.sm && choose_mode(&o, &probes);
+	if (!copts.batched && !sink.sm && !o.no_counters &&
+	    setup_counters(&o.counters, col))
+		goto cleanup;
+	copts.counters = copts.batched || sink.sm || o.no_counters ?
+				 NULL : &o.counters;
+	start = now_ns();
+	collector_set_start(col, start);
 	copts.pid = t.pid;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
-	copts.ctx = col;
+	sink.col = col;
+	copts.ctx = &sink;
 	if (capture_open(&cap, &copts))
 		goto cleanup;
-	if (capture_attach(cap, t.exe, &probes, &nattached))
+	if (sink.sm ? symbol_mode_attach(sink.sm, cap, &t, &nattached) :
+		      capture_attach(cap, t.exe, &probes, &nattached))
 		goto cleanup;
 	p_info("attached %d probe(s) to PID %d (%s)%s", nattached, t.pid, t.exe,
 	       o.pid ? "; Ctrl-C to stop" : "");
+	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
+		goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
 	}
 
-	err = collect(&o, &t, cap, col, &why);
+	err = collect(&o, &t, cap, col, sink.raw, &why);
 	if (err) {
-		p_err("reading the ring buffer: %s", strerror(-err));
+		if (raw_writer_error(sink.raw))
+			p_err("%s: cannot write: %s", o.raw, strerror(-err));
+		else
+			p_err("reading the ring buffer: %s", strerror(-err));
 		goto cleanup;
 	}
 	target_stop(&t);
 	drops = capture_drops(cap);
+	err = sink.raw ? raw_writer_finish(sink.raw, drops, stop_reasons[why]) : 0;
+	if (err) {
+		p_err("%s: cannot write: %s", o.raw, strerror(-err));
+		goto cleanup;
+	}
 	err = collector_finish(col, &dump, &stats);
 	if (err)
 		goto cleanup;
-	err = etdump_write_file(&dump, o.output);
+	drops += stats.lost_in_flush;
+	err = o.output ? etdump_write_file(&dump, o.output) : 0;
 	if (err) {
 		p_err("%s: cannot write: %s", o.output, strerror(-err));
 		goto cleanup;
@@ -427,6 +516,8 @@ cleanup:
 	target_stop(&t);
 	target_close(&t);
 	capture_close(cap);
+	symbol_mode_free(sink.sm);
+	raw_writer_free(sink.raw);
 	collector_free(col);
 	etd_dump_free(&dump);
 	usdt_notes_free(&probes);

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "batch.h"
 #include "collector.h"
 #include "etdump_record.h"
 #include "utf8.h"
@@ -41,6 +42,7 @@ struct collector {
 	size_t last;            /* most threads send long bursts */
 	struct collector_stats stats;
 	uint64_t events_seen;
+	uint64_t min_ts;        /* batched records older than this are stale */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
@@ -49,6 +51,11 @@ struct collector {
 struct collector *collector_new(void)
 {
 	return calloc(1, sizeof(struct collector));
+}
+
+void collector_set_start(struct collector *c, uint64_t ts)
+{
+	c->min_ts = ts;
 }
 
 int collector_set_counters(struct collector *c, const char *const *names,
@@ -345,6 +352,8 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_instruction);
 	case ETDUMP_REC_DELEGATE_LOG:
 		return sizeof(struct etdump_rec_delegate_log);
+	case ETDUMP_REC_BATCH:
+		return offsetof(struct etdump_rec_batch, data);
 	default:
 		return 0;
 	}
@@ -364,8 +373,30 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 		return e->meta_len <= ETDUMP_META_MAX;
 	case ETDUMP_REC_DELEGATE_LOG:
 		return d->meta_len <= ETDUMP_META_MAX;
+	case ETDUMP_REC_BATCH:
+		return ((const struct etdump_rec_batch *)h)->len <=
+		       h->size - offsetof(struct etdump_rec_batch, data);
 	}
 	return true;
+}
+
+static int feed_expanded(void *ctx, const void *rec, size_t len)
+{
+	return collector_feed(ctx, rec, len);
+}
+
+/* A flush of batched mode: the records its probes would have sent. */
+static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
+{
+	struct batch_stats bs = { 0 };
+	int err;
+
+	err = batch_expand(b, c->min_ts, feed_expanded, c, &bs);
+	c->stats.stale += bs.stale;
+	c->stats.lost_in_flush += bs.lost;
+	if (err == -EINVAL)
+		c->stats.bad_records++;
+	return err;
 }
 
 int collector_feed(struct collector *c, const void *rec, size_t len)
@@ -396,6 +427,8 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 		return 0;
 	case ETDUMP_REC_DELEGATE_LOG:
 		return on_delegate_log(c, t, rec);
+	case ETDUMP_REC_BATCH:
+		return on_batch(c, rec);
 	}
 	return 0;
 }

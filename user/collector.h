@@ -10,7 +10,9 @@
  *  - a scope's event is written when it ends (inner scopes first), with the
  *    chain/instruction given at begin, or the thread's instruction state
  *    when begin passed chain -1;
- *  - delegate-logged events are written when logged.
+ *  - delegate-logged events are written when logged;
+ *  - a batched-mode flush is first turned into the records the per-scope
+ *    probes would have sent (user/batch.h), so both modes give one result.
  * And where a capture differs from a whole process lifetime:
  *  - events a thread produces before its first block (attached mid-run) are
  *    not written, and counted as outside_run;
@@ -40,6 +42,8 @@ struct collector_stats {
 	uint64_t bad_records;     /* malformed or of unknown type */
 	uint64_t truncated;       /* names or metadata cut to the bound */
 	uint64_t unreadable;      /* names the probe could not read */
+	uint64_t stale;           /* batched records from before this capture */
+	uint64_t lost_in_flush;   /* batched records the tracer could not read */
 	uint32_t threads;         /* threads seen */
 };
 
@@ -50,6 +54,12 @@ struct collector *collector_new(void);
  */
 int collector_set_counters(struct collector *c, const char *const *names,
 			   const uint8_t *kinds, uint32_t n);
+/*
+ * When the capture started (CLOCK_MONOTONIC ns): batched records stamped
+ * earlier sat in a runtime's buffer from a previous attach; they are left
+ * out and counted as stale.
+ */
+void collector_set_start(struct collector *c, uint64_t ts);
 /* One record; -EINVAL for a malformed one (also counted), -ENOMEM. */
 int collector_feed(struct collector *c, const void *rec, size_t len);
 /* Runs so far (including the one open on each thread); cheap. */

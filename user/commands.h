@@ -8,10 +8,12 @@ enum exit_code {
 	EXIT_FAIL = 1,   /* nothing (valid) written */
 	EXIT_USAGE = 2,
 	EXIT_LOST = 3,   /* written, but the kernel dropped events */
+	EXIT_DAMAGED = 4, /* written from a damaged input: what precedes the damage */
 };
 
 /* Each takes argv with argv[0] = the command's name. */
 int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif /* ETDUMP_COMMANDS_H */

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "etdump_writer.h"
 #include "etdump_counters.h"
 #include "fb_builder.h"
+#include "file_io.h"
 
 /*
  * Builder errors stick (fb_builder.h), so within one object only the last
@@ -281,70 +279,15 @@ out:
 	return err;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* A new file next to path: path.tmp.<pid>.<n>, mode 0666 & ~umask. */
-static int create_temp(const char *path, char **tmp)
-{
-	int fd = -EEXIST;
-	unsigned int n;
-
-	for (n = 0; n < 100 && fd == -EEXIST; n++) {
-		if (asprintf(tmp, "%s.tmp.%d.%u", path, (int)getpid(), n) < 0) {
-			*tmp = NULL;
-			return -ENOMEM;
-		}
-		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0) {
-			fd = -errno;
-			free(*tmp);
-			*tmp = NULL;
-		}
-	}
-	return fd;
-}
-
 int etdump_write_file(const struct etd_dump *dump, const char *path)
 {
-	char *tmp = NULL;
 	void *buf = NULL;
-	int fd = -1, err;
 	size_t len;
+	int err;
 
 	err = etdump_write(dump, &buf, &len);
-	if (err)
-		goto out;
-	fd = create_temp(path, &tmp);
-	if (fd < 0) {
-		err = fd;
-		goto out;
-	}
-	err = write_all(fd, buf, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	fd = -1;
-	if (!err && rename(tmp, path))
-		err = -errno;
-out:
-	if (err && tmp)
-		unlink(tmp);
-	free(tmp);
+	if (!err)
+		err = file_replace(path, buf, len);
 	free(buf);
 	return err;
 }

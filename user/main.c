@@ -19,6 +19,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "trace a process into an ETDump" },
 	{ "list", cmd_list, "show the etdump probes of a binary or process" },
+	{ "convert", cmd_convert, "turn a raw capture into an ETDump or a Chrome trace" },
 };
 
 static void usage(FILE *f)

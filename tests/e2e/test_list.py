@@ -5,7 +5,7 @@ from etdump_e2e import CLI, EXAMPLE, EXAMPLE_NOPROBES, TempDirTest, run, \
 
 # every probe schema/etdump_usdt.h defines that the example runtime uses
 EXAMPLE_PROBES = {"block", "profile_begin", "profile_end", "instruction",
-                  "delegate_begin", "delegate_end", "delegate_log"}
+                  "delegate_begin", "delegate_end", "delegate_log", "flush"}
 
 
 def listed_probes(stdout):

@@ -107,10 +107,13 @@ class RecordedRunsMixin:
 
 
 class RecordCommandTest(RecordedRunsMixin, TempDirTest):
+    """Batched mode: the example runtime carries the flush probe."""
+    MODE = []
+
     def test_record_command_writes_default_and_every_execute_run(self):
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
-        proc = run([CLI, "record", "-o", out, "--", EXAMPLE, "-n", "20",
-                    "--timings", timings])
+        proc = run([CLI, "record", "-o", out] + self.MODE +
+                   ["--", EXAMPLE, "-n", "20", "--timings", timings])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("target exited", proc.stderr)
         self.assertIn("21 runs (1 Default + 20 Execute)", proc.stderr)
@@ -123,7 +126,7 @@ class RecordCommandTest(RecordedRunsMixin, TempDirTest):
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
         example = start_waiting_example(["-n", "10", "--timings", timings])
         try:
-            rec = Recorder(["-o", out, "-p", str(example.pid)])
+            rec = Recorder(["-o", out, "-p", str(example.pid)] + self.MODE)
             rec.wait_attached()
             example.send_signal(signal.SIGUSR1)
             self.assertEqual(example.wait(timeout=60), 0)
@@ -138,13 +141,43 @@ class RecordCommandTest(RecordedRunsMixin, TempDirTest):
 
     def test_threads_become_their_own_runs(self):
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
-        proc = run([CLI, "record", "-o", out, "--", EXAMPLE, "-n", "4",
-                    "--threads", "3", "--timings", timings])
+        proc = run([CLI, "record", "-o", out] + self.MODE +
+                   ["--", EXAMPLE, "-n", "4", "--threads", "3", "--timings",
+                    timings])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         dump = decode(out)
         # an exact event list per run means no run took another's events
         self.assert_example_dump(dump, 4, threads=3)
         self.assert_matches_timings(dump, timings)
+
+
+class RecordCommandPreciseTest(RecordCommandTest):
+    """The same with per-scope probes, stamped in the kernel."""
+    MODE = ["--precise"]
+
+
+class BatchedEquivalenceTest(TempDirTest):
+    def test_batched_and_per_scope_give_the_same_events(self):
+        dumps = []
+        for mode in ([], ["--precise", "--no-counters"]):
+            out = self.path(f"out{len(dumps)}.etdp")
+            proc = run([CLI, "record", "-o", out] + mode +
+                       ["--", EXAMPLE, "-n", "5", "--threads", "2"])
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("mode: batched" if not mode else
+                          "mode: per-scope probes", proc.stderr)
+            dumps.append(decode(out))
+
+        def without_times(dump):
+            return [(r["name"], [{k: v for k, v in e["profile_event"].items()
+                                  if k not in ("start_time", "end_time")}
+                                 for e in r["events"]])
+                    for r in dump["run_data"]]
+
+        batched, precise = map(without_times, dumps)
+        self.assertEqual(len(batched), 11)
+        for i, (b, p) in enumerate(zip(batched, precise)):
+            self.assertEqual(b, p, f"run {i}")
 
 
 class RecordStopTest(RecordedRunsMixin, TempDirTest):

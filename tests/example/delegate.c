@@ -62,8 +62,9 @@ static void node_done(struct tracer *tr, bool timed, const char *id,
 			    sizeof(metadata));
 }
 
-void delegate_execute(const struct delegate *d, struct tensor *const *args,
-		      struct tracer *tr)
+EXAMPLE_TRACED void delegate_execute(const struct delegate *d,
+				     struct tensor *const *args,
+				     struct tracer *tr)
 {
 	static const char fp32[4] = { 'f', 'p', '3', '2' };
 	bool timed = tracer_delegate_timed(tr);

@@ -49,7 +49,7 @@ static void *place_values(struct tensor *values, enum value_mem mem)
 }
 
 /* allocates and fills the constants, then hands the delegate its share */
-static int method_init(struct method *m, struct tracer *tr)
+EXAMPLE_TRACED static int method_init(struct method *m, struct tracer *tr)
 {
 	struct timing init = tracer_begin(tr, "Method::init");
 	struct tensor *v = m->values;
@@ -68,7 +68,7 @@ static int method_init(struct method *m, struct tracer *tr)
 	return m->delegate ? 0 : -1;
 }
 
-struct method *load_method(struct tracer *tr)
+EXAMPLE_TRACED struct method *load_method(struct tracer *tr)
 {
 	struct method *m;
 	struct timing load;
@@ -150,8 +150,8 @@ static void execute_instruction(const struct method *m, struct activations *a,
 			       ETDUMP_UNSET_DEBUG_HANDLE);
 }
 
-void method_execute(const struct method *m, struct activations *a,
-		    struct tracer *tr)
+EXAMPLE_TRACED void method_execute(const struct method *m,
+				   struct activations *a, struct tracer *tr)
 {
 	struct timing execute;
 

@@ -60,7 +60,7 @@ const struct value program_values[PROGRAM_NUM_VALUES] = {
  * Operator wrappers: what codegen generates around a portable kernel,
  * unpacking the instruction's arguments (out arguments last).
  */
-static void op_convolution(struct tensor *const *a)
+EXAMPLE_TRACED static void op_convolution(struct tensor *const *a)
 {
 	const struct tensor *in = a[0], *w = a[1];
 
@@ -68,12 +68,12 @@ static void op_convolution(struct tensor *const *a)
 	       a[2]->data, w->sizes[0], w->sizes[2], CONV_PAD, a[3]->data);
 }
 
-static void op_relu(struct tensor *const *a)
+EXAMPLE_TRACED static void op_relu(struct tensor *const *a)
 {
 	relu(a[0]->data, tensor_numel(a[0]), a[1]->data);
 }
 
-static void op_max_pool2d_with_indices(struct tensor *const *a)
+EXAMPLE_TRACED static void op_max_pool2d_with_indices(struct tensor *const *a)
 {
 	const struct tensor *in = a[0];
 
@@ -81,12 +81,12 @@ static void op_max_pool2d_with_indices(struct tensor *const *a)
 		   POOL_KERNEL, POOL_STRIDE, a[1]->data, a[2]->data);
 }
 
-static void op_view_copy(struct tensor *const *a)
+EXAMPLE_TRACED static void op_view_copy(struct tensor *const *a)
 {
 	memcpy(a[1]->data, a[0]->data, tensor_nbytes(a[0]));
 }
 
-static void op_softmax(struct tensor *const *a)
+EXAMPLE_TRACED static void op_softmax(struct tensor *const *a)
 {
 	softmax(a[0]->data, tensor_numel(a[0]), a[1]->data);
 }
@@ -100,7 +100,7 @@ static void op_softmax(struct tensor *const *a)
 #define YIELD_NS 200000
 #define SPIN_ROUNDS 200000
 
-static void op_touch_pages(struct tensor *const *a)
+EXAMPLE_TRACED static void op_touch_pages(struct tensor *const *a)
 {
 	long page = 4096;
 	char *p = mmap(NULL, TOUCH_PAGES * page, PROT_READ | PROT_WRITE,
@@ -114,7 +114,7 @@ static void op_touch_pages(struct tensor *const *a)
 	memcpy(a[1]->data, a[0]->data, tensor_nbytes(a[0]));
 }
 
-static void op_yield(struct tensor *const *a)
+EXAMPLE_TRACED static void op_yield(struct tensor *const *a)
 {
 	struct timespec ts = { 0, YIELD_NS };
 
@@ -122,7 +122,7 @@ static void op_yield(struct tensor *const *a)
 	memcpy(a[1]->data, a[0]->data, tensor_nbytes(a[0]));
 }
 
-static void op_spin(struct tensor *const *a)
+EXAMPLE_TRACED static void op_spin(struct tensor *const *a)
 {
 	volatile float sink;
 	float x = 1.0f;

@@ -9,6 +9,12 @@
 
 #include <stddef.h>
 
+/*
+ * A function etdump-bpf's symbol mode traces by name (example.rules): never
+ * inlined, in either build, so that each call enters its symbol.
+ */
+#define EXAMPLE_TRACED __attribute__((noinline))
+
 enum dtype { DT_FLOAT, DT_LONG };
 
 struct tensor {

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * bench_floor.bpf.c - the benchmark's floor: a USDT program that only counts
+ * its hits. What any BPF tracer pays per probe hit before doing anything
+ * (the uprobe, the USDT argument spec lookup, the program's entry), against
+ * which `make bench` sets capture.bpf.c's cost.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+__u64 hits = 0;
+
+SEC("usdt")
+int BPF_USDT(count_hit)
+{
+	__sync_fetch_and_add(&hits, 1);
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * batch.h - turn one flush of batched mode (schema/etdump_usdt.h records,
+ * carried by ETDUMP_REC_BATCH) into the records the per-scope probes would
+ * have produced for the same calls, so the collector treats both modes alike.
+ */
+#ifndef ETDUMP_BATCH_H
+#define ETDUMP_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "etdump_record.h"
+
+typedef int (*batch_record_fn)(void *ctx, const void *rec, size_t len);
+
+struct batch_stats {
+	uint64_t stale;   /* records older than min_ts: from an earlier attach */
+	uint64_t lost;    /* records the flush held but could not be read */
+};
+
+/*
+ * Emit each record of the flush through fn, in order; records stamped
+ * before min_ts are skipped. -EINVAL for a malformed flush (what came
+ * before the fault is emitted), or fn's error.
+ */
+int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
+		 batch_record_fn fn, void *ctx, struct batch_stats *stats);
+
+#endif /* ETDUMP_BATCH_H */

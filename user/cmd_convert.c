@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * cmd_convert.c - `etdump-bpf convert`: replay a raw capture through the
+ * collector, as `record` fed it live, into an ETDump or a Chrome trace.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "chrome_writer.h"
+#include "collector.h"
+#include "commands.h"
+#include "etdump_writer.h"
+#include "file_io.h"
+#include "log.h"
+#include "raw_reader.h"
+#include "summary.h"
+
+static const char convert_usage[] =
+	"usage: etdump-bpf convert RAW -o FILE [--format etdump|chrome] [-f]\n"
+	"\n"
+	"Turn a raw capture (record --raw) into an ETDump, the very file\n"
+	"record -o writes from the same events, or into a Chrome trace-event\n"
+	"JSON that Perfetto's UI (ui.perfetto.dev) and chrome://tracing open.\n"
+	"\n"
+	"  -o, --output FILE    the file to write (required)\n"
+	"  -F, --format FMT     etdump, or chrome (default when FILE ends in .json)\n"
+	"  -f, --force          overwrite FILE if it exists\n"
+	"\n"
+	"A capture cut short (recorder killed, disk full) converts every complete\n"
+	"chunk, with a warning naming the byte where it ends.\n"
+	"Exit status: 0 written, 1 error, 2 usage, 3 written but the kernel\n"
+	"dropped events, 4 written but the capture is damaged: what precedes the\n"
+	"damage is converted.\n"
+	"\n"
+	"examples:\n"
+	"  etdump-bpf convert run.raw -o run.etdp\n"
+	"  etdump-bpf convert run.raw -o run.json\n";
+
+enum format { FORMAT_ETDUMP, FORMAT_CHROME };
+
+struct convert_opts {
+	const char *input;
+	const char *output;
+	enum format format;
+	bool force;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "etdump-bpf convert: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see 'etdump-bpf convert --help')\n");
+	return EXIT_USAGE;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	const char *format = NULL;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:F:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'F':
+			format = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'h':
+			fputs(convert_usage, stdout);
+			return -1;
+		default:
+			fputs(convert_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error("%s", "give one raw capture to convert");
+	o->input = argv[optind];
+	if (!o->output)
+		return usage_error("%s", "no output file: give -o FILE");
+	if (!format)
+		format = ends_with(o->output, ".json") ? "chrome" : "etdump";
+	if (!strcmp(format, "etdump"))
+		o->format = FORMAT_ETDUMP;
+	else if (!strcmp(format, "chrome"))
+		o->format = FORMAT_CHROME;
+	else
+		return usage_error("unknown format '%s' (etdump or chrome)",
+				   format);
+	return 0;
+}
+
+/* Every readable record, in file order: the order record fed them. */
+static int replay(struct raw_reader *r, struct collector *col)
+{
+	const struct raw_info *info = raw_reader_info(r);
+	const void *rec;
+	size_t len;
+	int n, err;
+
+	/* what record told the collector before the first record */
+	collector_set_start(col, info->capture_start);
+	err = collector_set_counters(col, (const char *const *)info->counter_names,
+				     info->counter_kinds, info->ncounters);
+	while (!err && (n = raw_reader_next(r, &rec, &len)) > 0) {
+		/* a malformed record is counted by the collector */
+		err = collector_feed(col, rec, len);
+		if (err != -ENOMEM)
+			err = 0;
+	}
+	return err ? err : n;
+}
+
+/* Why the capture ends, warned about when it was cut or damaged. */
+static void report_end(const struct convert_opts *o,
+		       const struct raw_info *info, char *how, size_t len)
+{
+	switch (info->state) {
+	case RAW_COMPLETE:
+		snprintf(how, len, "converted %s (%s)", o->input,
+			 *info->stop ? info->stop : "recording ended");
+		break;
+	case RAW_TRUNCATED:
+		p_warn("%s: %s; converted the %llu complete chunk(s) before it",
+		       o->input, info->message,
+		       (unsigned long long)info->chunks);
+		snprintf(how, len, "converted %s (truncated)", o->input);
+		break;
+	default:
+		p_err("%s: %s; converted the %llu chunk(s) before it",
+		      o->input, info->message,
+		      (unsigned long long)info->chunks);
+		snprintf(how, len, "converted %s (damaged)", o->input);
+	}
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct collector_stats stats = { 0 };
+	struct etd_dump dump = { 0 };
+	const struct raw_info *info;
+	struct collector *col = NULL;
+	struct raw_reader *r = NULL;
+	struct convert_opts o;
+	int err, ret = EXIT_FAIL;
+	char msg[256], how[512];
+	uint64_t drops;
+
+	err = parse_convert_args(argc, argv, &o);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (output_check(o.output, o.force))
+		return EXIT_FAIL;
+	err = raw_reader_open(&r, o.input, msg, sizeof(msg));
+	if (err) {
+		p_err("%s: %s", o.input, msg);
+		return EXIT_FAIL;
+	}
+	info = raw_reader_info(r);
+	col = collector_new();
+	err = col ? replay(r, col) : -ENOMEM;
+	if (!err)
+		err = collector_finish(col, &dump, &stats);
+	if (err) {
+		p_err("%s: %s", o.input, strerror(-err));
+		goto cleanup;
+	}
+	if (o.format == FORMAT_CHROME)
+		err = chrome_write_file(&dump, info, o.output);
+	else
+		err = etdump_write_file(&dump, o.output);
+	if (err) {
+		p_err("%s: cannot write: %s", o.output, strerror(-err));
+		goto cleanup;
+	}
+	/* as record counts them: the kernel's and the runtime's losses */
+	drops = info->drops + stats.lost_in_flush;
+	report_end(&o, info, how, sizeof(how));
+	summary_totals(how, o.output, &dump, &stats, drops);
+	summary_notes(&stats, drops);
+	if (info->state == RAW_CORRUPT)
+		ret = EXIT_DAMAGED;
+	else
+		ret = drops ? EXIT_LOST : EXIT_OK;
+cleanup:
+	collector_free(col);
+	etd_dump_free(&dump);
+	raw_reader_free(r);
+	return ret;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf_file.h"
+
+int elf_file_open(struct elf_file *f, const char *path, char *err,
+		  size_t errlen)
+{
+	int ret;
+
+	f->elf = NULL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	elf_version(EV_CURRENT);
+	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+void elf_file_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->elf = NULL;
+	f->fd = -1;
+}
+
+Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
+			  const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	const char *s;
+	size_t strndx;
+
+	if (elf_getshdrstrndx(f->elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		if (!gelf_getshdr(scn, shdr) || (type && shdr->sh_type != type))
+			continue;
+		s = elf_strptr(f->elf, strndx, shdr->sh_name);
+		if (!name || (s && !strcmp(s, name)))
+			return scn;
+	}
+	return NULL;
+}

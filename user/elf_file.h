@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * elf_file.h - an ELF file open through libelf, and its sections by type
+ * and name: what elf_symbols.c and process_objects.c both read.
+ */
+#ifndef ETDUMP_ELF_FILE_H
+#define ETDUMP_ELF_FILE_H
+
+#include <gelf.h>
+#include <stddef.h>
+
+struct elf_file {
+	int fd;         /* -1 when closed */
+	Elf *elf;
+};
+
+#define ELF_FILE_CLOSED { .fd = -1, .elf = NULL }
+
+/* Negative errno with "PATH: why" in err; close it even then. */
+int elf_file_open(struct elf_file *f, const char *path, char *err,
+		  size_t errlen);
+void elf_file_close(struct elf_file *f);
+/* The first section of `type` (any when 0) named `name` (any when NULL). */
+Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
+			  const char *name, GElf_Shdr *shdr);
+
+#endif /* ETDUMP_ELF_FILE_H */

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "counters.h"
+#include "etdump_reader.h"
+#include "file_io.h"
+#include "raw_format.h"
+#include "raw_writer.h"
+
+/* a data chunk is written once this much is buffered */
+#define CHUNK_BYTES (64u << 10)
+#define ALIGN_UP(n) (((n) + RAW_ALIGN - 1) & ~(size_t)(RAW_ALIGN - 1))
+/* where records start in a data chunk buffer */
+#define DATA_START (sizeof(struct raw_chunk) + sizeof(struct raw_data))
+
+/* padding, and the room a chunk header takes before it is known */
+static const uint8_t zeros[sizeof(struct raw_chunk)];
+
+struct raw_writer {
+	int fd;
+	int err;
+	int pid;
+	/* the header chunk while it waits for the target's map */
+	FILE *hdr;
+	char *hdr_buf;
+	size_t hdr_len;
+	/* the data chunk being filled: room for its raw_chunk, raw_data */
+	uint8_t *buf;
+	size_t len;
+	size_t cap;
+	uint64_t records;
+	uint64_t drops;          /* the latest count given */
+	uint64_t chunk_drops;    /* the count the last data chunk carries */
+	bool finished;
+};
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* buf: a free struct raw_chunk, then `len` bytes of payload. */
+static int write_chunk(struct raw_writer *w, uint32_t type, uint8_t *buf,
+		       size_t len)
+{
+	struct raw_chunk c = { .type = type, .len = len };
+
+	if (w->err)
+		return w->err;
+	c.payload_crc = crc32(0, buf + sizeof(c), len);
+	c.chunk_crc = crc32(0, (const Bytef *)&c,
+			    offsetof(struct raw_chunk, chunk_crc));
+	memcpy(buf, &c, sizeof(c));
+	w->err = write_all(w->fd, buf, sizeof(c) + len);
+	return w->err;
+}
+
+/* An item: tag, then a and b back to back, then padding. */
+static void put_item(FILE *f, uint32_t tag, const void *a, size_t alen,
+		     const void *b, size_t blen)
+{
+	struct raw_item it = { .tag = tag, .len = alen + blen };
+
+	fwrite(&it, sizeof(it), 1, f);
+	if (alen)
+		fwrite(a, 1, alen, f);
+	if (blen)
+		fwrite(b, 1, blen, f);
+	fwrite(zeros, 1, ALIGN_UP(it.len) - it.len, f);
+}
+
+static void put_text(FILE *f, uint32_t tag, const char *s)
+{
+	put_item(f, tag, NULL, 0, s, s ? strlen(s) : 0);
+}
+
+/* A memory stream holding a free struct raw_chunk, then `fixed`. */
+static FILE *chunk_stream(char **buf, size_t *len, const void *fixed,
+			  size_t fixed_len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (!f)
+		return NULL;
+	fwrite(zeros, 1, sizeof(struct raw_chunk), f);
+	fwrite(fixed, 1, fixed_len, f);
+	return f;
+}
+
+/* Close a chunk stream and write the chunk. */
+static int write_stream(struct raw_writer *w, uint32_t type, FILE *f,
+			char **buf, size_t *len)
+{
+	bool failed = ferror(f);
+
+	if (fclose(f) || failed)
+		return -ENOMEM;
+	return write_chunk(w, type, (uint8_t *)*buf,
+			   *len - sizeof(struct raw_chunk));
+}
+
+/* The target's map, then the header; "" when the target has gone. */
+static int write_header(struct raw_writer *w)
+{
+	char path[64];
+	void *maps = NULL;
+	size_t len = 0;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", w->pid);
+	if (etdump_load_file(path, &maps, &len))
+		len = 0;
+	put_item(w->hdr, RAW_ITEM_MAPS, NULL, 0, maps, len);
+	free(maps);
+	err = write_stream(w, RAW_CHUNK_HEADER, w->hdr, &w->hdr_buf,
+			   &w->hdr_len);
+	w->hdr = NULL;
+	return err;
+}
+
+static int ensure_header(struct raw_writer *w)
+{
+	return w->hdr ? write_header(w) : w->err;
+}
+
+static int begin_header(struct raw_writer *w, const struct raw_target *t)
+{
+	struct raw_header h = {
+		.format_version = RAW_FORMAT_VERSION,
+		.record_version = ETDUMP_RECORD_VERSION,
+		.clock = CLOCK_MONOTONIC,
+		.pid = t->pid,
+		.capture_start = t->capture_start,
+	};
+	uint64_t before, after;
+	uint32_t kind;
+	size_t i;
+
+	/* the wall time half-way between two reads of the record clock */
+	before = clock_ns(CLOCK_MONOTONIC);
+	h.start_realtime = clock_ns(CLOCK_REALTIME);
+	after = clock_ns(CLOCK_MONOTONIC);
+	h.start_clock = before + (after - before) / 2;
+
+	w->hdr = chunk_stream(&w->hdr_buf, &w->hdr_len, &h, sizeof(h));
+	if (!w->hdr)
+		return -ENOMEM;
+	put_text(w->hdr, RAW_ITEM_EXE, t->exe);
+	for (i = 0; i < t->nprobes; i++)
+		put_text(w->hdr, RAW_ITEM_PROBE, t->probes[i]);
+	for (i = 0; t->counters && i < t->counters->n; i++) {
+		kind = t->counters->spec[i].kind;
+		put_item(w->hdr, RAW_ITEM_COUNTER, &kind, sizeof(kind),
+			 t->counters->spec[i].name,
+			 strlen(t->counters->spec[i].name));
+	}
+	return 0;
+}
+
+int raw_writer_open(struct raw_writer **out, const char *path, bool force,
+		    const struct raw_target *t)
+{
+	struct raw_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->pid = t->pid;
+	w->len = DATA_START;
+	w->cap = CHUNK_BYTES;
+	w->buf = malloc(w->cap);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC |
+		     (force ? O_TRUNC : O_EXCL), 0666);
+	if (w->fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = w->buf ? begin_header(w, t) : -ENOMEM;
+	if (!err)
+		err = write_all(w->fd, RAW_MAGIC, RAW_MAGIC_LEN);
+	if (!err && !t->maps_at_first_record)
+		err = write_header(w);
+	if (err)
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	w->finished = true;
+	raw_writer_free(w);
+	return err;
+}
+
+/* The buffered records, or a new drop count, as a data chunk. */
+static int write_data(struct raw_writer *w)
+{
+	struct raw_data d = { .drops = w->drops };
+	int err;
+
+	if (w->len == DATA_START && w->drops == w->chunk_drops)
+		return w->err;
+	d.time = clock_ns(CLOCK_MONOTONIC);
+	memcpy(w->buf + sizeof(struct raw_chunk), &d, sizeof(d));
+	err = write_chunk(w, RAW_CHUNK_DATA, w->buf,
+			  w->len - sizeof(struct raw_chunk));
+	w->len = DATA_START;
+	w->chunk_drops = w->drops;
+	return err;
+}
+
+int raw_writer_append(struct raw_writer *w, const void *rec, size_t len)
+{
+	struct raw_record r = { .len = len };
+	size_t need = sizeof(r) + ALIGN_UP(len);
+	uint8_t *p;
+	int err;
+
+	err = ensure_header(w);
+	if (!err && w->len + need > w->cap)
+		err = write_data(w);
+	if (err)
+		return err;
+	if (w->len + need > w->cap) {
+		/* a record larger than a chunk gets a chunk of its own */
+		p = realloc(w->buf, w->len + need);
+		if (!p)
+			return -ENOMEM;
+		w->buf = p;
+		w->cap = w->len + need;
+	}
+	p = w->buf + w->len;
+	memcpy(p, &r, sizeof(r));
+	memcpy(p + sizeof(r), rec, len);
+	memset(p + sizeof(r) + len, 0, need - sizeof(r) - len);
+	w->len += need;
+	w->records++;
+	return 0;
+}
+
+int raw_writer_flush(struct raw_writer *w, uint64_t drops)
+{
+	int err = ensure_header(w);
+
+	if (drops > w->drops)
+		w->drops = drops;
+	return err ? err : write_data(w);
+}
+
+int raw_writer_finish(struct raw_writer *w, uint64_t drops, const char *stop)
+{
+	struct raw_end end = { .records = w->records };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	w->finished = true;
+	err = raw_writer_flush(w, drops);
+	if (err)
+		return err;
+	end.drops = w->drops;
+	end.end_clock = clock_ns(CLOCK_MONOTONIC);
+	f = chunk_stream(&buf, &len, &end, sizeof(end));
+	if (!f)
+		return -ENOMEM;
+	put_text(f, RAW_ITEM_STOP, stop);
+	err = write_stream(w, RAW_CHUNK_END, f, &buf, &len);
+	free(buf);
+	if (!err && fsync(w->fd))
+		err = w->err = -errno;
+	return err;
+}
+
+int raw_writer_error(const struct raw_writer *w)
+{
+	return w ? w->err : 0;
+}
+
+void raw_writer_free(struct raw_writer *w)
+{
+	if (!w)
+		return;
+	if (!w->finished)
+		raw_writer_flush(w, w->drops);
+	if (w->hdr)
+		fclose(w->hdr);
+	free(w->hdr_buf);
+	free(w->buf);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w);
+}

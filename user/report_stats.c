@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * report_stats.c - the numbers of `etdump-bpf report`.
+ *
+ * Every operation below is one IEEE double operation in the order numpy
+ * and CPython perform it; nothing may be fused or reordered (the build
+ * has no -ffast-math, and x86-64/arm64 GCC does not contract a*b+c into an
+ * FMA without -march flags that allow one).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report_group.h"
+#include "report_stats.h"
+
+#define MAX_UINT32_TICKS 4294967295ull
+
+static const struct {
+	const char *name;
+	double factor; /* the Inspector's scale factor: 1e9 / units per s */
+} units[] = {
+	[REPORT_NS] = { "ns", 1.0 },
+	[REPORT_US] = { "us", 1000.0 },
+	[REPORT_MS] = { "ms", 1000000.0 },
+	[REPORT_S] = { "s", 1000000000.0 },
+};
+
+int report_unit_parse(const char *s, enum report_unit *out)
+{
+	size_t i;
+
+	for (i = 0; s && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(s, units[i].name)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *report_unit_name(enum report_unit unit)
+{
+	return units[unit].name;
+}
+
+int report_elapsed(uint64_t start, uint64_t end, uint64_t *out)
+{
+	if (start <= end) {
+		*out = end - start;
+		return 0;
+	}
+	if (start > MAX_UINT32_TICKS || end > MAX_UINT32_TICKS)
+		return -ERANGE;
+	*out = (MAX_UINT32_TICKS - start) + end;
+	return 0;
+}
+
+int report_duration(const struct etd_event *pe, bool delegated,
+		    enum report_unit unit, double *out)
+{
+	const double max32 = (double)MAX_UINT32_TICKS;
+	double f = units[unit].factor, start, end;
+	uint64_t ticks;
+
+	if (!delegated) {
+		if (report_elapsed(pe->start_time, pe->end_time, &ticks))
+			return -ERANGE;
+		*out = (double)ticks / f;
+		return 0;
+	}
+	/* the delegate converter scales each time, then the wrap rule runs */
+	start = (double)pe->start_time / f;
+	end = (double)pe->end_time / f;
+	if (start <= end) {
+		*out = end - start;
+		return 0;
+	}
+	if (start > max32 || end > max32)
+		return -ERANGE;
+	*out = (max32 - start) + end;
+	return 0;
+}
+
+double report_percentile(const double *sorted, size_t n, double pct)
+{
+	double vi = (double)(n - 1) * (pct / 100.0), gamma, a, diff;
+	size_t lo;
+
+	if (vi >= (double)(n - 1))
+		return sorted[n - 1];
+	lo = (size_t)vi; /* vi >= 0: truncation is numpy's floor */
+	gamma = vi - (double)lo;
+	a = sorted[lo];
+	diff = sorted[lo + 1] - a;
+	/* numpy's _lerp: from the nearer end, for monotonicity */
+	if (gamma >= 0.5)
+		return sorted[lo + 1] - diff * (1 - gamma);
+	return a + diff * gamma;
+}
+
+/* numpy's pairwise_sum for float64, with its block of 8 and of 128. */
+static double pairwise_sum(const double *a, size_t n)
+{
+	double r[8], res = 0.;
+	size_t i, j, half;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			res += a[i];
+		return res;
+	}
+	if (n <= 128) {
+		for (j = 0; j < 8; j++)
+			r[j] = a[j];
+		for (i = 8; i < n - n % 8; i += 8)
+			for (j = 0; j < 8; j++)
+				r[j] += a[i + j];
+		res = ((r[0] + r[1]) + (r[2] + r[3])) +
+		      ((r[4] + r[5]) + (r[6] + r[7]));
+		for (; i < n; i++)
+			res += a[i];
+		return res;
+	}
+	half = n / 2;
+	half -= half % 8;
+	return pairwise_sum(a, half) + pairwise_sum(a + half, n - half);
+}
+
+double report_mean(const double *v, size_t n)
+{
+	/* add.reduce starts from its identity, then true_divide by n */
+	return (0. + pairwise_sum(v, n)) / (double)n;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+int report_stats_of(const double *v, size_t n, struct report_stats *out)
+{
+	double *s = malloc(n * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	out->p10 = report_percentile(s, n, 10);
+	out->p50 = report_percentile(s, n, 50);
+	out->p90 = report_percentile(s, n, 90);
+	out->avg = report_mean(v, n);
+	out->min = s[0];
+	out->max = s[n - 1];
+	free(s);
+	return 0;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* statistics.median and statistics.fmean of integers, n > 0. */
+static void counter_stats(uint64_t *v, size_t n, double *p50, double *avg)
+{
+	unsigned __int128 sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	*avg = (double)sum / (double)n;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	if (n % 2)
+		*p50 = (double)v[n / 2];
+	else /* halving a rounded sum is the rounded half */
+		*p50 = (double)((unsigned __int128)v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Scratch shared by every event: one slot per merged run. */
+struct build {
+	const struct etd_dump *dump;
+	enum report_unit unit;
+	double *raw;
+	uint64_t *counts;
+	char *err;
+	size_t errlen;
+};
+
+static bool is_delegated(const struct etd_event *ev)
+{
+	return ev->delegate_id_int != ETD_UNSET ||
+	       (ev->delegate_id_str && *ev->delegate_id_str);
+}
+
+/*
+ * The Inspector's _populate_event_signature_fields: the profile part, then
+ * the debug part, each overriding the delegate fields, and the name when
+ * it gives a non-empty one.
+ */
+static int apply_part(struct report_event *re, const struct etd_event *ev)
+{
+	const char *name;
+	char num[16];
+	char *dup;
+
+	if (!ev)
+		return 0;
+	free(re->id_str);
+	re->id_str = NULL;
+	re->id_kind = REPORT_ID_NONE;
+	if (ev->delegate_id_int != ETD_UNSET) {
+		re->id_kind = REPORT_ID_INT;
+		re->id_int = ev->delegate_id_int;
+		snprintf(num, sizeof(num), "%d", (int)ev->delegate_id_int);
+		name = num;
+	} else if (ev->delegate_id_str && *ev->delegate_id_str) {
+		re->id_str = strdup(ev->delegate_id_str);
+		if (!re->id_str)
+			return -ENOMEM;
+		re->id_kind = REPORT_ID_STR;
+		name = re->id_str;
+	} else {
+		name = ev->name ? ev->name : "";
+	}
+	re->delegated = re->id_kind != REPORT_ID_NONE;
+	if (!*name)
+		return 0;
+	dup = strdup(name);
+	if (!dup)
+		return -ENOMEM;
+	free(re->name);
+	re->name = dup;
+	return 0;
+}
+
+static int time_error(const struct build *bd, const struct rg_block *b,
+		      size_t r, const struct etd_event *pe)
+{
+	size_t ri = b->run_index[r];
+
+	snprintf(bd->err, bd->errlen, "the Inspector cannot load this file: run_data[%zu].events[%zu] starts at %llu and ends at %llu, earlier, and that is no 32-bit wrap-around (ValueError: Expected start_time and end_time to be less than 4294967295)",
+		 ri, (size_t)(pe - bd->dump->runs[ri].events),
+		 (unsigned long long)pe->start_time,
+		 (unsigned long long)pe->end_time);
+	return -EINVAL;
+}
+
+static int event_times(const struct build *bd, const struct rg_block *b,
+		       size_t k, struct report_event *re)
+{
+	bool delegated = is_delegated(b->sigs[k].pe);
+	const struct etd_event *pe;
+	size_t r;
+
+	for (r = 0; r < b->nruns; r++) {
+		pe = b->occ[r * b->nsigs + k];
+		if (report_duration(pe, delegated, bd->unit, &bd->raw[r]))
+			return time_error(bd, b, r, pe);
+	}
+	re->has_time = true;
+	return report_stats_of(bd->raw, b->nruns, &re->time);
+}
+
+static void event_counters(const struct build *bd, const struct rg_block *b,
+			   size_t k, struct report_event *re)
+{
+	const struct etd_event *pe;
+	uint32_t c;
+	size_t r, n;
+
+	for (c = 0; c < bd->dump->ncounters && c < ETD_MAX_COUNTERS; c++) {
+		for (r = n = 0; r < b->nruns; r++) {
+			pe = b->occ[r * b->nsigs + k];
+			if (pe && c < pe->counters.n && pe->counters.valid[c])
+				bd->counts[n++] = pe->counters.value[c];
+		}
+		re->has_counter[c] = n > 0;
+		if (n)
+			counter_stats(bd->counts, n, &re->counter_p50[c],
+				      &re->counter_avg[c]);
+	}
+}
+
+static int make_event(const struct build *bd, const struct rg_block *b,
+		      size_t k, struct report_event *re)
+{
+	const struct rg_sig *sig = &b->sigs[k];
+	int err;
+
+	re->name = strdup("");
+	if (!re->name)
+		return -ENOMEM;
+	err = apply_part(re, sig->pe);
+	if (!err)
+		err = apply_part(re, sig->de);
+	if (err)
+		return err;
+	re->op_call = strstr(re->name, "OPERATOR_CALL") != NULL;
+	event_counters(bd, b, k, re);
+	return sig->pe ? event_times(bd, b, k, re) : 0;
+}
+
+static int make_block(const struct build *bd, const struct rg_block *b,
+		      struct report_block *rb)
+{
+	size_t k;
+	int err;
+
+	rb->name = strdup(b->run->name);
+	rb->events = calloc(b->nsigs ? b->nsigs : 1, sizeof(*rb->events));
+	if (!rb->name || !rb->events)
+		return -ENOMEM;
+	rb->nruns = b->nruns;
+	for (k = 0; k < b->nsigs; k++) {
+		err = make_event(bd, b, k, &rb->events[rb->nevents++]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* What pandas refuses when the Inspector builds its table. */
+static int check_tabular(const struct build *bd, const struct rg_blocks *g)
+{
+	const char *why = "the Inspector cannot tabulate this file";
+	size_t i, ri;
+
+	if (!g->n) {
+		snprintf(bd->err, bd->errlen, "%s: no run has events, so there is no event block (ValueError: No objects to concatenate)",
+			 why);
+		return -EINVAL;
+	}
+	for (i = 0; i < g->n; i++) {
+		if (g->b[i].nsigs)
+			continue;
+		ri = g->b[i].run_index[0];
+		snprintf(bd->err, bd->errlen, "%s: run_data[%zu] (\"%s\") has an empty events vector (ValueError: No objects to concatenate)",
+			 why, ri, bd->dump->runs[ri].name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int copy_counter_names(const struct etd_dump *dump, struct report *r)
+{
+	uint32_t c;
+
+	for (c = 0; c < dump->ncounters && c < ETD_MAX_COUNTERS; c++) {
+		r->counter_names[c] = strdup(dump->counter_names[c] ?
+					     dump->counter_names[c] : "");
+		if (!r->counter_names[c])
+			return -ENOMEM;
+		r->ncounters = c + 1;
+	}
+	return 0;
+}
+
+int report_build(const struct etd_dump *dump, enum report_unit unit,
+		 struct report *out, char *err, size_t errlen)
+{
+	struct build bd = { .dump = dump, .unit = unit, .err = err,
+			    .errlen = errlen };
+	struct rg_blocks g;
+	size_t i, maxruns = 1;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->unit = unit;
+	ret = report_group(dump, &g, err, errlen);
+	if (ret)
+		return ret;
+	for (i = 0; i < g.n; i++) {
+		out->nruns += g.b[i].nruns;
+		if (g.b[i].nruns > maxruns)
+			maxruns = g.b[i].nruns;
+	}
+	bd.raw = calloc(maxruns, sizeof(*bd.raw));
+	bd.counts = calloc(maxruns, sizeof(*bd.counts));
+	out->blocks = calloc(g.n ? g.n : 1, sizeof(*out->blocks));
+	ret = bd.raw && bd.counts && out->blocks ? 0 : -ENOMEM;
+	if (!ret)
+		ret = copy_counter_names(dump, out);
+	for (i = 0; !ret && i < g.n; i++) {
+		ret = make_block(&bd, &g.b[i], &out->blocks[i]);
+		out->nblocks = i + 1;
+	}
+	if (!ret)
+		ret = check_tabular(&bd, &g);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory computing the statistics");
+	free(bd.raw);
+	free(bd.counts);
+	report_group_free(&g);
+	if (ret)
+		report_free(out);
+	return ret;
+}
+
+void report_free(struct report *r)
+{
+	size_t i, k;
+
+	for (i = 0; r->blocks && i < r->nblocks; i++) {
+		for (k = 0; k < r->blocks[i].nevents; k++) {
+			free(r->blocks[i].events[k].name);
+			free(r->blocks[i].events[k].id_str);
+		}
+		free(r->blocks[i].events);
+		free(r->blocks[i].name);
+	}
+	free(r->blocks);
+	for (i = 0; i < r->ncounters; i++)
+		free(r->counter_names[i]);
+	memset(r, 0, sizeof(*r));
+}

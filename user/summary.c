@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <stdio.h>
+#include <string.h>
+#include "log.h"
+#include "summary.h"
+
+/* "1 Default + 20 Execute": run names in first-seen order with counts. */
+static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
+{
+	size_t i, j, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < dump->nruns && off < len; i++) {
+		size_t n = 0;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(dump->runs[j].name, dump->runs[i].name))
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < dump->nruns; j++)
+			n += !strcmp(dump->runs[j].name, dump->runs[i].name);
+		off += snprintf(buf + off, len - off, "%s%zu %s",
+				off ? " + " : "", n, dump->runs[i].name);
+	}
+}
+
+void summary_totals(const char *how, const char *files,
+		    const struct etd_dump *dump,
+		    const struct collector_stats *st, uint64_t drops)
+{
+	char runs[256];
+
+	describe_runs(dump, runs, sizeof(runs));
+	p_info("%s; wrote %s: %llu runs%s%s%s, %llu events, %llu dropped",
+	       how, files, (unsigned long long)st->runs,
+	       st->runs ? " (" : "", runs, st->runs ? ")" : "",
+	       (unsigned long long)st->events, (unsigned long long)drops);
+}
+
+void summary_notes(const struct collector_stats *st, uint64_t drops)
+{
+	if (st->incomplete_runs)
+		p_info("%llu run(s) left out: still executing when recording stopped",
+		       (unsigned long long)st->incomplete_runs);
+	if (st->outside_run || st->unmatched_ends)
+		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run)",
+		       (unsigned long long)st->outside_run,
+		       (unsigned long long)st->unmatched_ends);
+	if (st->unreadable)
+		p_warn("%llu name(s) could not be read in the probe (their page was not present)",
+		       (unsigned long long)st->unreadable);
+	if (st->bad_records)
+		p_warn("%llu malformed record(s) ignored",
+		       (unsigned long long)st->bad_records);
+	if (drops)
+		p_warn("%llu event(s) lost: the ring buffer was full; try a larger --ring-size",
+		       (unsigned long long)drops);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symbol_mode.h - record a runtime that carries no etdump probes: uprobes
+ * and uretprobes (bpf/symbols.bpf.c) on the functions of its executable and
+ * shared libraries that the rules name (symbol_rules.h), their records
+ * turned into ETDumpGen's events by symbol_translate.h before the
+ * collector.
+ */
+#ifndef ETDUMP_SYMBOL_MODE_H
+#define ETDUMP_SYMBOL_MODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "capture.h"
+
+struct collector;
+struct symbol_mode;
+struct target;
+
+struct symbol_mode_opts {
+	bool force;             /* --symbols: even where etdump probes are */
+	const char *rules;      /* --rules FILE: before the built-in rules */
+	const char *program;    /* --program MODEL.pte: instruction ids */
+	const char *debug_file; /* --debug-file FILE: the executable's symbols */
+};
+
+/* Symbol mode is used with --symbols, or when no etdump probe is there. */
+bool symbol_mode_wanted(const struct symbol_mode_opts *o,
+			size_t etdump_probes);
+/*
+ * Read the rules and the program, and set up the translator that feeds
+ * col. Says why with p_err(); negative errno.
+ */
+int symbol_mode_open(struct symbol_mode **out,
+		     const struct symbol_mode_opts *o, struct collector *col);
+/*
+ * Where records go in symbol mode instead of collector_feed(): as they
+ * arrive (a raw capture stores them so), then translated for col.
+ */
+int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len);
+/*
+ * Attach to every function of the target the rules name, writing into
+ * cap's ring buffer, and say in one line that symbol mode is used and
+ * why. When there is none: one line saying what is missing and how to
+ * provide it, and -ENOENT.
+ */
+int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
+		       const struct target *t, int *nattached);
+void symbol_mode_free(struct symbol_mode *sm);
+
+#endif /* ETDUMP_SYMBOL_MODE_H */

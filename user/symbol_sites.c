@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "demangle.h"
+#include "log.h"
+#include "symbol_sites.h"
+
+#define INSN_MAX 15
+
+/* One object's symbols being matched. */
+struct walk {
+	struct symbol_sites *out;
+	const struct symbol_rules *rules;
+	const char *path;
+	int fd;                 /* the object, for its entry instructions */
+};
+
+bool symbol_entry_emulated(const uint8_t *b, size_t len)
+{
+#if defined(__x86_64__)
+	if (len >= 1 && ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90))
+		return true;    /* push %rax..%rdi; nop */
+	if (len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
+		return true;    /* push %r8..%r15 */
+	if (len >= 2 && b[0] == 0x0f && b[1] == 0x1f)
+		return true;    /* nopl */
+	return len >= 3 && b[0] == 0x66 && b[1] == 0x0f && b[2] == 0x1f;
+#else
+	(void)b;
+	(void)len;
+	return true;    /* not known here: assume the cheap case */
+#endif
+}
+
+static bool seen(const struct walk *w, uint64_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < w->out->n; i++)
+		if (w->out->sites[i].offset == offset &&
+		    w->out->sites[i].path == w->path)
+			return true;
+	return false;
+}
+
+static int add_site(struct walk *w, char *function, uint64_t offset,
+		    const struct symbol_rule *rule, const char *event)
+{
+	struct symbol_sites *out = w->out;
+	struct symbol_site *sites, *s;
+	uint8_t insn[INSN_MAX];
+	ssize_t n;
+
+	sites = realloc(out->sites, (out->n + 1) * sizeof(*sites));
+	if (!sites)
+		return -ENOMEM;
+	out->sites = sites;
+	s = &sites[out->n];
+	memset(s, 0, sizeof(*s));
+	s->path = w->path;
+	s->offset = offset;
+	s->function = function;
+	s->desc.id = out->n;
+	s->desc.kind = rule->kind;
+	s->desc.name_len = strlen(event);
+	memcpy(s->desc.name, event, s->desc.name_len);
+	if (rule->run) {
+		s->desc.arg_len = strlen(rule->run);
+		memcpy(s->desc.arg, rule->run, s->desc.arg_len);
+	}
+	n = pread(w->fd, insn, sizeof(insn), offset);
+	s->single_step = n > 0 && !symbol_entry_emulated(insn, n);
+	out->single_step += s->single_step;
+	out->n++;
+	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s", w->path,
+		(unsigned long long)offset, function, event, rule->where,
+		s->single_step ? ", single-stepped entry" : "");
+	return 0;
+}
+
+static int on_symbol(void *ctx, const char *symbol, uint64_t offset)
+{
+	struct walk *w = ctx;
+	char event[ETDUMP_NAME_MAX];
+	char *function;
+	int rule, err;
+
+	/* aliases, and a symbol in both .symtab and .dynsym: one site */
+	if (seen(w, offset))
+		return 0;
+	function = demangle_function(symbol);
+	if (!function)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	rule = symbol_rules_match(w->rules, function, event);
+	if (rule == -ENAMETOOLONG)
+		p_warn("%s: the event name for %s would be longer than %d bytes; not traced",
+		       w->path, function, ETDUMP_NAME_MAX - 1);
+	if (rule < 0) {
+		free(function);
+		return 0;
+	}
+	err = add_site(w, function, offset, &w->rules->rules[rule], event);
+	if (err)
+		free(function);
+	return err;
+}
+
+int symbol_sites_find(struct symbol_sites *out,
+		      const struct symbol_rules *rules, pid_t pid,
+		      const char *exe, bool running, const char *debug_file,
+		      char *err, size_t errlen)
+{
+	struct elf_symbols_info info;
+	struct walk w = { .out = out, .rules = rules };
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = process_objects(pid, exe, running, &out->objects);
+	if (ret) {
+		snprintf(err, errlen, "PID %d: cannot list its executable and libraries: %s",
+			 (int)pid, strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < out->objects.n; i++) {
+		w.path = out->objects.paths[i];
+		w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
+		ret = elf_symbols_read(w.path, i ? NULL : debug_file, on_symbol,
+				       &w, &info, err, errlen);
+		if (w.fd >= 0)
+			close(w.fd);
+		if (!i)
+			out->exe = info;
+		out->functions += info.functions;
+		/* a library we cannot read only loses its own functions */
+		if (ret && (!i || ret == -ENOMEM))
+			return ret;
+		if (ret)
+			p_debug("symbol mode: %s", err);
+	}
+	return 0;
+}
+
+void symbol_sites_free(struct symbol_sites *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->sites[i].function);
+	free(s->sites);
+	path_list_free(&s->objects);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symbol_sites.h - where symbol mode attaches: every function of a
+ * process's executable and libraries (process_objects.h) whose symbol
+ * (elf_symbols.h, demangled by demangle.h) a rule names, once per entry
+ * address, with the event it becomes.
+ */
+#ifndef ETDUMP_SYMBOL_SITES_H
+#define ETDUMP_SYMBOL_SITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "elf_symbols.h"
+#include "etdump_record.h"
+#include "process_objects.h"
+#include "symbol_rules.h"
+
+struct symbol_site {
+	const char *path;       /* the object, in symbol_sites.objects */
+	uint64_t offset;        /* the entry's file offset: where to attach */
+	char *function;         /* the name the rule matched */
+	/* the kernel must single-step its first instruction: ~10x the cost */
+	bool single_step;
+	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
+};
+
+struct symbol_sites {
+	struct symbol_site *sites;
+	size_t n;
+	struct path_list objects;
+	struct elf_symbols_info exe;   /* where the executable's came from */
+	size_t functions;              /* symbols looked at, all objects */
+	size_t single_step;            /* sites that must be single-stepped */
+};
+
+/*
+ * debug_file applies to the executable (objects.paths[0]). Negative errno
+ * with the reason in err; finding no site is not an error here.
+ */
+int symbol_sites_find(struct symbol_sites *out,
+		      const struct symbol_rules *rules, pid_t pid,
+		      const char *exe, bool running, const char *debug_file,
+		      char *err, size_t errlen);
+/*
+ * Can x86-64 uprobes run this first instruction without single-stepping
+ * it? They emulate a push of a register and nops (and since Linux 6.18
+ * turn a 5-byte nop into a call); scripts/bench-uprobes.sh measures it.
+ */
+bool symbol_entry_emulated(const uint8_t *insn, size_t len);
+void symbol_sites_free(struct symbol_sites *s);
+
+#endif /* ETDUMP_SYMBOL_SITES_H */

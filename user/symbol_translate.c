@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "etdump_record.h"
+#include "log.h"
+#include "pte_reader.h"
+#include "symbol_translate.h"
+
+struct open_call {
+	uint32_t site;
+	uint8_t kind;
+};
+
+struct plan_pos {
+	uint32_t chain;
+	uint32_t instr;
+};
+
+struct thread {
+	uint32_t tid;
+	struct open_call *calls;
+	size_t depth, cap;
+	/*
+	 * A run opened but not yet handed on (symbol_translate.h), and the
+	 * records that must follow its BLOCK: 8-byte aligned, back to back.
+	 */
+	bool block_pending;
+	struct etdump_rec_hdr block_hdr;
+	char run[ETDUMP_NAME_MAX];
+	uint8_t *held;
+	size_t held_len, held_cap;
+	bool by_call_order;     /* a call of this run got a call-order id */
+	uint32_t calls_in_run;
+	struct plan_pos next;   /* where the plan walk goes on */
+};
+
+struct symbol_translator {
+	const struct pte_plan *plan;
+	capture_record_fn sink;
+	void *sink_ctx;
+	struct thread **threads;
+	size_t nthreads;
+	struct symbol_translator_stats stats;
+};
+
+int symbol_translator_new(struct symbol_translator **out,
+			  const struct pte_plan *plan, capture_record_fn sink,
+			  void *sink_ctx)
+{
+	struct symbol_translator *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->plan = plan;
+	t->sink = sink;
+	t->sink_ctx = sink_ctx;
+	*out = t;
+	return 0;
+}
+
+static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
+{
+	struct thread **grown, *th;
+	size_t i;
+
+	for (i = t->nthreads; i-- > 0;)
+		if (t->threads[i]->tid == tid)
+			return t->threads[i];
+	th = calloc(1, sizeof(*th));
+	grown = realloc(t->threads, (t->nthreads + 1) * sizeof(*grown));
+	if (!th || !grown) {
+		free(th);
+		if (grown)
+			t->threads = grown;
+		return NULL;
+	}
+	th->tid = tid;
+	t->threads = grown;
+	t->threads[t->nthreads++] = th;
+	return th;
+}
+
+/* A record of `type` stamped like the symbol record it comes from. */
+static void stamp(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *from,
+		  uint8_t type, size_t size)
+{
+	*h = *from;
+	h->type = type;
+	h->ncounters = 0;
+	h->size = size;
+}
+
+static uint16_t copy_name(char *dst, const char *src, size_t len)
+{
+	if (len >= ETDUMP_NAME_MAX)
+		len = ETDUMP_NAME_MAX - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+	return len;
+}
+
+/* Hand a record on, or hold it while its run's BLOCK waits. */
+static int emit(struct symbol_translator *t, struct thread *th,
+		const void *rec, size_t len)
+{
+	size_t room = (len + 7) & ~(size_t)7;
+	uint8_t *held;
+
+	if (!th->block_pending)
+		return t->sink(t->sink_ctx, rec, len);
+	if (th->held_len + room > th->held_cap) {
+		size_t cap = th->held_cap ? th->held_cap * 2 : 1024;
+
+		while (cap < th->held_len + room)
+			cap *= 2;
+		held = realloc(th->held, cap);
+		if (!held)
+			return -ENOMEM;
+		th->held = held;
+		th->held_cap = cap;
+	}
+	memcpy(th->held + th->held_len, rec, len);
+	th->held_len += room;
+	return 0;
+}
+
+static int emit_instruction(struct symbol_translator *t, struct thread *th,
+			    const struct etdump_rec_hdr *from, int32_t chain,
+			    int32_t instr)
+{
+	struct etdump_rec_instruction r = { .chain = chain, .instr = instr };
+
+	stamp(&r.hdr, from, ETDUMP_REC_INSTRUCTION, sizeof(r));
+	return emit(t, th, &r, sizeof(r));
+}
+
+/* A site's scope pairs by token; never 0, which means "no name". */
+static uint64_t site_token(uint32_t site)
+{
+	return (uint64_t)site + 1;
+}
+
+static int emit_begin(struct symbol_translator *t, struct thread *th,
+		      const struct etdump_rec_hdr *from, uint32_t site,
+		      const char *name, size_t len)
+{
+	struct etdump_rec_begin r;
+
+	memset(&r, 0, sizeof(r));
+	stamp(&r.hdr, from, ETDUMP_REC_PROFILE_BEGIN, sizeof(r));
+	r.token = site_token(site);
+	/* chain -1: the instruction state applies, as for ETDumpGen */
+	r.chain = -1;
+	r.instr = 0;
+	r.id_int = -1;
+	r.name_len = copy_name(r.name, name, len);
+	return emit(t, th, &r, sizeof(r));
+}
+
+/*
+ * The run waiting for its first event to end, marked when its ids follow
+ * call order, then what it held back.
+ */
+static int flush_block(struct symbol_translator *t, struct thread *th)
+{
+	static const char note[] = SYMBOL_CALL_ORDER_NOTE;
+	const struct etdump_rec_hdr *h;
+	struct etdump_rec_block r;
+	size_t len = strlen(th->run), at;
+	int err;
+
+	if (!th->block_pending)
+		return 0;
+	th->block_pending = false;
+	memset(&r, 0, sizeof(r));
+	stamp(&r.hdr, &th->block_hdr, ETDUMP_REC_BLOCK, sizeof(r));
+	if (th->by_call_order) {
+		if (len > ETDUMP_NAME_MAX - sizeof(note))
+			len = ETDUMP_NAME_MAX - sizeof(note);
+		memcpy(r.name, th->run, len);
+		memcpy(r.name + len, note, sizeof(note));
+		len += sizeof(note) - 1;
+	} else {
+		memcpy(r.name, th->run, len + 1);
+	}
+	r.name_len = len;
+	err = t->sink(t->sink_ctx, &r, sizeof(r));
+	for (at = 0; !err && at < th->held_len;
+	     at += (h->size + 7) & ~(size_t)7) {
+		h = (const void *)(th->held + at);
+		err = t->sink(t->sink_ctx, h, h->size);
+	}
+	th->held_len = 0;
+	return err;
+}
+
+/* "native_call__softmax.out" and "native_call_softmax.out" are one op. */
+static bool same_operator(const char *observed, const char *planned)
+{
+	static const char prefix[] = "native_call_";
+	const char *a = observed, *b = planned;
+
+	if (!strncmp(a, prefix, sizeof(prefix) - 1))
+		a += sizeof(prefix) - 1;
+	if (!strncmp(b, prefix, sizeof(prefix) - 1))
+		b += sizeof(prefix) - 1;
+	for (;;) {
+		while (*a == '_' || *a == '.')
+			a++;
+		while (*b == '_' || *b == '.')
+			b++;
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+/* Does instruction `in` of the plan fit an observed call? */
+static bool plan_fits(const struct pte_plan *p, const struct pte_instruction *in,
+		      uint8_t kind, const char *observed,
+		      char planned[ETDUMP_NAME_MAX])
+{
+	if (kind == ETDUMP_FUNC_DELEGATE)
+		return in->kind == PTE_INSTR_DELEGATE_CALL;
+	return in->kind == PTE_INSTR_KERNEL_CALL &&
+	       !pte_kernel_event_name(p, in, planned, ETDUMP_NAME_MAX) &&
+	       same_operator(observed, planned);
+}
+
+static bool pos_before(struct plan_pos a, struct plan_pos b)
+{
+	return a.chain < b.chain || (a.chain == b.chain && a.instr < b.instr);
+}
+
+/*
+ * The first instruction at or after `from` (and before `to`) that fits;
+ * its position in *at and its name in planned.
+ */
+static bool plan_find(const struct pte_plan *p, struct plan_pos from,
+		      struct plan_pos to, uint8_t kind, const char *observed,
+		      struct plan_pos *at, char planned[ETDUMP_NAME_MAX])
+{
+	struct plan_pos i;
+
+	for (i = from; i.chain < p->nchains && pos_before(i, to);
+	     i.instr = 0, i.chain++) {
+		for (; i.instr < p->chains[i.chain].n && pos_before(i, to);
+		     i.instr++) {
+			if (plan_fits(p, &p->chains[i.chain].instr[i.instr],
+				      kind, observed, planned)) {
+				*at = i;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Give a call its chain and instruction, and maybe the plan's name for
+ * it (name is rewritten in place).
+ */
+static void assign_ids(struct symbol_translator *t, struct thread *th,
+		       uint8_t kind, char name[ETDUMP_NAME_MAX],
+		       int32_t *chain, int32_t *instr)
+{
+	static const struct plan_pos end = { UINT32_MAX, UINT32_MAX };
+	static const struct plan_pos start = { 0, 0 };
+	char planned[ETDUMP_NAME_MAX] = "";
+	struct plan_pos at;
+	uint32_t order = th->calls_in_run++;
+
+	if (t->plan &&
+	    (plan_find(t->plan, th->next, end, kind, name, &at, planned) ||
+	     plan_find(t->plan, start, th->next, kind, name, &at, planned))) {
+		t->stats.plan_matched++;
+		*chain = at.chain;
+		*instr = at.instr;
+		th->next = (struct plan_pos){ at.chain, at.instr + 1 };
+		if (kind == ETDUMP_FUNC_KERNEL)
+			strcpy(name, planned);
+		return;
+	}
+	if (t->plan && !t->stats.plan_unmatched++)
+		p_warn("'%s' matches no %s instruction of the program's method '%s'; it and any other such call get call-order ids",
+		       name, kind == ETDUMP_FUNC_KERNEL ? "KernelCall" :
+							   "DelegateCall",
+		       t->plan->method);
+	th->by_call_order = true;
+	*chain = 0;
+	*instr = order;
+}
+
+static int push_call(struct thread *th, uint32_t site, uint8_t kind)
+{
+	struct open_call *calls;
+
+	if (th->depth == th->cap) {
+		size_t cap = th->cap ? th->cap * 2 : 16;
+
+		calls = realloc(th->calls, cap * sizeof(*calls));
+		if (!calls)
+			return -ENOMEM;
+		th->calls = calls;
+		th->cap = cap;
+	}
+	th->calls[th->depth++] = (struct open_call){ site, kind };
+	return 0;
+}
+
+static int on_func_entry(struct symbol_translator *t, struct thread *th,
+		    const struct etdump_rec_func_entry *r)
+{
+	const struct etdump_func_site *s = &r->site;
+	char name[ETDUMP_NAME_MAX];
+	int32_t chain, instr;
+	size_t len;
+	int err;
+
+	copy_name(name, s->name, s->name_len);
+	if (s->kind == ETDUMP_FUNC_BLOCK) {
+		/* a run still waiting had no event end: hand it on empty */
+		err = flush_block(t, th);
+		if (err)
+			return err;
+		th->block_pending = true;
+		th->block_hdr = r->hdr;
+		copy_name(th->run, s->arg, s->arg_len);
+		th->by_call_order = false;
+		th->calls_in_run = 0;
+		th->next = (struct plan_pos){ 0, 0 };
+	}
+	err = push_call(th, s->id, s->kind);
+	if (err)
+		return err;
+	if (s->kind == ETDUMP_FUNC_KERNEL || s->kind == ETDUMP_FUNC_DELEGATE) {
+		assign_ids(t, th, s->kind, name, &chain, &instr);
+		err = emit_instruction(t, th, &r->hdr, chain, instr);
+		if (err)
+			return err;
+	}
+	len = strlen(name);
+	return emit_begin(t, th, &r->hdr, s->id, name, len);
+}
+
+static int on_func_exit(struct symbol_translator *t, struct thread *th,
+		   const struct etdump_rec_func_exit *r)
+{
+	struct etdump_rec_end end;
+	uint8_t kind = ETDUMP_FUNC_EVENT;
+	size_t i;
+	int err;
+
+	err = flush_block(t, th);
+	if (err)
+		return err;
+	/* calls above it never returned (longjmp, exceptions): forget them */
+	for (i = th->depth; i-- > 0;) {
+		if (th->calls[i].site == r->id) {
+			kind = th->calls[i].kind;
+			th->depth = i;
+			break;
+		}
+	}
+	memset(&end, 0, sizeof(end));
+	stamp(&end.hdr, &r->hdr, ETDUMP_REC_PROFILE_END, sizeof(end));
+	end.token = site_token(r->id);
+	err = emit(t, th, &end, sizeof(end));
+	if (err || (kind != ETDUMP_FUNC_KERNEL && kind != ETDUMP_FUNC_DELEGATE))
+		return err;
+	return emit_instruction(t, th, &r->hdr, -1, 0);
+}
+
+int symbol_translator_feed(void *translator, const void *rec, size_t len)
+{
+	struct symbol_translator *t = translator;
+	const struct etdump_rec_hdr *h = rec;
+	struct thread *th;
+	size_t need;
+
+	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
+				 h->type != ETDUMP_REC_FUNC_EXIT))
+		return t->sink(t->sink_ctx, rec, len);
+	need = h->type == ETDUMP_REC_FUNC_ENTRY ?
+		       sizeof(struct etdump_rec_func_entry) :
+		       sizeof(struct etdump_rec_func_exit);
+	/* malformed: the collector counts what it cannot read */
+	if (len < need || h->size < need || h->size > len)
+		return t->sink(t->sink_ctx, rec, len);
+	th = thread_of(t, h->tid);
+	if (!th)
+		return -ENOMEM;
+	if (h->type == ETDUMP_REC_FUNC_ENTRY)
+		return on_func_entry(t, th, rec);
+	return on_func_exit(t, th, rec);
+}
+
+void symbol_translator_stats(const struct symbol_translator *t,
+			     struct symbol_translator_stats *st)
+{
+	*st = t->stats;
+}
+
+void symbol_translator_free(struct symbol_translator *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nthreads; i++) {
+		free(t->threads[i]->calls);
+		free(t->threads[i]->held);
+		free(t->threads[i]);
+	}
+	free(t->threads);
+	free(t);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symbol_translate.h - symbol mode's records (FUNC_ENTRY/FUNC_EXIT of
+ * schema/etdump_record.h) turned into the records the collector knows, as
+ * the runtime's tracer hooks would have produced them; other records pass
+ * through. It needs only the record stream, so a raw capture converts the
+ * same way as the live ring buffer.
+ *
+ * Per thread:
+ *  - a block entry opens a run (BLOCK), then a scope (PROFILE_BEGIN);
+ *    an event entry opens a scope;
+ *  - a kernel or delegate entry first sets the instruction state
+ *    (INSTRUCTION chain, instr), then opens its scope, as ExecuTorch sets
+ *    the debug handle before an instruction runs;
+ *  - an exit ends the innermost open scope of its site (PROFILE_END), and
+ *    an instruction's end resets the state to (-1, 0).
+ * Instruction ids:
+ *  - with a plan (--program), a call takes the next instruction of its
+ *    kind in the plan, from just after the previous call's, whose operator
+ *    is the observed one (wrapping once, for loops), and a kernel's event
+ *    takes the plan's own name ("native_call_add.Scalar_out"); the plan is
+ *    walked afresh in each run. A call the plan has no match for gets a
+ *    call-order id and a warning: no id is ever guessed silently;
+ *  - without, chain 0 and the call's index among its run's instruction
+ *    calls, and the run's name says so: "Execute (call-order ids)". To
+ *    know, a run's BLOCK and what follows it are held back until the
+ *    first scope of the run ends, by which time its first instruction
+ *    call has normally begun (a run whose first call begins later stays
+ *    unmarked). A run whose capture ends before any of its scopes ended
+ *    is never handed on: it was incomplete anyway.
+ */
+#ifndef ETDUMP_SYMBOL_TRANSLATE_H
+#define ETDUMP_SYMBOL_TRANSLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "capture.h"
+
+struct pte_plan;
+struct symbol_translator;
+
+#define SYMBOL_CALL_ORDER_NOTE " (call-order ids)"
+
+struct symbol_translator_stats {
+	uint64_t plan_matched;     /* calls given the plan's ids */
+	uint64_t plan_unmatched;   /* calls the plan had no instruction for */
+};
+
+/* plan may be NULL; it must outlive the translator. */
+int symbol_translator_new(struct symbol_translator **out,
+			  const struct pte_plan *plan, capture_record_fn sink,
+			  void *sink_ctx);
+/* A capture_record_fn: translate one record and hand the results on. */
+int symbol_translator_feed(void *translator, const void *rec, size_t len);
+void symbol_translator_stats(const struct symbol_translator *t,
+			     struct symbol_translator_stats *st);
+void symbol_translator_free(struct symbol_translator *t);
+
+#endif /* ETDUMP_SYMBOL_TRANSLATE_H */
