@@ -486,8 +486,9 @@ int collector_finish(struct collector *c, struct etd_dump *out,
 	c->stats.runs = kept;
 	c->stats.threads = c->nthreads;
 	/* one thread's blocks have distinct times, so this order is total */
-	qsort(c->dump.runs, c->dump.nruns, sizeof(*c->dump.runs),
-	      run_cmp_open_time);
+	if (c->dump.nruns)
+		qsort(c->dump.runs, c->dump.nruns, sizeof(*c->dump.runs),
+		      run_cmp_open_time);
 
 	*out = c->dump;
 	memset(&c->dump, 0, sizeof(c->dump));
