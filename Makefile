@@ -4,12 +4,21 @@
 #   make example    record the example runtime and print the table
 #   make test       the whole suite (unit + end-to-end); SAN=1 for ASan+UBSan
 #   make test-asan  the suite again with AddressSanitizer + UBSan
+#   make test-valgrind  unit tests and recordings under valgrind's leak check
+#   make fuzz       every libFuzzer target FUZZ_SECONDS (60) each; fuzz-short 10
+#   make bench      what tracing costs: a table of ratios (README: Benchmark)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 #   V=1             show commands
 
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 SAN ?= 0
-ifeq ($(SAN),1)
+FUZZ ?= 0
+ifeq ($(FUZZ),1)
+# libFuzzer needs clang; the library gets its coverage instrumentation
+OUT ?= build-fuzz
+CC = $(CLANG)
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(SAN),1)
 OUT ?= build-asan
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
@@ -67,7 +76,7 @@ EXAMPLE_NOPROBES := $(OUT)/example-runtime-noprobes
 
 CLI := $(OUT)/etdump-bpf
 
-.PHONY: all deps example test test-asan unit e2e vmlinux clean
+.PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
@@ -125,8 +134,54 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(PYTHON) tests/run.py --build $(OUT)
 
+# make bench (scripts/bench.py): the loop target three ways (5-byte nop
+# sites, 1-byte nop sites, no sites), the floor tracer, the writer bench.
+BENCH_LOOPS := $(OUT)/bench-loop $(OUT)/bench-loop-nop1 $(OUT)/bench-loop-noprobes
+BENCH_TOOLS := $(OUT)/bench-floor $(OUT)/bench-writer
+
+$(OUT)/bench-loop-nop1: LOOP_FLAGS := -DBENCH_NOP1
+$(OUT)/bench-loop-noprobes: LOOP_FLAGS := -DETDUMP_USDT_DISABLE
+$(BENCH_LOOPS): tests/bench/loop.c schema/etdump_usdt.h | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $(LOOP_FLAGS) $< -lpthread -o $@
+
+$(BENCH_TOOLS): $(OUT)/bench-%: tests/bench/%.c $(LIB) $(SKELS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_LOOPS) $(BENCH_TOOLS)
+	$(Q)$(PYTHON) scripts/bench.py --build $(OUT) --out $(OUT)/bench.txt
+
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SAN=1 test
+
+# The unit tests, and recordings of the example converted back, under
+# valgrind's leak check (tests/valgrind.sh; about a minute).
+test-valgrind: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/valgrind.sh $(OUT)
+
+# make fuzz: every libFuzzer target (tests/fuzz/fuzz_*.c) for FUZZ_SECONDS
+# each, with ASan + UBSan, on corpora seeded at build time in
+# build-fuzz/corpus (tests/fuzz/run.py); fuzz-short is the CI's pass.
+FUZZ_SECONDS ?= 60
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(OUT)/fuzz:
+	$(Q)mkdir -p $@
+
+$(OUT)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB) | $(OUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
+
+fuzz fuzz-short: deps
+	$(Q)$(MAKE) --no-print-directory FUZZ=1 \
+		$(if $(filter fuzz-short,$@),FUZZ_SECONDS=10) fuzz-run
+
+fuzz-run: $(FUZZ_BINS) $(CLI) $(EXAMPLE)
+	$(if $(filter 1,$(FUZZ)),,$(error fuzz-run needs FUZZ=1: run make fuzz))
+	$(Q)$(PYTHON) tests/fuzz/run.py --build $(OUT) --seconds $(FUZZ_SECONDS)
 
 vmlinux:
 	$(call msg,GEN,vmlinux/$(ARCH)/vmlinux.h)
@@ -134,4 +189,4 @@ vmlinux:
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
 
 clean:
-	$(Q)rm -rf build build-asan
+	$(Q)rm -rf build build-asan build-fuzz

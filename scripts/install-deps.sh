@@ -4,7 +4,8 @@
 set -eu
 
 packages="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev pkg-config
-bpftool flatbuffers-compiler python3 util-linux bpftrace"
+bpftool flatbuffers-compiler python3 util-linux bpftrace valgrind
+libclang-rt-14-dev binutils"
 
 missing=""
 for p in $packages; do

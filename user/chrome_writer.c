@@ -427,6 +427,13 @@ static void write_items(struct trace *tr, const struct items *it)
 	}
 }
 
+/* qsort's array must not be NULL, even with no items (nothing recorded) */
+static void sort_items(struct items *it)
+{
+	if (it->n)
+		qsort(it->v, it->n, sizeof(*it->v), item_cmp);
+}
+
 int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
 		 char **buf, size_t *len)
 {
@@ -437,14 +444,14 @@ int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
 	*buf = NULL;
 	err = add_slices(dump, &it);
 	if (!err) {
-		qsort(it.v, it.n, sizeof(*it.v), item_cmp);
+		sort_items(&it);
 		err = add_counters(dump, &it);
 	}
 	if (!err)
 		err = add_drops(info, &it);
 	if (err)
 		goto out;
-	qsort(it.v, it.n, sizeof(*it.v), item_cmp);
+	sort_items(&it);
 	tr.f = open_memstream(buf, len);
 	if (!tr.f) {
 		err = -ENOMEM;

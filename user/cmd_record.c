@@ -38,7 +38,8 @@
 static const char record_usage[] =
 	"usage: etdump-bpf record (-o FILE | --raw FILE) [options] (-p PID | [--] CMD [ARGS...])\n"
 	"\n"
-	"Trace a runtime carrying etdump USDT probes and write an ETDump.\n"
+	"Trace a runtime carrying etdump USDT probes (or, without them, the\n"
+	"functions rules name: symbol mode) and write an ETDump.\n"
 	"\n"
 	"  -o, --output FILE    the ETDump to write\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
@@ -338,7 +339,7 @@ static int open_raw(const struct record_opts *o, const struct target *t,
 		.exe = t->exe,
 		.counters = copts->counters,
 		.capture_start = start,
-		.maps_at_first_record = t->spawned,
+		.just_started = t->spawned,
 	};
 	int err;
 
@@ -479,12 +480,13 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	p_info("attached %d probe(s) to PID %d (%s)%s", nattached, t.pid, t.exe,
 	       o.pid ? "; Ctrl-C to stop" : "");
-	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
-		goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
 	}
+	/* after the release: a command's map is the runtime's once it runs */
+	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
+		goto cleanup;
 
 	err = collect(&o, &t, cap, col, sink.raw, &why);
 	if (err) {

@@ -188,7 +188,8 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	s->cpu = r->hdr.cpu;
 	s->ncounters = r->hdr.ncounters;
 	s->switches = r->switches;
-	memcpy(s->counters, r->counters, sizeof(s->counters));
+	memcpy(s->counters, r->counters,
+	       s->ncounters * sizeof(s->counters[0]));
 	if (s->delegate || r->chain == -1) {
 		s->chain = t->chain;
 		s->instr = t->instr;
@@ -242,8 +243,13 @@ static void counter_deltas(const struct collector *c, const struct scope *s,
 			running = b->running - a->running;
 			out->valid[i] = out->valid[i] && alone && running &&
 					b->running;
-			if (out->valid[i] && running < enabled)
-				delta = (uint64_t)((double)delta * enabled / running);
+			if (out->valid[i] && running < enabled) {
+				double scaled = (double)delta * enabled / running;
+
+				/* past 2^64 it is no measurement (and no uint64) */
+				out->valid[i] = scaled < 0x1p64;
+				delta = out->valid[i] ? (uint64_t)scaled : 0;
+			}
 		}
 		out->value[i] = out->valid[i] ? delta : 0;
 	}
@@ -359,6 +365,17 @@ static size_t record_min_size(uint8_t type)
 	}
 }
 
+/*
+ * The counter samples the header announces lie inside the record: a raw
+ * capture keeps records at the length the ring gave, which may stop there.
+ */
+static bool counters_fit(const struct etdump_rec_hdr *h, size_t at)
+{
+	return h->ncounters <= ETDUMP_MAX_COUNTERS &&
+	       h->size >= at + h->ncounters *
+				       sizeof(struct etdump_counter_sample);
+}
+
 static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 {
 	size_t min = record_min_size(h->type);
@@ -368,9 +385,14 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 	if (!min || h->size > len || h->size < min)
 		return false;
 	switch (h->type) {
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return counters_fit(h, offsetof(struct etdump_rec_begin,
+						counters));
 	case ETDUMP_REC_PROFILE_END:
 	case ETDUMP_REC_DELEGATE_END:
-		return e->meta_len <= ETDUMP_META_MAX;
+		return e->meta_len <= ETDUMP_META_MAX &&
+		       counters_fit(h, offsetof(struct etdump_rec_end, counters));
 	case ETDUMP_REC_DELEGATE_LOG:
 		return d->meta_len <= ETDUMP_META_MAX;
 	case ETDUMP_REC_BATCH:

@@ -17,6 +17,7 @@
 static void read_build_id(const struct elf_file *f, char out[41])
 {
 	size_t off, name_off, desc_off, i;
+	const unsigned char *desc;
 	Elf_Scn *scn = NULL;
 	GElf_Nhdr nhdr;
 	GElf_Shdr shdr;
@@ -27,16 +28,17 @@ static void read_build_id(const struct elf_file *f, char out[41])
 		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (off = 0; data && (off = gelf_getnote(data, off, &nhdr,
-							 &name_off, &desc_off));) {
+		off = 0;
+		while (data && (off = gelf_getnote(data, off, &nhdr, &name_off,
+						   &desc_off))) {
 			if (nhdr.n_type != NT_GNU_BUILD_ID_TYPE ||
 			    nhdr.n_namesz != 4 ||
 			    memcmp((char *)data->d_buf + name_off, "GNU", 4) ||
 			    nhdr.n_descsz > 20)
 				continue;
+			desc = (unsigned char *)data->d_buf + desc_off;
 			for (i = 0; i < nhdr.n_descsz; i++)
-				sprintf(out + 2 * i, "%02x",
-					((unsigned char *)data->d_buf)[desc_off + i]);
+				sprintf(out + 2 * i, "%02x", desc[i]);
 			return;
 		}
 	}
@@ -112,15 +114,17 @@ static bool debug_file_fits(const char *cand, const char *build_id,
 	if (*build_id && *id)
 		fits = !strcmp(id, build_id);
 	else
-		fits = !crc || ((uint32_t)file_crc32(cand, &err) == *crc && !err);
+		fits = !crc ||
+		       ((uint32_t)file_crc32(cand, &err) == *crc && !err);
 out:
 	elf_file_close(&f);
 	return fits;
 }
 
 /* Where gdb looks: by build-id, then by the debuglink's name. */
-static bool find_debug_file(const char *path, const struct elf_symbols_info *info,
-			    uint32_t crc, char out[PATH_MAX])
+static bool find_debug_file(const char *path,
+			    const struct elf_symbols_info *info, uint32_t crc,
+			    char out[PATH_MAX])
 {
 	/* gdb's order: next to the file, in .debug there, under the root */
 	static const struct {

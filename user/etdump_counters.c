@@ -85,6 +85,8 @@ static int decode_event(struct etd_dump *dump, struct etd_event *ev)
 	    ev->metadata[mlen] != ';')
 		return 0;
 	memcpy(text, ev->metadata, ev->metadata_len);
+	/* strtoull stops at the first non-digit: the last value needs an end */
+	text[ev->metadata_len] = '\0';
 	end = text + ev->metadata_len;
 	for (p = text + mlen + 1; p < end; p = semi + 1) {
 		semi = memchr(p, ';', end - p);

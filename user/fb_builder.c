@@ -48,7 +48,8 @@ static int reserve(struct fb_builder *b, size_t n)
 
 	if (n > FB_MAX_SIZE - b->size)
 		return fail(b, -E2BIG);
-	if (b->cap - b->size >= n)
+	/* allocated even for n == 0: at() must not offset a NULL buf */
+	if (b->buf && b->cap - b->size >= n)
 		return 0;
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->size < n)

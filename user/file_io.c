@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "file_io.h"
 #include "log.h"
+
+static int can_create(const char *path);
 
 int output_check(const char *path, bool force)
 {
@@ -23,10 +26,10 @@ int output_check(const char *path, bool force)
 	if (!copy)
 		return -ENOMEM;
 	dir = dirname(copy);
-	if (access(dir, W_OK)) {
-		ret = -errno;
-		p_err("%s: cannot write in %s: %s", path, dir, strerror(errno));
-	}
+	/* root passes access() where nothing can be made (/proc): try it */
+	ret = access(dir, W_OK) ? -errno : can_create(path);
+	if (ret)
+		p_err("%s: cannot write in %s: %s", path, dir, strerror(-ret));
 	free(copy);
 	return ret;
 }
@@ -69,11 +72,46 @@ static int create_temp(const char *path, char **tmp)
 	return fd;
 }
 
+/* Whether a file can be created next to path: made, then removed. */
+static int can_create(const char *path)
+{
+	char *tmp;
+	int fd;
+
+	fd = create_temp(path, &tmp);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
+
+/*
+ * A device or FIFO (/dev/full, /dev/stdout) cannot be replaced: a rename
+ * would put a regular file where the device node was. Write into it.
+ */
+static int write_special(const char *path, const void *buf, size_t len)
+{
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, buf, len);
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
 int file_replace(const char *path, const void *buf, size_t len)
 {
 	char *tmp = NULL;
+	struct stat st;
 	int fd, err;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_special(path, buf, len);
 	fd = create_temp(path, &tmp);
 	if (fd < 0)
 		return fd;

@@ -20,6 +20,7 @@ int write_all(int fd, const void *buf, size_t len);
 /*
  * Write to a temporary file next to path, sync it, then rename it over
  * path. On error the temporary file is removed; returns a negative errno.
+ * A device or FIFO is written in place instead (it cannot be replaced).
  */
 int file_replace(const char *path, const void *buf, size_t len);
 

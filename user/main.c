@@ -20,6 +20,7 @@ static const struct command {
 	{ "record", cmd_record, "trace a process into an ETDump" },
 	{ "list", cmd_list, "show the etdump probes of a binary or process" },
 	{ "convert", cmd_convert, "turn a raw capture into an ETDump or a Chrome trace" },
+	{ "report", cmd_report, "the Inspector's statistics table of an ETDump" },
 };
 
 static void usage(FILE *f)

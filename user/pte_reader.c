@@ -57,7 +57,7 @@ static int read_operators(const struct fb_table *plan, struct pte_plan *out)
 		out->ops[i].name = string_or_empty(&op, SLOT_OPERATOR_NAME);
 		out->ops[i].overload = string_or_empty(&op,
 						       SLOT_OPERATOR_OVERLOAD);
-		/* a corrupt string fails the reader; NULL and no error: ENOMEM */
+		/* a corrupt string fails the reader; else NULL is ENOMEM */
 		if (!out->ops[i].name || !out->ops[i].overload)
 			return plan->r->error ? plan->r->error : -ENOMEM;
 	}
@@ -79,7 +79,8 @@ static int read_instruction(const struct fb_table *t, uint32_t nops,
 		return ret ? ret : fb_reader_fail(t->r, "a KernelCall instruction at byte %zu has no arguments",
 						   t->pos);
 	fb_read_i32(&call, SLOT_KERNEL_CALL_OP_INDEX, 0, &in->op_index);
-	if (!t->r->error && (in->op_index < 0 || (uint32_t)in->op_index >= nops))
+	if (!t->r->error &&
+	    (in->op_index < 0 || (uint32_t)in->op_index >= nops))
 		return fb_reader_fail(t->r, "a KernelCall at byte %zu names operator %d of %u",
 				      call.pos, in->op_index, nops);
 	return t->r->error;
@@ -178,7 +179,8 @@ int pte_read_plan(const void *data, size_t len, const char *method,
 
 	memset(out, 0, sizeof(*out));
 	if (len < IDENTIFIER_OFFSET + 4 ||
-	    memcmp((const char *)data + IDENTIFIER_OFFSET, FILE_IDENTIFIER, 4)) {
+	    memcmp((const char *)data + IDENTIFIER_OFFSET, FILE_IDENTIFIER,
+		   4)) {
 		snprintf(err, errlen, "not an ExecuTorch program (no file identifier \"%s\" at byte %d)",
 			 FILE_IDENTIFIER, IDENTIFIER_OFFSET);
 		return -EINVAL;

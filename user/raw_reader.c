@@ -14,7 +14,8 @@
 #include "raw_format.h"
 #include "raw_reader.h"
 
-#define ALIGN_UP(n) (((n) + RAW_ALIGN - 1) & ~(uint64_t)(RAW_ALIGN - 1))
+/* in 64 bits: a u32 length near 4 GiB must not wrap to 0 */
+#define ALIGN_UP(n) (((uint64_t)(n) + RAW_ALIGN - 1) & ~(uint64_t)(RAW_ALIGN - 1))
 /* bounds on what a header may list: far beyond any real one */
 #define MAX_PROBES 1024
 
@@ -111,7 +112,18 @@ truncated:
 		       r->size, at);
 }
 
-/* Items of a header or end chunk, from payload offset `from`. */
+/* The bytes after len, up to the next multiple of 8, are zero. */
+static bool zero_padded(const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = len; i < ALIGN_UP(len); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* The items of a header or end chunk, read from payload offset `at` on. */
 struct items {
 	const struct chunk *c;
 	size_t at;
@@ -123,7 +135,6 @@ static int next_item(struct raw_reader *r, struct items *it, uint32_t *tag,
 {
 	const struct chunk *c = it->c;
 	struct raw_item h;
-	size_t i;
 
 	if (it->at == c->len)
 		return 0;
@@ -140,12 +151,10 @@ static int next_item(struct raw_reader *r, struct items *it, uint32_t *tag,
 	*tag = h.tag;
 	*p = c->p + it->at + sizeof(h);
 	*len = h.len;
-	for (i = h.len; i < ALIGN_UP(h.len); i++) {
-		if ((*p)[i]) {
-			corrupt(r, c->at, "non-zero padding at payload byte %zu",
-				it->at + sizeof(h) + i);
-			return -1;
-		}
+	if (!zero_padded(*p, h.len)) {
+		corrupt(r, c->at, "non-zero padding after the item at payload byte %zu",
+			it->at);
+		return -1;
 	}
 	it->at += sizeof(h) + ALIGN_UP(h.len);
 	return 1;
@@ -350,6 +359,9 @@ static bool read_data(struct raw_reader *r, const struct chunk *c)
 		if (!rec.len || rec.reserved ||
 		    ALIGN_UP(rec.len) > c->len - at - sizeof(rec))
 			return corrupt(r, c->at, "the record at payload byte %zu has an invalid length",
+				       at);
+		if (!zero_padded(c->p + at + sizeof(rec), rec.len))
+			return corrupt(r, c->at, "non-zero padding after the record at payload byte %zu",
 				       at);
 		n++;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include "raw_format.h"
 #include "raw_writer.h"
 
+/* how long a command just released may take to exec the runtime */
+#define EXEC_WAIT_MS 1000
 /* a data chunk is written once this much is buffered */
 #define CHUNK_BYTES (64u << 10)
 #define ALIGN_UP(n) (((n) + RAW_ALIGN - 1) & ~(size_t)(RAW_ALIGN - 1))
@@ -25,11 +28,6 @@ static const uint8_t zeros[sizeof(struct raw_chunk)];
 struct raw_writer {
 	int fd;
 	int err;
-	int pid;
-	/* the header chunk while it waits for the target's map */
-	FILE *hdr;
-	char *hdr_buf;
-	size_t hdr_len;
 	/* the data chunk being filled: room for its raw_chunk, raw_data */
 	uint8_t *buf;
 	size_t len;
@@ -108,31 +106,43 @@ static int write_stream(struct raw_writer *w, uint32_t type, FILE *f,
 			   *len - sizeof(struct raw_chunk));
 }
 
-/* The target's map, then the header; "" when the target has gone. */
-static int write_header(struct raw_writer *w)
+/*
+ * A command released a moment ago may still be our own fork: its map is
+ * the runtime's once it has exec'd exe. Wait for that, briefly.
+ */
+static void wait_exec(int pid, const char *exe)
+{
+	char link[64], now[PATH_MAX];
+	ssize_t n;
+	int i;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	for (i = 0; i < EXEC_WAIT_MS; i++) {
+		n = readlink(link, now, sizeof(now) - 1);
+		if (n < 0)
+			return;
+		now[n] = '\0';
+		if (!strcmp(now, exe))
+			return;
+		usleep(1000);
+	}
+}
+
+/* The target's map ("" when it has gone) as an item. */
+static void put_maps(FILE *f, int pid)
 {
 	char path[64];
 	void *maps = NULL;
 	size_t len = 0;
-	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", w->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	if (etdump_load_file(path, &maps, &len))
 		len = 0;
-	put_item(w->hdr, RAW_ITEM_MAPS, NULL, 0, maps, len);
+	put_item(f, RAW_ITEM_MAPS, NULL, 0, maps, len);
 	free(maps);
-	err = write_stream(w, RAW_CHUNK_HEADER, w->hdr, &w->hdr_buf,
-			   &w->hdr_len);
-	w->hdr = NULL;
-	return err;
 }
 
-static int ensure_header(struct raw_writer *w)
-{
-	return w->hdr ? write_header(w) : w->err;
-}
-
-static int begin_header(struct raw_writer *w, const struct raw_target *t)
+static int write_header(struct raw_writer *w, const struct raw_target *t)
 {
 	struct raw_header h = {
 		.format_version = RAW_FORMAT_VERSION,
@@ -142,8 +152,11 @@ static int begin_header(struct raw_writer *w, const struct raw_target *t)
 		.capture_start = t->capture_start,
 	};
 	uint64_t before, after;
+	char *buf = NULL;
+	size_t i, len = 0;
 	uint32_t kind;
-	size_t i;
+	FILE *f;
+	int err;
 
 	/* the wall time half-way between two reads of the record clock */
 	before = clock_ns(CLOCK_MONOTONIC);
@@ -151,19 +164,28 @@ static int begin_header(struct raw_writer *w, const struct raw_target *t)
 	after = clock_ns(CLOCK_MONOTONIC);
 	h.start_clock = before + (after - before) / 2;
 
-	w->hdr = chunk_stream(&w->hdr_buf, &w->hdr_len, &h, sizeof(h));
-	if (!w->hdr)
+	f = chunk_stream(&buf, &len, &h, sizeof(h));
+	if (!f)
 		return -ENOMEM;
-	put_text(w->hdr, RAW_ITEM_EXE, t->exe);
+	put_text(f, RAW_ITEM_EXE, t->exe);
 	for (i = 0; i < t->nprobes; i++)
-		put_text(w->hdr, RAW_ITEM_PROBE, t->probes[i]);
+		put_text(f, RAW_ITEM_PROBE, t->probes[i]);
 	for (i = 0; t->counters && i < t->counters->n; i++) {
 		kind = t->counters->spec[i].kind;
-		put_item(w->hdr, RAW_ITEM_COUNTER, &kind, sizeof(kind),
+		put_item(f, RAW_ITEM_COUNTER, &kind, sizeof(kind),
 			 t->counters->spec[i].name,
 			 strlen(t->counters->spec[i].name));
 	}
-	return 0;
+	if (t->just_started)
+		wait_exec(t->pid, t->exe);
+	put_maps(f, t->pid);
+	err = write_all(w->fd, RAW_MAGIC, RAW_MAGIC_LEN);
+	if (!err)
+		err = write_stream(w, RAW_CHUNK_HEADER, f, &buf, &len);
+	else
+		fclose(f);
+	free(buf);
+	return err;
 }
 
 int raw_writer_open(struct raw_writer **out, const char *path, bool force,
@@ -175,7 +197,6 @@ int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->pid = t->pid;
 	w->len = DATA_START;
 	w->cap = CHUNK_BYTES;
 	w->buf = malloc(w->cap);
@@ -185,29 +206,32 @@ int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 		err = -errno;
 		goto fail;
 	}
-	err = w->buf ? begin_header(w, t) : -ENOMEM;
-	if (!err)
-		err = write_all(w->fd, RAW_MAGIC, RAW_MAGIC_LEN);
-	if (!err && !t->maps_at_first_record)
-		err = write_header(w);
+	err = w->buf ? write_header(w, t) : -ENOMEM;
 	if (err)
 		goto fail;
 	*out = w;
 	return 0;
 fail:
+	/* what we created holds no capture: leave nothing half written */
+	if (w->fd >= 0)
+		unlink(path);
 	w->finished = true;
 	raw_writer_free(w);
 	return err;
 }
 
-/* The buffered records, or a new drop count, as a data chunk. */
+/* Records buffered, or a drop count the last data chunk does not have. */
+static bool data_pending(const struct raw_writer *w)
+{
+	return w->len > DATA_START || w->drops != w->chunk_drops;
+}
+
+/* The buffered records and the drop count as a data chunk. */
 static int write_data(struct raw_writer *w)
 {
 	struct raw_data d = { .drops = w->drops };
 	int err;
 
-	if (w->len == DATA_START && w->drops == w->chunk_drops)
-		return w->err;
 	d.time = clock_ns(CLOCK_MONOTONIC);
 	memcpy(w->buf + sizeof(struct raw_chunk), &d, sizeof(d));
 	err = write_chunk(w, RAW_CHUNK_DATA, w->buf,
@@ -224,8 +248,8 @@ int raw_writer_append(struct raw_writer *w, const void *rec, size_t len)
 	uint8_t *p;
 	int err;
 
-	err = ensure_header(w);
-	if (!err && w->len + need > w->cap)
+	err = w->err;
+	if (!err && w->len + need > w->cap && w->len > DATA_START)
 		err = write_data(w);
 	if (err)
 		return err;
@@ -248,11 +272,9 @@ int raw_writer_append(struct raw_writer *w, const void *rec, size_t len)
 
 int raw_writer_flush(struct raw_writer *w, uint64_t drops)
 {
-	int err = ensure_header(w);
-
 	if (drops > w->drops)
 		w->drops = drops;
-	return err ? err : write_data(w);
+	return data_pending(w) ? write_data(w) : w->err;
 }
 
 int raw_writer_finish(struct raw_writer *w, uint64_t drops, const char *stop)
@@ -291,9 +313,6 @@ void raw_writer_free(struct raw_writer *w)
 		return;
 	if (!w->finished)
 		raw_writer_flush(w, w->drops);
-	if (w->hdr)
-		fclose(w->hdr);
-	free(w->hdr_buf);
 	free(w->buf);
 	if (w->fd >= 0)
 		close(w->fd);

@@ -28,15 +28,15 @@ struct raw_target {
 	const struct counter_set *counters; /* as opened; NULL: none */
 	uint64_t capture_start;             /* what the collector was told */
 	/*
-	 * At attach, a command we start is still our own fork: its map is
-	 * read at its first record instead, once it runs the runtime.
+	 * A command released from its gate: its map is read once it has
+	 * exec'd exe (waiting up to a second); before, it is our own fork.
 	 */
-	bool maps_at_first_record;
+	bool just_started;
 };
 
 /*
  * Create path (an existing file is replaced only with force) and write
- * the header chunk, or prepare it for the first record. Negative errno.
+ * the header chunk. Negative errno; path is then removed.
  */
 int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 		    const struct raw_target *t);

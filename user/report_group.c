@@ -307,7 +307,6 @@ static size_t group_entries(const struct range *g, struct entry *out,
 {
 	const struct etd_event *de = NULL, *ev;
 	size_t i, n = 0;
-	bool profiled = false;
 
 	for (i = 0; i < g->n && !de; i++)
 		if (g->first[i]->kind == ETD_DEBUG && !rg_is_output(g->first[i]))
@@ -319,10 +318,12 @@ static size_t group_entries(const struct range *g, struct entry *out,
 		out[n] = (struct entry){ { ev->instruction_id, ev, de }, ev,
 					 pos + n };
 		n++;
-		profiled = true;
 	}
-	/* only program outputs: the Inspector keeps them as the run's output */
-	if (!profiled && de) {
+	/*
+	 * Debug events only: one signature. Program outputs only: none, the
+	 * Inspector keeps them as the run's output.
+	 */
+	if (!n && de) {
 		out[n] = (struct entry){ { de->instruction_id, NULL, de }, NULL,
 					 pos };
 		n++;

@@ -21,7 +21,7 @@ struct symbol_mode_opts {
 	bool force;             /* --symbols: even where etdump probes are */
 	const char *rules;      /* --rules FILE: before the built-in rules */
 	const char *program;    /* --program MODEL.pte: instruction ids */
-	const char *debug_file; /* --debug-file FILE: the executable's symbols */
+	const char *debug_file; /* --debug-file FILE: the executable's */
 };
 
 /* Symbol mode is used with --symbols, or when no etdump probe is there. */

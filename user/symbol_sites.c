@@ -19,6 +19,9 @@ struct walk {
 	int fd;                 /* the object, for its entry instructions */
 };
 
+static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
 bool symbol_entry_emulated(const uint8_t *b, size_t len)
 {
 #if defined(__x86_64__)
@@ -26,14 +29,29 @@ bool symbol_entry_emulated(const uint8_t *b, size_t len)
 		return true;    /* push %rax..%rdi; nop */
 	if (len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
 		return true;    /* push %r8..%r15 */
-	if (len >= 2 && b[0] == 0x0f && b[1] == 0x1f)
-		return true;    /* nopl */
-	return len >= 3 && b[0] == 0x66 && b[1] == 0x0f && b[2] == 0x1f;
+	/* optimized into a call; other multi-byte nops are single-stepped */
+	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
 #else
 	(void)b;
 	(void)len;
 	return true;    /* not known here: assume the cheap case */
 #endif
+}
+
+/*
+ * Where to attach for a function starting with insn. Builds with
+ * -fcf-protection start every function with endbr64, which is
+ * single-stepped (~20x a push): attach just after it when what follows is
+ * emulated. Nothing jumps there but the function's own entry, and the
+ * stack still holds the return address for the uretprobe.
+ */
+static size_t attach_skip(const uint8_t *insn, size_t len)
+{
+	if (len > sizeof(endbr64) && !memcmp(insn, endbr64, sizeof(endbr64)) &&
+	    symbol_entry_emulated(insn + sizeof(endbr64),
+				  len - sizeof(endbr64)))
+		return sizeof(endbr64);
+	return 0;
 }
 
 static bool seen(const struct walk *w, uint64_t offset)
@@ -53,6 +71,7 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	struct symbol_sites *out = w->out;
 	struct symbol_site *sites, *s;
 	uint8_t insn[INSN_MAX];
+	size_t skip;
 	ssize_t n;
 
 	sites = realloc(out->sites, (out->n + 1) * sizeof(*sites));
@@ -73,11 +92,14 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 		memcpy(s->desc.arg, rule->run, s->desc.arg_len);
 	}
 	n = pread(w->fd, insn, sizeof(insn), offset);
-	s->single_step = n > 0 && !symbol_entry_emulated(insn, n);
+	skip = n > 0 ? attach_skip(insn, n) : 0;
+	s->offset += skip;
+	s->single_step = n > 0 && !symbol_entry_emulated(insn + skip, n - skip);
 	out->single_step += s->single_step;
 	out->n++;
-	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s", w->path,
-		(unsigned long long)offset, function, event, rule->where,
+	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,
+		(unsigned long long)s->offset, function, event, rule->where,
+		skip ? ", after endbr64" : "",
 		s->single_step ? ", single-stepped entry" : "");
 	return 0;
 }

@@ -19,7 +19,8 @@
 
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */
-	uint64_t offset;        /* the entry's file offset: where to attach */
+	uint64_t offset;        /* file offset to attach at: the entry, or
+				   just after its endbr64 */
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
@@ -27,7 +28,7 @@ struct symbol_site {
 };
 
 struct symbol_sites {
-	struct symbol_site *sites;
+	struct symbol_site *sites;      /* one object's after another's */
 	size_t n;
 	struct path_list objects;
 	struct elf_symbols_info exe;   /* where the executable's came from */
@@ -45,8 +46,9 @@ int symbol_sites_find(struct symbol_sites *out,
 		      char *err, size_t errlen);
 /*
  * Can x86-64 uprobes run this first instruction without single-stepping
- * it? They emulate a push of a register and nops (and since Linux 6.18
- * turn a 5-byte nop into a call); scripts/bench-uprobes.sh measures it.
+ * it? Measured (scripts/bench-uprobes.sh): they emulate a push of a
+ * register and a one-byte nop, and turn a 5-byte nop into a call; endbr64,
+ * other nops, moves and arithmetic are single-stepped, ~20x the cost.
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
 void symbol_sites_free(struct symbol_sites *s);

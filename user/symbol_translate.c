@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "collector.h"
 #include "etdump_record.h"
 #include "log.h"
+#include "plan_walk.h"
 #include "pte_reader.h"
 #include "symbol_translate.h"
 
 struct open_call {
 	uint32_t site;
-	uint8_t kind;
-};
-
-struct plan_pos {
-	uint32_t chain;
-	uint32_t instr;
+	bool instruction;       /* a kernel or delegate call */
+	bool sets_state;        /* it set the instruction state: reset it */
 };
 
 struct thread {
@@ -197,107 +194,55 @@ static int flush_block(struct symbol_translator *t, struct thread *th)
 	return err;
 }
 
-/* "native_call__softmax.out" and "native_call_softmax.out" are one op. */
-static bool same_operator(const char *observed, const char *planned)
-{
-	static const char prefix[] = "native_call_";
-	const char *a = observed, *b = planned;
-
-	if (!strncmp(a, prefix, sizeof(prefix) - 1))
-		a += sizeof(prefix) - 1;
-	if (!strncmp(b, prefix, sizeof(prefix) - 1))
-		b += sizeof(prefix) - 1;
-	for (;;) {
-		while (*a == '_' || *a == '.')
-			a++;
-		while (*b == '_' || *b == '.')
-			b++;
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-			return false;
-		if (!*a)
-			return true;
-		a++;
-		b++;
-	}
-}
-
-/* Does instruction `in` of the plan fit an observed call? */
-static bool plan_fits(const struct pte_plan *p, const struct pte_instruction *in,
-		      uint8_t kind, const char *observed,
-		      char planned[ETDUMP_NAME_MAX])
-{
-	if (kind == ETDUMP_FUNC_DELEGATE)
-		return in->kind == PTE_INSTR_DELEGATE_CALL;
-	return in->kind == PTE_INSTR_KERNEL_CALL &&
-	       !pte_kernel_event_name(p, in, planned, ETDUMP_NAME_MAX) &&
-	       same_operator(observed, planned);
-}
-
-static bool pos_before(struct plan_pos a, struct plan_pos b)
-{
-	return a.chain < b.chain || (a.chain == b.chain && a.instr < b.instr);
-}
-
 /*
- * The first instruction at or after `from` (and before `to`) that fits;
- * its position in *at and its name in planned.
+ * Give an instruction call its chain and instruction: true when the call
+ * sets the instruction state, false when its instruction is not known and
+ * it keeps the state there is. A kernel's name may become the plan's.
  */
-static bool plan_find(const struct pte_plan *p, struct plan_pos from,
-		      struct plan_pos to, uint8_t kind, const char *observed,
-		      struct plan_pos *at, char planned[ETDUMP_NAME_MAX])
-{
-	struct plan_pos i;
-
-	for (i = from; i.chain < p->nchains && pos_before(i, to);
-	     i.instr = 0, i.chain++) {
-		for (; i.instr < p->chains[i.chain].n && pos_before(i, to);
-		     i.instr++) {
-			if (plan_fits(p, &p->chains[i.chain].instr[i.instr],
-				      kind, observed, planned)) {
-				*at = i;
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-/*
- * Give a call its chain and instruction, and maybe the plan's name for
- * it (name is rewritten in place).
- */
-static void assign_ids(struct symbol_translator *t, struct thread *th,
+static bool assign_ids(struct symbol_translator *t, struct thread *th,
 		       uint8_t kind, char name[ETDUMP_NAME_MAX],
 		       int32_t *chain, int32_t *instr)
 {
-	static const struct plan_pos end = { UINT32_MAX, UINT32_MAX };
-	static const struct plan_pos start = { 0, 0 };
 	char planned[ETDUMP_NAME_MAX] = "";
 	struct plan_pos at;
-	uint32_t order = th->calls_in_run++;
 
-	if (t->plan &&
-	    (plan_find(t->plan, th->next, end, kind, name, &at, planned) ||
-	     plan_find(t->plan, start, th->next, kind, name, &at, planned))) {
+	if (!t->plan) {
+		th->by_call_order = true;
+		*chain = 0;
+		*instr = th->calls_in_run++;
+		return true;
+	}
+	if (plan_walk_find(t->plan, th->next, kind == ETDUMP_FUNC_DELEGATE,
+			   name, &at, planned)) {
 		t->stats.plan_matched++;
 		*chain = at.chain;
 		*instr = at.instr;
 		th->next = (struct plan_pos){ at.chain, at.instr + 1 };
 		if (kind == ETDUMP_FUNC_KERNEL)
 			strcpy(name, planned);
-		return;
+		return true;
 	}
-	if (t->plan && !t->stats.plan_unmatched++)
-		p_warn("'%s' matches no %s instruction of the program's method '%s'; it and any other such call get call-order ids",
+	if (!t->stats.plan_unmatched++)
+		p_warn("'%s' matches no %s instruction of the program's method '%s' (another program?); such calls keep chain -1, instruction 0",
 		       name, kind == ETDUMP_FUNC_KERNEL ? "KernelCall" :
 							   "DelegateCall",
 		       t->plan->method);
-	th->by_call_order = true;
-	*chain = 0;
-	*instr = order;
+	return false;
 }
 
-static int push_call(struct thread *th, uint32_t site, uint8_t kind)
+/* Inside another instruction call (a kernel calling a kernel)? */
+static bool in_instruction(const struct thread *th)
+{
+	size_t i;
+
+	for (i = 0; i < th->depth; i++)
+		if (th->calls[i].instruction)
+			return true;
+	return false;
+}
+
+static int push_call(struct thread *th, uint32_t site, bool instruction,
+		     bool sets_state)
 {
 	struct open_call *calls;
 
@@ -310,17 +255,20 @@ static int push_call(struct thread *th, uint32_t site, uint8_t kind)
 		th->calls = calls;
 		th->cap = cap;
 	}
-	th->calls[th->depth++] = (struct open_call){ site, kind };
+	th->calls[th->depth++] =
+		(struct open_call){ site, instruction, sets_state };
 	return 0;
 }
 
 static int on_func_entry(struct symbol_translator *t, struct thread *th,
-		    const struct etdump_rec_func_entry *r)
+			 const struct etdump_rec_func_entry *r)
 {
 	const struct etdump_func_site *s = &r->site;
+	bool instruction = s->kind == ETDUMP_FUNC_KERNEL ||
+			   s->kind == ETDUMP_FUNC_DELEGATE;
+	bool sets_state = false;
 	char name[ETDUMP_NAME_MAX];
 	int32_t chain, instr;
-	size_t len;
 	int err;
 
 	copy_name(name, s->name, s->name_len);
@@ -336,24 +284,22 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		th->calls_in_run = 0;
 		th->next = (struct plan_pos){ 0, 0 };
 	}
-	err = push_call(th, s->id, s->kind);
+	/* a kernel another one calls belongs to the caller's instruction */
+	if (instruction && !in_instruction(th))
+		sets_state = assign_ids(t, th, s->kind, name, &chain, &instr);
+	err = push_call(th, s->id, instruction, sets_state);
+	if (!err && sets_state)
+		err = emit_instruction(t, th, &r->hdr, chain, instr);
 	if (err)
 		return err;
-	if (s->kind == ETDUMP_FUNC_KERNEL || s->kind == ETDUMP_FUNC_DELEGATE) {
-		assign_ids(t, th, s->kind, name, &chain, &instr);
-		err = emit_instruction(t, th, &r->hdr, chain, instr);
-		if (err)
-			return err;
-	}
-	len = strlen(name);
-	return emit_begin(t, th, &r->hdr, s->id, name, len);
+	return emit_begin(t, th, &r->hdr, s->id, name, strlen(name));
 }
 
 static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
 	struct etdump_rec_end end;
-	uint8_t kind = ETDUMP_FUNC_EVENT;
+	bool reset = false;
 	size_t i;
 	int err;
 
@@ -363,7 +309,7 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	/* calls above it never returned (longjmp, exceptions): forget them */
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
-			kind = th->calls[i].kind;
+			reset = th->calls[i].sets_state;
 			th->depth = i;
 			break;
 		}
@@ -372,7 +318,7 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	stamp(&end.hdr, &r->hdr, ETDUMP_REC_PROFILE_END, sizeof(end));
 	end.token = site_token(r->id);
 	err = emit(t, th, &end, sizeof(end));
-	if (err || (kind != ETDUMP_FUNC_KERNEL && kind != ETDUMP_FUNC_DELEGATE))
+	if (err || !reset)
 		return err;
 	return emit_instruction(t, th, &r->hdr, -1, 0);
 }
@@ -399,6 +345,13 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	if (h->type == ETDUMP_REC_FUNC_ENTRY)
 		return on_func_entry(t, th, rec);
 	return on_func_exit(t, th, rec);
+}
+
+int symbol_translator_to_collector(void *col, const void *rec, size_t len)
+{
+	int err = collector_feed(col, rec, len);
+
+	return err == -EINVAL ? 0 : err;
 }
 
 void symbol_translator_stats(const struct symbol_translator *t,

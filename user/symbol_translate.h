@@ -15,12 +15,15 @@
  *  - an exit ends the innermost open scope of its site (PROFILE_END), and
  *    an instruction's end resets the state to (-1, 0).
  * Instruction ids:
+ *  - a kernel or delegate call inside another one (a kernel calling a
+ *    kernel) belongs to the outer call's instruction: it sets nothing;
  *  - with a plan (--program), a call takes the next instruction of its
  *    kind in the plan, from just after the previous call's, whose operator
  *    is the observed one (wrapping once, for loops), and a kernel's event
  *    takes the plan's own name ("native_call_add.Scalar_out"); the plan is
- *    walked afresh in each run. A call the plan has no match for gets a
- *    call-order id and a warning: no id is ever guessed silently;
+ *    walked afresh in each run. A call the plan has no match for keeps the
+ *    state there is (chain -1, instruction 0) and is warned about once:
+ *    no id is ever guessed;
  *  - without, chain 0 and the call's index among its run's instruction
  *    calls, and the run's name says so: "Execute (call-order ids)". To
  *    know, a run's BLOCK and what follows it are held back until the
@@ -52,6 +55,11 @@ int symbol_translator_new(struct symbol_translator **out,
 			  void *sink_ctx);
 /* A capture_record_fn: translate one record and hand the results on. */
 int symbol_translator_feed(void *translator, const void *rec, size_t len);
+/*
+ * The usual sink, ctx a struct collector: a malformed record is the
+ * collector's to count, so only -ENOMEM stops the translation.
+ */
+int symbol_translator_to_collector(void *col, const void *rec, size_t len);
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st);
 void symbol_translator_free(struct symbol_translator *t);

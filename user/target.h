@@ -14,7 +14,7 @@
 struct target {
 	pid_t pid;
 	bool spawned;           /* we started it, and reap it */
-	int pidfd;              /* readable once the process has exited */
+	int pidfd;              /* readable once it has exited; -1: no pidfds */
 	int gate_fd;            /* spawned: write end of the start gate */
 	bool exited;
 	int wait_status;        /* spawned and exited: from waitpid */

@@ -25,10 +25,10 @@ static int add_probe(struct usdt_probe_list *out, const char *desc, size_t len,
 		memcpy(&addr[i], desc + i * addr_size, addr_size);
 	provider = desc + 3 * addr_size;
 	name = memchr(provider, '\0', end - provider);
-	if (!name++ || name >= end)
+	if (!name || ++name >= end)
 		return -EINVAL;
 	args = memchr(name, '\0', end - name);
-	if (!args++ || args >= end || !memchr(args, '\0', end - args))
+	if (!args || ++args >= end || !memchr(args, '\0', end - args))
 		return -EINVAL;
 
 	probes = realloc(out->probes, (out->n + 1) * sizeof(*probes));
@@ -67,28 +67,18 @@ static int read_note_section(Elf_Data *data, struct usdt_probe_list *out,
 	return 0;
 }
 
-int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
-		    size_t errlen)
+/* path names the file in messages; elf may be NULL (libelf failed) */
+static int read_elf(Elf *elf, const char *path, struct usdt_probe_list *out,
+		    char *err, size_t errlen)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	Elf *elf = NULL;
-	int fd, ret = 0;
+	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF ||
 	    elf_getshdrstrndx(elf, &shstrndx)) {
 		snprintf(err, errlen, "%s: not an ELF file", path);
-		ret = -ENOEXEC;
-		goto out;
+		return -ENOEXEC;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
@@ -107,13 +97,48 @@ int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
 		if (ret) {
 			snprintf(err, errlen, "%s: malformed .note.stapsdt",
 				 path);
-			goto out;
+			return ret;
 		}
 	}
-out:
+	return 0;
+}
+
+int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
+		    size_t errlen)
+{
+	Elf *elf;
+	int fd, ret;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ret = read_elf(elf, path, out, err, errlen);
 	if (elf)
 		elf_end(elf);
 	close(fd);
+	if (ret)
+		usdt_notes_free(out);
+	return ret;
+}
+
+int usdt_notes_read_mem(void *buf, size_t len, struct usdt_probe_list *out,
+			char *err, size_t errlen)
+{
+	Elf *elf;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	elf_version(EV_CURRENT);
+	elf = elf_memory(buf, len);
+	ret = read_elf(elf, "(memory)", out, err, errlen);
+	if (elf)
+		elf_end(elf);
 	if (ret)
 		usdt_notes_free(out);
 	return ret;

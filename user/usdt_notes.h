@@ -25,6 +25,12 @@ struct usdt_probe_list {
 /* Fills *out with every probe of `path`; negative errno, message in err. */
 int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
 		    size_t errlen);
+/*
+ * The same from an ELF image in memory, which libelf may convert in place
+ * (a private mapping, as it treats elf_memory()'s image).
+ */
+int usdt_notes_read_mem(void *buf, size_t len, struct usdt_probe_list *out,
+			char *err, size_t errlen);
 size_t usdt_notes_count(const struct usdt_probe_list *list,
 			const char *provider);
 void usdt_notes_free(struct usdt_probe_list *list);

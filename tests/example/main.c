@@ -29,6 +29,7 @@ struct options {
 	long threads;
 	long sleep_ms;
 	const char *timings;
+	const char *exec;
 	bool wait_signal;
 };
 
@@ -51,7 +52,10 @@ static const char usage[] =
 	"  --wait-signal   print 'ready PID', load only after SIGUSR1\n"
 	"  --sleep-ms MS   pause between executions (default 0)\n"
 	"  --counter-ops   add instructions 6-8: touch_pages (page faults),\n"
-	"                  yield (a context switch), spin (pure compute)\n";
+	"                  yield (a context switch), spin (pure compute)\n"
+	"  --stall-at N    execution N of each thread stops inside its\n"
+	"                  DelegateCall, prints 'stalled', waits to be killed\n"
+	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -83,13 +87,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
-	       OPT_COUNTER_OPS };
+	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_EXEC };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
 		{ "wait-signal", no_argument, NULL, OPT_WAIT_SIGNAL },
 		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
 		{ "counter-ops", no_argument, NULL, OPT_COUNTER_OPS },
+		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -118,6 +124,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_COUNTER_OPS:
 			program_enable_counter_ops();
+			break;
+		case OPT_STALL_AT:
+			method_stall_at(parse_long("--stall-at", optarg, 1,
+						   INT_MAX));
+			break;
+		case OPT_EXEC:
+			o->exec = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -255,5 +268,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < PROGRAM_CLASSES; i++)
 		printf(" %.6f", workers[0].probabilities[i]);
 	printf("\nexecutions: %ld\n", opts.executions * opts.threads);
+	if (opts.exec) {
+		/* a tracer must see the same process go on as another program */
+		fflush(stdout);
+		execl("/bin/sh", "sh", "-c", opts.exec, (char *)NULL);
+		fprintf(stderr, "example-runtime: /bin/sh: %s\n", strerror(errno));
+		return 1;
+	}
 	return 0;
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "delegate.h"
 #include "method.h"
 #include "program.h"
@@ -118,6 +120,22 @@ void activations_free(struct activations *a)
 	free(a);
 }
 
+static long stall_execution;
+
+void method_stall_at(long n)
+{
+	stall_execution = n;
+}
+
+/* a runtime stuck mid-execution, for a tracer that sees it killed there */
+static void stall(void)
+{
+	printf("stalled\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 /* codegen's kernel wrapper: the kernel inside a scope of its own */
 static void call_kernel(const struct instruction *in,
 			struct tensor *const *args, struct tracer *tr)
@@ -143,6 +161,8 @@ static void execute_instruction(const struct method *m, struct activations *a,
 		call_kernel(in, args, tr);
 	} else {
 		call = tracer_begin(tr, "DELEGATE_CALL");
+		if (a->executions == stall_execution)
+			stall();
 		delegate_execute(m->delegate, args, tr);
 	}
 	tracer_end(tr, &call);

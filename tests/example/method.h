@@ -25,6 +25,11 @@ void activations_free(struct activations *a);
 /* Method::execute, in an "Execute" block of its own */
 void method_execute(const struct method *m, struct activations *a,
 		    struct tracer *tr);
+/*
+ * For fault tests: each thread's execution n stops inside its DelegateCall,
+ * prints "stalled", and waits to be killed. 0 (the default): never.
+ */
+void method_stall_at(long n);
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 

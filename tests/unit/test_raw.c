@@ -6,10 +6,14 @@
  * further, and never crashes.
  */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <zlib.h>
 #include "collector.h"
 #include "counters.h"
@@ -78,15 +82,16 @@ static void make_records(void)
 }
 
 /* A capture of every record, flushed every FLUSH_EVERY; its bytes. */
-static uint8_t *write_capture(size_t *len, bool defer_maps, uint64_t drops)
+static uint8_t *write_capture(size_t *len, uint64_t drops)
 {
 	char path[] = "/tmp/test_raw.XXXXXX";
 	struct raw_target t = {
 		.pid = getpid(), .exe = "/opt/runtime", .probes = probes,
-		.nprobes = 3, .maps_at_first_record = defer_maps,
+		.nprobes = 3,
 	};
 	struct counter_set set;
 	struct raw_writer *w;
+	struct stat st, after;
 	uint8_t *buf = NULL;
 	char err[128];
 	FILE *f;
@@ -101,6 +106,11 @@ static uint8_t *write_capture(size_t *len, bool defer_maps, uint64_t drops)
 	/* the file exists: only force may replace it */
 	CHECK_EQ_INT(raw_writer_open(&w, path, false, &t), -EEXIST);
 	CHECK_EQ_INT(raw_writer_open(&w, path, true, &t), 0);
+	/* a turn with nothing new writes nothing */
+	CHECK(stat(path, &st) == 0);
+	CHECK_EQ_INT(raw_writer_flush(w, 0), 0);
+	CHECK(stat(path, &after) == 0);
+	CHECK_EQ_INT(after.st_size, st.st_size);
 	for (i = 0; i < NRECORDS; i++) {
 		CHECK_EQ_INT(raw_writer_append(w, &recs[i].u, recs[i].len), 0);
 		if (i % FLUSH_EVERY == FLUSH_EVERY - 1)
@@ -158,7 +168,7 @@ TEST(records_come_back_as_written)
 	uint8_t *buf;
 	size_t len;
 
-	buf = write_capture(&len, false, 0);
+	buf = write_capture(&len, 0);
 	r = open_capture(buf, len);
 	if (!r) {
 		free(buf);
@@ -198,7 +208,7 @@ TEST(drops_are_marked_when_they_grow)
 	uint8_t *buf;
 	size_t len, i;
 
-	buf = write_capture(&len, false, 100);
+	buf = write_capture(&len, 100);
 	r = open_capture(buf, len);
 	if (!r) {
 		free(buf);
@@ -217,24 +227,44 @@ TEST(drops_are_marked_when_they_grow)
 	free(buf);
 }
 
-TEST(deferred_header_carries_the_map_of_the_first_record)
+/* A command just released is read once it runs its runtime. */
+TEST(a_started_command_is_mapped_once_it_has_execd)
 {
+	char path[] = "/tmp/test_raw.XXXXXX", exe[PATH_MAX];
+	struct raw_target t = { .just_started = true };
+	const struct raw_info *in;
+	struct raw_writer *w;
 	struct raw_reader *r;
-	int mismatches;
-	uint8_t *buf;
-	size_t len;
+	char err[256];
+	int fd, mismatches;
+	pid_t child;
 
-	buf = write_capture(&len, true, 0);
-	r = open_capture(buf, len);
-	if (!r) {
-		free(buf);
-		return;
+	CHECK(realpath("/bin/sleep", exe) != NULL);
+	child = fork();
+	if (!child) {
+		/* still our fork for a while, as behind record's gate */
+		usleep(100 * 1000);
+		execl(exe, "sleep", "5", (char *)NULL);
+		_exit(127);
 	}
-	CHECK(strstr(raw_reader_info(r)->maps, "test_raw") != NULL);
-	CHECK_EQ_INT(read_all(r, &mismatches), NRECORDS);
-	CHECK_EQ_INT(mismatches, 0);
+	t.pid = child;
+	t.exe = exe;
+	fd = mkstemp(path);
+	close(fd);
+	CHECK_EQ_INT(raw_writer_open(&w, path, true, &t), 0);
+	CHECK_EQ_INT(raw_writer_finish(w, 0, "interrupted"), 0);
+	raw_writer_free(w);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK_EQ_INT(raw_reader_open(&r, path, err, sizeof(err)), 0);
+	unlink(path);
+	in = raw_reader_info(r);
+	CHECK(strstr(in->maps, exe) != NULL);
+	CHECK(strstr(in->maps, "test_raw") == NULL);
+	CHECK_EQ_INT(read_all(r, &mismatches), 0);
+	CHECK_EQ_INT(in->state, RAW_COMPLETE);
+	CHECK_EQ_STR(in->stop, "interrupted");
 	raw_reader_free(r);
-	free(buf);
 }
 
 /* Where each chunk ends, and how many records it holds. */
@@ -275,7 +305,7 @@ TEST(a_cut_at_any_byte_gives_exactly_the_complete_chunks)
 	char err[256];
 	size_t len, cut, i;
 
-	buf = write_capture(&len, false, 0);
+	buf = write_capture(&len, 0);
 	chunk_layout(buf, len, &l);
 	CHECK_EQ_INT(l.end[l.n - 1], len);
 	for (cut = 0; cut <= len; cut++) {
@@ -327,7 +357,7 @@ TEST(a_damaged_byte_stops_the_reading_at_its_chunk)
 	size_t len, at, i, before;
 	uint8_t *buf;
 
-	buf = write_capture(&len, false, 0);
+	buf = write_capture(&len, 0);
 	chunk_layout(buf, len, &l);
 	for (at = 0; at < len; at++) {
 		for (bit = 0; bit < 8; bit++) {
@@ -397,7 +427,7 @@ TEST(sealed_nonsense_is_refused_with_its_offset)
 	char err[256], want[64];
 	size_t len, data, end;
 
-	buf = write_capture(&len, false, 0);
+	buf = write_capture(&len, 0);
 	chunk_layout(buf, len, &l);
 	copy = malloc(len + 8);
 	data = l.end[0];
@@ -498,7 +528,7 @@ TEST(replay_feeds_the_collector_the_same_records)
 	live = collector_new();
 	for (i = 0; i < NRECORDS; i++)
 		collector_feed(live, &recs[i].u, recs[i].len);
-	buf = write_capture(&len, false, 0);
+	buf = write_capture(&len, 0);
 	r = open_capture(buf, len);
 	if (!r) {
 		free(buf);
@@ -528,7 +558,7 @@ int main(void)
 	make_records();
 	RUN(records_come_back_as_written);
 	RUN(drops_are_marked_when_they_grow);
-	RUN(deferred_header_carries_the_map_of_the_first_record);
+	RUN(a_started_command_is_mapped_once_it_has_execd);
 	RUN(a_cut_at_any_byte_gives_exactly_the_complete_chunks);
 	RUN(a_damaged_byte_stops_the_reading_at_its_chunk);
 	RUN(sealed_nonsense_is_refused_with_its_offset);

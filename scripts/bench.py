@@ -1,0 +1,604 @@
+#!/usr/bin/env python3
+"""make bench: what tracing costs, each number set against another measured
+side by side in the same run.
+
+Within a row the variants are alternated (A B C A B C ...) and each number
+is the median of --reps repetitions. The targets time themselves
+(tests/bench/loop.c prints its ns per iteration); every tracer attaches
+with -p to a target held before its loop (--wait-signal), so startup costs
+stay out of the numbers. The rows:
+
+  1. detached: probe sites without a tracer vs the same loop built without
+  2. attached: cost per probe hit, and as a ratio to the floor (a BPF
+     program that only counts hits, tests/bench/floor.c)
+  3. against bpftrace, printing the events or only counting them
+  4. throughput: highest rate held with zero drops at the default ring size,
+     the drops at twice that rate (checked against the events fired), the
+     collector's CPU time per event
+  5. writer: ETDump write rate and peak memory for 1M events
+  6. per model: the example runtime, untraced vs traced
+
+Recording modes are described by their `etdump-bpf record` flags
+(RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
+measure it.
+
+usage: scripts/bench.py [--build DIR] [--reps N] [--out FILE]
+"""
+import argparse
+import os
+import platform
+import re
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (label, record flags): the ways of recording that rows 2, 4 and 6 compare
+SOFTWARE_COUNTERS = "task-clock,page-faults,context-switches"
+RECORD_MODES = [
+    ("per-scope", ["--precise", "--no-counters"]),
+    ("per-scope + counters", ["--precise", "-e", SOFTWARE_COUNTERS]),
+    ("default flags", []),
+]
+# the mode set against the floor, bpftrace and the 1-byte sites
+REFERENCE_MODE = RECORD_MODES[0]
+
+
+def record_label(mode):
+    label, flags = mode
+    return "record " + " ".join(flags or ["(" + label + ")"])
+
+LOOP_ITERATIONS = 200_000        # 2 probe hits each
+DETACHED_ITERATIONS = 20_000_000
+BPFTRACE_PRINTF_ITERATIONS = 20_000  # ~20 us a hit: keep the run short
+HITS_PER_ITERATION = 2
+LOOP_PROBES = ["block", "profile_begin", "profile_end"]
+
+THROUGHPUT_SECONDS = 0.5         # each trial fires this long
+THROUGHPUT_START = 500_000       # events/s, doubled until a trial fails
+THROUGHPUT_MAX = 16_000_000
+THROUGHPUT_BISECT = 3
+THROUGHPUT_THREADS = 2           # producers: one per CPU of a 2-CPU box
+HELD_FRACTION = 0.95             # a trial holds if it fired this much on time
+
+WRITER_EVENTS = 1_000_000
+MODEL_EXECUTIONS = 1000
+
+# the probes the loop hits, as ours capture them: name, args, time, thread
+BPFTRACE_PRINTF = (
+    'usdt:{exe}:etdump:block {{ printf("%llu %d r %s\\n", nsecs, tid, '
+    'str(arg0)); }} '
+    'usdt:{exe}:etdump:profile_begin {{ printf("%llu %d b %s %d %d\\n", '
+    'nsecs, tid, str(arg0), arg1, arg2); }} '
+    'usdt:{exe}:etdump:profile_end {{ printf("%llu %d e %s\\n", nsecs, tid, '
+    'str(arg0)); }}')
+BPFTRACE_COUNT = ('usdt:{exe}:etdump:block, '
+                  'usdt:{exe}:etdump:profile_begin, '
+                  'usdt:{exe}:etdump:profile_end {{ @ = count(); }}')
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def keyvals(text):
+    """key=value pairs of a bench program's result line."""
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([-0-9.]+)", text)}
+
+
+# --- tracers: how each attaches to a target held with --wait-signal ------
+
+class TracerProc:
+    """A tracer process; stdout and stderr go to files, read at the end."""
+
+    def __init__(self, argv, tmp):
+        self.out_path = os.path.join(tmp, "tracer.out")
+        self.err_path = os.path.join(tmp, "tracer.err")
+        with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
+            self.proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        self.rusage = None
+
+    def reap(self, block):
+        """Whether it has exited; reaped with os.wait4 for its rusage (its
+        own CPU time, not its children's)."""
+        if self.rusage is None:
+            pid, status, ru = os.wait4(self.proc.pid, 0 if block else os.WNOHANG)
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.rusage = ru
+        return self.rusage is not None
+
+    def stderr(self):
+        with open(self.err_path) as f:
+            return f.read()
+
+    def wait_for(self, marker, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if marker in self.stderr():
+                return
+            if self.reap(False):
+                break
+            time.sleep(0.005)
+        self.kill()
+        raise RuntimeError(f"tracer never said '{marker}': {self.stderr()}")
+
+    def output(self, marker, timeout=120):
+        """Its stdout and stderr once `marker` is in either (None: once it
+        has exited); the rest comes with settle()."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            exited = self.reap(False)
+            with open(self.out_path) as f:
+                res = {"out": f.read(), "err": self.stderr()}
+            if exited or (marker and marker in res["out"] + res["err"]):
+                _detaching.append((self, res))
+                return res
+            time.sleep(0.005)
+        self.kill()
+        raise RuntimeError("tracer did not finish: " + self.stderr())
+
+    def kill(self):
+        if not self.reap(False):
+            self.proc.kill()
+            self.reap(True)
+
+
+# Tracers that gave their result and are detaching: the kernel unregisters
+# their uprobes one by one (0.1-0.5 s each here), so the next run is set up
+# meanwhile, but it only starts once they are gone: settle().
+_detaching = []
+
+
+def settle():
+    """Wait for every detaching tracer; add its exit status and rusage (its
+    own CPU time, not its children's) to its result."""
+    while _detaching:
+        t, res = _detaching.pop()
+        t.reap(True)
+        res.update(rc=t.proc.returncode,
+                   cpu_s=t.rusage.ru_utime + t.rusage.ru_stime,
+                   maxrss_kb=t.rusage.ru_maxrss)
+
+class Floor:
+    """bench-floor: the count-only BPF program on the same probes."""
+    sends_go = False
+    done = "hits="
+
+    def __init__(self, build):
+        self.tool = os.path.join(build, "bench-floor")
+
+    def start(self, pid, exe, tmp):
+        t = TracerProc([self.tool, "-p", str(pid)] + LOOP_PROBES, tmp)
+        t.wait_for("attached")
+        return t
+
+
+class Record:
+    """etdump-bpf record -p PID with the given flags."""
+    sends_go = False
+    done = "wrote "
+
+    def __init__(self, build, flags):
+        self.cli = os.path.join(build, "etdump-bpf")
+        self.flags = flags
+
+    def start(self, pid, exe, tmp):
+        t = TracerProc([self.cli, "record", "-f", "-o",
+                        os.path.join(tmp, "bench.etdp"), "-p", str(pid)] +
+                       self.flags, tmp)
+        t.wait_for("attached")
+        return t
+
+
+class Bpftrace:
+    """bpftrace on the same probes; it lets the target go once attached
+    (BEGIN runs after every probe is attached)."""
+    sends_go = True
+    done = None  # prints at exit
+
+    def __init__(self, body):
+        self.body = body
+
+    def start(self, pid, exe, tmp):
+        script = (f'BEGIN {{ system("kill -USR1 {pid}"); }} ' +
+                  self.body.format(exe=exe))
+        # its output goes to a file: TracerProc's stdout
+        return TracerProc(["bpftrace", "--unsafe", "-p", str(pid), "-e",
+                           script], tmp)
+
+
+def record_summary(err):
+    """Events and drops from record's summary line, and the mode it chose."""
+    m = re.search(r"(\d+) events, (\d+) dropped", err)
+    mode = re.search(r"mode: ([\w-]+)", err)
+    if not m:
+        raise RuntimeError("no summary from record: " + err)
+    return int(m.group(1)), int(m.group(2)), mode.group(1) if mode else "?"
+
+
+def run_target(argv, tracer=None, timeout=300):
+    """Run a bench target held with --wait-signal, traced by `tracer`
+    (attached before the target goes). Its result line as a dict, the
+    wall time from go to exit, its CPU time, and the tracer's output()."""
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        target = subprocess.Popen(argv + ["--wait-signal"],
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        t = None
+        try:
+            line = target.stdout.readline()
+            if not line.startswith("ready "):
+                raise RuntimeError(f"{argv[0]} not ready: {line!r}")
+            pid = int(line.split()[1])
+            if tracer and tracer.sends_go:
+                settle()
+            if tracer:
+                t = tracer.start(pid, argv[0], tmp)
+            settle()
+            # the target is the only child reaped from here to its end
+            ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.monotonic()
+            if not tracer or not tracer.sends_go:
+                os.kill(pid, signal.SIGUSR1)
+            out, err = target.communicate(timeout=timeout)
+            wall = time.monotonic() - t0
+            ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if target.returncode != 0:
+                raise RuntimeError(f"{argv[0]} failed: {err}")
+            res = keyvals(out.splitlines()[-1]) if out.strip() else {}
+            res["wall_s"] = wall
+            res["cpu_s"] = (ru1.ru_utime + ru1.ru_stime -
+                            ru0.ru_utime - ru0.ru_stime)
+            res["tracer"] = t.output(tracer.done) if t else None
+            t = None
+            return res
+        finally:
+            if target.poll() is None:
+                target.kill()
+            if t:
+                t.kill()
+
+
+def alternate(variants, reps):
+    """{key: [result, ...]}: every variant once per repetition, in turn."""
+    results = {v["key"]: [] for v in variants}
+    for rep in range(reps):
+        for v in variants:
+            results[v["key"]].append(run_target(v["argv"], v.get("tracer")))
+        log(f"  repetition {rep + 1}/{reps} done")
+    settle()
+    return results
+
+
+# --- the table ------------------------------------------------------------
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def section(self, title):
+        self.rows.append((title,))
+
+    def add(self, what, measured, ratio="", note=""):
+        self.rows.append(("   " + what, measured, ratio, note))
+
+    def render(self):
+        cells = [r for r in self.rows if len(r) > 1]
+        w = [max(len(r[i]) for r in cells) for i in range(3)]
+        lines = []
+        for r in self.rows:
+            if len(r) == 1:
+                lines.append(r[0])
+            else:
+                lines.append(f"{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  "
+                             f"{r[2]:>{w[2]}}  {r[3]}".rstrip())
+        return "\n".join(lines)
+
+
+def fmt_ratio(x):
+    return f"{x:.2f}x"
+
+
+def machine():
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    pmu = os.path.exists("/sys/bus/event_source/devices/cpu") or \
+        os.path.exists("/sys/bus/event_source/devices/cpu_core")
+    bt = subprocess.run(["bpftrace", "--version"], stdout=subprocess.PIPE,
+                        text=True).stdout.strip()
+    load = os.getloadavg()[0]
+    return (f"machine: Linux {platform.release()} {platform.machine()}, "
+            f"{model}, {os.cpu_count()} CPUs, PMU: "
+            f"{'yes' if pmu else 'no (software counters only)'}; {bt}; "
+            f"load average {load:.1f} at the end")
+
+
+# --- rows -------------------------------------------------------------------
+
+def row_detached(b, table, reps):
+    log("1. detached cost")
+    n = ["-n", str(DETACHED_ITERATIONS)]
+    res = alternate([{"key": "probes", "argv": [b.loop5] + n},
+                     {"key": "none", "argv": [b.noprobes] + n}], reps)
+    with_sites = median([r["ns_per_iter"] for r in res["probes"]])
+    without = median([r["ns_per_iter"] for r in res["none"]])
+    table.section("1. detached cost: a loop of probe sites, no tracer attached")
+    table.add("sites vs the same loop built with -DETDUMP_USDT_DISABLE",
+              f"{with_sites:.2f} vs {without:.2f} ns/iter",
+              fmt_ratio(with_sites / without),
+              f"{(with_sites - without) / HITS_PER_ITERATION:+.2f} ns a site")
+
+
+def loop_variants(b):
+    """Rows 2 and 3: every tracer on the loop, with the untraced baselines."""
+    n = ["-n", str(LOOP_ITERATIONS)]
+    v = [{"key": "base5", "argv": [b.loop5] + n},
+         {"key": "base1", "argv": [b.loop1] + n},
+         {"key": "floor5", "argv": [b.loop5] + n, "tracer": Floor(b.dir),
+          "build": "5", "label": "floor: count-only BPF program"},
+         {"key": "floor1", "argv": [b.loop1] + n, "tracer": Floor(b.dir),
+          "build": "1", "label": "floor: count-only BPF program"}]
+    for mode in RECORD_MODES:
+        v.append({"key": "rec5 " + mode[0], "argv": [b.loop5] + n,
+                  "tracer": Record(b.dir, mode[1]), "build": "5",
+                  "label": record_label(mode)})
+    v.append({"key": "rec1", "argv": [b.loop1] + n,
+              "tracer": Record(b.dir, REFERENCE_MODE[1]), "build": "1",
+              "label": record_label(REFERENCE_MODE)})
+    v.append({"key": "bt printf",
+              "argv": [b.loop5, "-n", str(BPFTRACE_PRINTF_ITERATIONS)],
+              "tracer": Bpftrace(BPFTRACE_PRINTF), "build": "5",
+              "label": "bpftrace: printf of the args to a file"})
+    v.append({"key": "bt count", "argv": [b.loop5] + n,
+              "tracer": Bpftrace(BPFTRACE_COUNT), "build": "5",
+              "label": "bpftrace: @ = count()"})
+    return v
+
+
+def tracer_note(v, results):
+    """What the tracer says about the last repetition: nothing lost?"""
+    r = results[-1]
+    t = r["tracer"]
+    if isinstance(v["tracer"], Record):
+        _, dropped, mode = record_summary(t["err"])
+        return f"mode {mode}, {dropped} dropped"
+    if isinstance(v["tracer"], Bpftrace):
+        count = re.search(r"^@: (\d+)", t["out"], re.M)
+        lines = len(re.findall(r"^\d+ \d+ [rbe] ", t["out"], re.M))
+        seen = int(count.group(1)) if count else lines
+    else:
+        seen = int(keyvals(t["out"])["hits"])
+    return f"{seen:,} of {r['fired']:,.0f} hits seen"
+
+
+def row_attached(b, table, reps):
+    log("2-3. attached cost per hit (floor, record modes, bpftrace)")
+    variants = loop_variants(b)
+    res = alternate(variants, reps)
+    ns = {k: median([r["ns_per_iter"] for r in rs]) for k, rs in res.items()}
+
+    def per_hit(key, build):
+        return (ns[key] - ns["base" + build]) / HITS_PER_ITERATION
+
+    table.section("2. attached: cost per probe hit = (traced - untraced "
+                  "loop) / hits; ratio to the floor on the same sites")
+    table.add("untraced loop, 5-byte / 1-byte nop sites",
+              f"{ns['base5']:.2f} / {ns['base1']:.2f} ns/iter")
+    cost = {}
+    for v in variants[2:]:
+        if v["key"].startswith("bt "):
+            continue
+        cost[v["key"]] = per_hit(v["key"], v["build"])
+        floor = per_hit("floor" + v["build"], v["build"])
+        table.add(f"{v['label']}, {v['build']}-byte nop",
+                  f"{cost[v['key']]:.0f} ns/hit",
+                  fmt_ratio(cost[v["key"]] / floor) + " floor",
+                  tracer_note(v, res[v["key"]]))
+    ref = "rec5 " + REFERENCE_MODE[0]
+    table.add("1-byte vs 5-byte nop sites, floor",
+              "", fmt_ratio(cost["floor1"] / cost["floor5"]))
+    table.add("1-byte vs 5-byte nop sites, " + record_label(REFERENCE_MODE),
+              "", fmt_ratio(cost["rec1"] / cost[ref]))
+
+    table.section("3. against bpftrace on the same probes (5-byte nop "
+                  "sites): ours per hit / theirs")
+    for key in ("bt printf", "bt count"):
+        v = next(x for x in variants if x["key"] == key)
+        theirs = per_hit(key, "5")
+        table.add(v["label"], f"{theirs:.0f} ns/hit",
+                  fmt_ratio(cost[ref] / theirs),
+                  f"ours: {record_label(REFERENCE_MODE)}, "
+                  f"{cost[ref]:.0f} ns/hit")
+
+
+def paced_trial(b, flags, rate):
+    n = int(rate * THROUGHPUT_SECONDS)
+    r = run_target([b.loop5, "-n", str(n), "--rate", str(rate),
+                    "--threads", str(THROUGHPUT_THREADS)], Record(b.dir, flags))
+    events, dropped, mode = record_summary(r["tracer"]["err"])
+    r.update(captured=events, dropped=dropped, mode=mode,
+             held=dropped == 0 and r["rate"] >= HELD_FRACTION * rate)
+    log(f"    {rate:>10,.0f}/s asked, {r['rate']:>10,.0f}/s fired: "
+        f"{events} captured, {dropped} dropped")
+    return r
+
+
+def search_rate(b, flags):
+    """The highest rate held (doubling, then bisecting): the rate, its
+    trial, and the lowest failed trial."""
+    good, good_trial, bad, bad_trial = 0, None, None, None
+    rate = THROUGHPUT_START
+    while rate <= THROUGHPUT_MAX:
+        t = paced_trial(b, flags, rate)
+        if not t["held"]:
+            bad, bad_trial = rate, t
+            break
+        good, good_trial = rate, t
+        rate *= 2
+    for _ in range(THROUGHPUT_BISECT if good and bad else 0):
+        mid = (good + bad) // 2
+        t = paced_trial(b, flags, mid)
+        if t["held"]:
+            good, good_trial = mid, t
+        else:
+            bad, bad_trial = mid, t
+    return good, good_trial, bad_trial
+
+
+def limit_note(failed):
+    """What stopped the search: the ring (drops) or the CPUs (the target
+    could not fire that fast, and nothing was dropped)."""
+    if not failed:
+        return "no limit found"
+    asked = failed["events"] / THROUGHPUT_SECONDS
+    if failed["dropped"]:
+        return f"at {asked:,.0f}/s: {failed['dropped']:,} dropped"
+    return (f"at {asked:,.0f}/s the target fired only "
+            f"{failed['rate']:,.0f}/s, 0 dropped: CPU-bound")
+
+
+def row_throughput(b, table, _reps):
+    table.section(f"4. throughput: {THROUGHPUT_THREADS} threads fire "
+                  f"delegate_log events (one ETDump event each) at a paced "
+                  f"rate for {THROUGHPUT_SECONDS:g} s, default ring size")
+    for label, flags in RECORD_MODES:
+        if "-e" in flags:
+            continue  # counters change what a record costs, not the ring
+        log(f"4. throughput, {label}")
+        rate, held, failed = search_rate(b, flags)
+        if not held:
+            table.add(f"{label}: highest rate held", "none held")
+            continue
+        twice = paced_trial(b, flags, 2 * rate)
+        settle()  # the held trial's rusage
+        fired = int(twice["events"])
+        exact = twice["dropped"] == fired - twice["captured"]
+        cpu = held["tracer"]["cpu_s"] / held["captured"]
+        table.add(f"{label}: highest rate held with 0 drops",
+                  f"{held['rate']:,.0f} ev/s", "",
+                  f"mode {held['mode']}; {limit_note(failed)}")
+        table.add(f"{label}: asked twice that rate "
+                  f"({twice['rate']:,.0f} ev/s fired)",
+                  f"{twice['dropped']:,} dropped", "",
+                  f"fired {fired:,} - captured {twice['captured']:,} = "
+                  f"{fired - twice['captured']:,}: "
+                  f"{'exact' if exact else 'MISMATCH'}")
+        table.add(f"{label}: collector CPU per event (whole process)",
+                  f"{cpu * 1e9:.0f} ns", "",
+                  f"{held['tracer']['cpu_s']:.2f} s for "
+                  f"{held['captured']:,} events, load/attach/write included")
+
+
+def row_writer(b, table, reps):
+    log("5. writer")
+    reps = min(reps, 3)  # ~1 s each, and steady
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        for _ in range(reps):
+            out = subprocess.run([b.writer, "-n", str(WRITER_EVENTS), "-o",
+                                  os.path.join(tmp, "w.etdp")],
+                                 stdout=subprocess.PIPE, check=True,
+                                 text=True).stdout
+            runs.append(keyvals(out))
+    events = runs[0]["events"]
+    write_s = median([r["write_ns"] for r in runs]) / 1e9
+    feed_s = median([r["feed_ns"] for r in runs]) / 1e9
+    size = runs[0]["bytes"]
+    rss = median([r["rss_peak_kb"] for r in runs]) * 1024
+    rss_model = median([r["rss_before_write_kb"] for r in runs]) * 1024
+    table.section(f"5. writer: {events:,.0f} events through the collector "
+                  f"into an ETDump (bench-writer)")
+    table.add("ETDump write rate", f"{events / write_s:,.0f} ev/s", "",
+              f"{write_s * 1e9 / events:.0f} ns/event; the collector fed "
+              f"them at {feed_s * 1e9 / events:.0f} ns/event")
+    table.add("peak memory (max RSS) / ETDump size",
+              f"{rss / 2**20:.0f} / {size / 2**20:.0f} MiB",
+              fmt_ratio(rss / size),
+              f"{rss_model / 2**20:.0f} MiB before the write")
+
+
+def row_model(b, table, reps):
+    log("6. per model: the example runtime")
+    n = ["-n", str(MODEL_EXECUTIONS)]
+    variants = [{"key": "untraced", "argv": [b.example] + n}]
+    for mode in RECORD_MODES:
+        variants.append({"key": mode[0], "argv": [b.example] + n,
+                         "tracer": Record(b.dir, mode[1]),
+                         "label": record_label(mode)})
+    res = alternate(variants, reps)
+
+    def per_exec(key, what):
+        return median([r[what] for r in res[key]]) * 1e6 / MODEL_EXECUTIONS
+
+    table.section(f"6. per model: example-runtime -n {MODEL_EXECUTIONS}, "
+                  f"its CPU time (user + sys, probes included) per "
+                  f"execution, traced / untraced")
+    table.add("untraced", f"{per_exec('untraced', 'cpu_s'):.0f} us/exec", "",
+              f"wall {per_exec('untraced', 'wall_s'):.0f} us/exec")
+    for v in variants[1:]:
+        cpu, wall = per_exec(v["key"], "cpu_s"), per_exec(v["key"], "wall_s")
+        table.add(v["label"], f"{cpu:.0f} us/exec",
+                  fmt_ratio(cpu / per_exec("untraced", "cpu_s")),
+                  f"wall {fmt_ratio(wall / per_exec('untraced', 'wall_s'))}; "
+                  f"{tracer_note(v, res[v['key']])}")
+
+
+class Build:
+    def __init__(self, d):
+        self.dir = d
+        self.loop5 = os.path.join(d, "bench-loop")
+        self.loop1 = os.path.join(d, "bench-loop-nop1")
+        self.noprobes = os.path.join(d, "bench-loop-noprobes")
+        self.writer = os.path.join(d, "bench-writer")
+        self.example = os.path.join(d, "example-runtime")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--out", help="also write the table to this file")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench.py: attaching uprobes needs root")
+    b = Build(os.path.abspath(args.build))
+    start = time.monotonic()
+    table = Table()
+    failed = 0
+    for row in (row_detached, row_attached, row_throughput, row_writer,
+                row_model):
+        t0 = time.monotonic()
+        try:
+            row(b, table, args.reps)
+        except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+            # one row failing leaves the others to measure
+            failed += 1
+            table.section(f"{row.__name__}: FAILED: {e}")
+        log(f"  ({time.monotonic() - t0:.0f} s)")
+    text = (f"etdump-bpf benchmark: medians of {args.reps} repetitions, "
+            f"variants alternated within each row "
+            f"({time.monotonic() - start:.0f} s)\n{machine()}\n\n" +
+            table.render())
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

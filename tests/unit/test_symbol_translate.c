@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Symbol mode's translator, fed synthetic FUNC_ENTRY/FUNC_EXIT records and
+ * read through the real collector: the runs and events ETDumpGen would
+ * write, ids from a program's plan (linear.pte from ../shared/fixtures, or
+ * $ETDUMP_FIXTURES, and synthetic plans) or in call order, said so.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collector.h"
+#include "etdump_record.h"
+#include "pte_reader.h"
+#include "symbol_translate.h"
+#include "testlib.h"
+
+enum site_id { S_LOAD, S_INIT, S_EXEC, S_MUL, S_ADD, S_DELEGATE, S_SUB };
+
+static const struct {
+	uint8_t kind;
+	const char *name, *arg;
+} sites[] = {
+	[S_LOAD] = { ETDUMP_FUNC_BLOCK, "Program::load_method", "Default" },
+	[S_INIT] = { ETDUMP_FUNC_EVENT, "Method::init", "" },
+	[S_EXEC] = { ETDUMP_FUNC_BLOCK, "Method::execute", "Execute" },
+	[S_MUL] = { ETDUMP_FUNC_KERNEL, "native_call_mul.out", "" },
+	[S_ADD] = { ETDUMP_FUNC_KERNEL, "native_call_add.out", "" },
+	[S_DELEGATE] = { ETDUMP_FUNC_DELEGATE, "DELEGATE_CALL", "" },
+	[S_SUB] = { ETDUMP_FUNC_KERNEL, "native_call_sub.out", "" },
+};
+
+struct rig {
+	struct collector *col;
+	struct symbol_translator *tr;
+	struct etd_dump dump;
+	struct collector_stats st;
+	uint64_t ts;
+};
+
+static void rig_open(struct rig *r, const struct pte_plan *plan)
+{
+	memset(r, 0, sizeof(*r));
+	r->ts = 1000;
+	r->col = collector_new();
+	CHECK(r->col != NULL);
+	CHECK_EQ_INT(symbol_translator_new(&r->tr, plan,
+					   symbol_translator_to_collector,
+					   r->col), 0);
+}
+
+static void stamp(struct rig *r, struct etdump_rec_hdr *h, uint8_t type,
+		  size_t size, uint32_t tid)
+{
+	h->type = type;
+	h->size = size;
+	h->pid = 7;
+	h->tid = tid;
+	h->ts = r->ts;
+	r->ts += 100;
+}
+
+static void enter(struct rig *r, uint32_t tid, enum site_id id)
+{
+	struct etdump_rec_func_entry e;
+
+	memset(&e, 0, sizeof(e));
+	stamp(r, &e.hdr, ETDUMP_REC_FUNC_ENTRY, sizeof(e), tid);
+	e.site.id = id;
+	e.site.kind = sites[id].kind;
+	e.site.name_len = strlen(sites[id].name);
+	memcpy(e.site.name, sites[id].name, e.site.name_len);
+	e.site.arg_len = strlen(sites[id].arg);
+	memcpy(e.site.arg, sites[id].arg, e.site.arg_len);
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &e, sizeof(e)), 0);
+}
+
+static void leave(struct rig *r, uint32_t tid, enum site_id id)
+{
+	struct etdump_rec_func_exit x;
+
+	memset(&x, 0, sizeof(x));
+	stamp(r, &x.hdr, ETDUMP_REC_FUNC_EXIT, sizeof(x), tid);
+	x.id = id;
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &x, sizeof(x)), 0);
+}
+
+static void call(struct rig *r, uint32_t tid, enum site_id id)
+{
+	enter(r, tid, id);
+	leave(r, tid, id);
+}
+
+static void load(struct rig *r, uint32_t tid)
+{
+	enter(r, tid, S_LOAD);
+	call(r, tid, S_INIT);
+	leave(r, tid, S_LOAD);
+}
+
+static void execute(struct rig *r, uint32_t tid, const enum site_id *calls,
+		    size_t n)
+{
+	size_t i;
+
+	enter(r, tid, S_EXEC);
+	for (i = 0; i < n; i++)
+		call(r, tid, calls[i]);
+	leave(r, tid, S_EXEC);
+}
+
+static void rig_finish(struct rig *r)
+{
+	CHECK_EQ_INT(collector_finish(r->col, &r->dump, &r->st), 0);
+}
+
+static void rig_close(struct rig *r)
+{
+	symbol_translator_free(r->tr);
+	collector_free(r->col);
+	etd_dump_free(&r->dump);
+}
+
+static void check_event(const struct etd_run *run, size_t i, const char *name,
+			int chain, int instr)
+{
+	CHECK(i < run->nevents);
+	if (i >= run->nevents)
+		return;
+	CHECK_EQ_STR(run->events[i].name, name);
+	CHECK_EQ_INT(run->events[i].chain_index, chain);
+	CHECK_EQ_INT(run->events[i].instruction_id, instr);
+	CHECK(run->events[i].start_time < run->events[i].end_time);
+}
+
+static void check_default(const struct etd_run *run)
+{
+	CHECK_EQ_STR(run->name, "Default");
+	CHECK_EQ_INT(run->nevents, 2);
+	check_event(run, 0, "Method::init", -1, 0);
+	check_event(run, 1, "Program::load_method", -1, 0);
+}
+
+TEST(call_order_ids_and_marked_runs)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD, S_DELEGATE };
+	struct rig r;
+	size_t i;
+
+	rig_open(&r, NULL);
+	load(&r, 1);
+	execute(&r, 1, calls, 3);
+	execute(&r, 1, calls, 3);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 3);
+	if (r.dump.nruns == 3)
+		check_default(&r.dump.runs[0]);
+	for (i = 1; i < r.dump.nruns; i++) {
+		const struct etd_run *run = &r.dump.runs[i];
+
+		CHECK_EQ_STR(run->name, "Execute" SYMBOL_CALL_ORDER_NOTE);
+		CHECK_EQ_INT(run->nevents, 4);
+		check_event(run, 0, "native_call_mul.out", 0, 0);
+		check_event(run, 1, "native_call_add.out", 0, 1);
+		check_event(run, 2, "DELEGATE_CALL", 0, 2);
+		check_event(run, 3, "Method::execute", -1, 0);
+	}
+	CHECK_EQ_INT(r.st.incomplete_runs, 0);
+	rig_close(&r);
+}
+
+/* Stats as expected, then everything freed. */
+static void close_plan_test(struct rig *r, struct pte_plan *plan,
+			    uint64_t matched, uint64_t unmatched)
+{
+	struct symbol_translator_stats st;
+
+	symbol_translator_stats(r->tr, &st);
+	CHECK_EQ_INT(st.plan_matched, matched);
+	CHECK_EQ_INT(st.plan_unmatched, unmatched);
+	rig_close(r);
+	pte_plan_free(plan);
+}
+
+static void read_linear(struct pte_plan *p)
+{
+	const char *dir = getenv("ETDUMP_FIXTURES");
+	char path[4096], err[256] = "";
+
+	snprintf(path, sizeof(path), "%s/linear.pte",
+		 dir ? dir : "../shared/fixtures");
+	CHECK_EQ_INT(pte_read_plan_file(path, NULL, p, err, sizeof(err)), 0);
+}
+
+TEST(plan_ids_from_linear_pte)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD };
+	struct pte_plan plan;
+	struct rig r;
+
+	read_linear(&plan);
+	rig_open(&r, &plan);
+	load(&r, 1);
+	execute(&r, 1, calls, 2);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 2);
+	if (r.dump.nruns == 2) {
+		check_default(&r.dump.runs[0]);
+		CHECK_EQ_STR(r.dump.runs[1].name, "Execute");
+		check_event(&r.dump.runs[1], 0, "native_call_mul.out", 0, 0);
+		check_event(&r.dump.runs[1], 1, "native_call_add.out", 0, 1);
+		check_event(&r.dump.runs[1], 2, "Method::execute", -1, 0);
+	}
+	close_plan_test(&r, &plan, 2, 0);
+}
+
+/* A run that skips the plan's mul (not traced) still finds add at 1. */
+TEST(plan_skips_unobserved_and_wraps_for_loops)
+{
+	static const enum site_id skip[] = { S_ADD };
+	static const enum site_id loop[] = { S_MUL, S_ADD, S_MUL, S_ADD };
+	struct pte_plan plan;
+	struct rig r;
+
+	read_linear(&plan);
+	rig_open(&r, &plan);
+	execute(&r, 1, skip, 1);
+	execute(&r, 1, loop, 4);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 2);
+	if (r.dump.nruns == 2) {
+		check_event(&r.dump.runs[0], 0, "native_call_add.out", 0, 1);
+		check_event(&r.dump.runs[1], 0, "native_call_mul.out", 0, 0);
+		check_event(&r.dump.runs[1], 1, "native_call_add.out", 0, 1);
+		check_event(&r.dump.runs[1], 2, "native_call_mul.out", 0, 0);
+		check_event(&r.dump.runs[1], 3, "native_call_add.out", 0, 1);
+		CHECK_EQ_STR(r.dump.runs[1].name, "Execute");
+	}
+	close_plan_test(&r, &plan, 5, 0);
+}
+
+TEST(plan_mismatch_keeps_the_state)
+{
+	static const enum site_id calls[] = { S_MUL, S_SUB };
+	struct pte_plan plan;
+	struct rig r;
+
+	read_linear(&plan);
+	rig_open(&r, &plan);
+	execute(&r, 1, calls, 2);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	/* ids from the plan, or none: never a guess */
+	if (r.dump.nruns == 1) {
+		CHECK_EQ_STR(r.dump.runs[0].name, "Execute");
+		check_event(&r.dump.runs[0], 0, "native_call_mul.out", 0, 0);
+		check_event(&r.dump.runs[0], 1, "native_call_sub.out", -1, 0);
+	}
+	close_plan_test(&r, &plan, 1, 1);
+}
+
+/*
+ * Chain 0: kernel(add), delegate, kernel(_softmax.out) named as the plan
+ * does, not as the symbol spelled it; chain 1: kernel(add).
+ */
+TEST(plan_names_delegates_and_chains)
+{
+	static struct pte_operator ops[] = { { "aten::add", "Scalar_out" },
+					     { "aten::_softmax", "out" } };
+	static struct pte_instruction c0[] = {
+		{ PTE_INSTR_KERNEL_CALL, 0 }, { PTE_INSTR_MOVE_CALL, -1 },
+		{ PTE_INSTR_DELEGATE_CALL, -1 }, { PTE_INSTR_KERNEL_CALL, 1 },
+	};
+	static struct pte_instruction c1[] = { { PTE_INSTR_KERNEL_CALL, 0 } };
+	static struct pte_chain chains[] = { { c0, 4 }, { c1, 1 } };
+	static const struct pte_plan plan = { "forward", chains, 2, ops, 2 };
+	static const char *const names[] = { "native_call_add_scalar.out",
+					     "native_call_softmax.out" };
+	struct etdump_rec_func_entry e;
+	struct rig r;
+	int i;
+
+	rig_open(&r, &plan);
+	enter(&r, 3, S_EXEC);
+	for (i = 0; i < 4; i++) {
+		const char *name = names[i == 2 ? 1 : 0];
+
+		if (i == 1) {
+			call(&r, 3, S_DELEGATE);
+			continue;
+		}
+		/* a kernel site whose event name the rule spelled its way */
+		memset(&e, 0, sizeof(e));
+		stamp(&r, &e.hdr, ETDUMP_REC_FUNC_ENTRY, sizeof(e), 3);
+		e.site.id = 10 + i;
+		e.site.kind = ETDUMP_FUNC_KERNEL;
+		e.site.name_len = strlen(name);
+		memcpy(e.site.name, name, e.site.name_len);
+		CHECK_EQ_INT(symbol_translator_feed(r.tr, &e, sizeof(e)), 0);
+		leave(&r, 3, 10 + i);
+	}
+	leave(&r, 3, S_EXEC);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns == 1) {
+		CHECK_EQ_STR(r.dump.runs[0].name, "Execute");
+		check_event(&r.dump.runs[0], 0, "native_call_add.Scalar_out", 0, 0);
+		check_event(&r.dump.runs[0], 1, "DELEGATE_CALL", 0, 2);
+		check_event(&r.dump.runs[0], 2, "native_call__softmax.out", 0, 3);
+		check_event(&r.dump.runs[0], 3, "native_call_add.Scalar_out", 1, 0);
+		check_event(&r.dump.runs[0], 4, "Method::execute", -1, 0);
+	}
+	rig_close(&r);
+}
+
+/* add's kernel calls mul's: both are instruction 0's, in either mode. */
+TEST(nested_kernel_belongs_to_the_outer_instruction)
+{
+	static const struct {
+		bool in;
+		enum site_id site;
+	} steps[] = {
+		{ true, S_EXEC }, { true, S_ADD }, { true, S_MUL },
+		{ false, S_MUL }, { false, S_ADD }, { true, S_SUB },
+		{ false, S_SUB }, { false, S_EXEC },
+	};
+	struct pte_plan plan;
+	struct rig r;
+	int with_plan;
+	size_t i;
+
+	read_linear(&plan);
+	for (with_plan = 0; with_plan < 2; with_plan++) {
+		rig_open(&r, with_plan ? &plan : NULL);
+		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+			(steps[i].in ? enter : leave)(&r, 1, steps[i].site);
+		rig_finish(&r);
+		CHECK_EQ_INT(r.dump.nruns, 1);
+		if (r.dump.nruns == 1) {
+			const struct etd_run *run = &r.dump.runs[0];
+			int add = with_plan ? 1 : 0;
+
+			check_event(run, 0, "native_call_mul.out", 0, add);
+			check_event(run, 1, "native_call_add.out", 0, add);
+			/* the plan has no sub: no id rather than a guess */
+			check_event(run, 2, "native_call_sub.out",
+				    with_plan ? -1 : 0, with_plan ? 0 : 1);
+		}
+		rig_close(&r);
+	}
+	pte_plan_free(&plan);
+}
+
+TEST(threads_keep_their_own_runs)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD };
+	struct rig r;
+	size_t i;
+
+	rig_open(&r, NULL);
+	load(&r, 1);
+	/* interleaved record by record */
+	enter(&r, 1, S_EXEC);
+	enter(&r, 2, S_EXEC);
+	for (i = 0; i < 2; i++) {
+		enter(&r, 2, calls[i]);
+		enter(&r, 1, calls[i]);
+		leave(&r, 1, calls[i]);
+		leave(&r, 2, calls[i]);
+	}
+	leave(&r, 2, S_EXEC);
+	leave(&r, 1, S_EXEC);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 3);
+	for (i = 1; i < r.dump.nruns; i++) {
+		CHECK_EQ_INT(r.dump.runs[i].tid, i);
+		check_event(&r.dump.runs[i], 0, "native_call_mul.out", 0, 0);
+		check_event(&r.dump.runs[i], 1, "native_call_add.out", 0, 1);
+		check_event(&r.dump.runs[i], 2, "Method::execute", -1, 0);
+	}
+	rig_close(&r);
+}
+
+/*
+ * Stopped mid-run: the run whose scopes never ended is left out, the one
+ * before stays whole; an exit whose entry came before the attach is the
+ * collector's to count.
+ */
+TEST(incomplete_capture)
+{
+	static const enum site_id calls[] = { S_MUL };
+	struct rig r;
+
+	rig_open(&r, NULL);
+	leave(&r, 1, S_ADD);
+	execute(&r, 1, calls, 1);
+	enter(&r, 1, S_EXEC);
+	enter(&r, 1, S_MUL);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns == 1)
+		check_event(&r.dump.runs[0], 0, "native_call_mul.out", 0, 0);
+	CHECK_EQ_INT(r.st.unmatched_ends, 1);
+	rig_close(&r);
+}
+
+TEST(other_records_pass_through)
+{
+	struct etdump_rec_block b;
+	struct etdump_rec_func_exit x;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	memset(&b, 0, sizeof(b));
+	stamp(&r, &b.hdr, ETDUMP_REC_BLOCK, sizeof(b), 1);
+	b.name_len = 3;
+	memcpy(b.name, "Run", 3);
+	CHECK_EQ_INT(symbol_translator_feed(r.tr, &b, sizeof(b)), 0);
+	CHECK_EQ_INT(collector_runs_seen(r.col), 1);
+	/* a short symbol record goes on as it is: the collector rejects it */
+	memset(&x, 0, sizeof(x));
+	stamp(&r, &x.hdr, ETDUMP_REC_FUNC_EXIT, sizeof(x), 1);
+	x.hdr.size = 8;
+	CHECK_EQ_INT(symbol_translator_feed(r.tr, &x, 8), 0);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.st.bad_records, 1);
+	rig_close(&r);
+}
+
+int main(void)
+{
+	RUN(call_order_ids_and_marked_runs);
+	RUN(plan_ids_from_linear_pte);
+	RUN(plan_skips_unobserved_and_wraps_for_loops);
+	RUN(plan_mismatch_keeps_the_state);
+	RUN(plan_names_delegates_and_chains);
+	RUN(nested_kernel_belongs_to_the_outer_instruction);
+	RUN(threads_keep_their_own_runs);
+	RUN(incomplete_capture);
+	RUN(other_records_pass_through);
+	return TEST_SUMMARY();
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The leak check of the collector and everything around it: the unit tests,
+# then recordings of the example runtime in both modes and the conversion
+# of their raw captures, each under valgrind. A memory error or a definite
+# or indirect leak fails; the traced example itself runs natively.
+# Prints "ok - NAME" / "FAIL - NAME" like the other suites; exit 1 on any
+# failure.
+#
+# usage: tests/valgrind.sh [BUILD_DIR]   (from the repository root, as root)
+set -uo pipefail
+build=${1:-build}
+vg=(valgrind -q --suppressions=tests/valgrind.supp --leak-check=full
+    --errors-for-leak-kinds=definite,indirect
+    --error-exitcode=99)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+check() {
+	local name=$1
+	shift
+	if "${vg[@]}" "$@" >"$tmp/log" 2>&1; then
+		echo "ok - $name"
+	else
+		echo "FAIL - $name (exit status $?)"
+		tail -n 40 "$tmp/log"
+		failed=1
+	fi
+}
+
+for t in "$build"/tests/test_*; do
+	check "$(basename "$t")" "$t"
+done
+for mode in batched precise; do
+	args=()
+	[ "$mode" = precise ] && args=(--precise)
+	check "record, $mode" "$build/etdump-bpf" record -o "$tmp/$mode.etdp" \
+		--raw "$tmp/$mode.raw" "${args[@]}" -- \
+		"$build/example-runtime" -n 20 --threads 2
+	check "convert, $mode" "$build/etdump-bpf" convert "$tmp/$mode.raw" \
+		-o "$tmp/$mode-converted.etdp"
+done
+exit $failed

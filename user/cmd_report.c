@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * cmd_report.c - `etdump-bpf report`: the table ExecuTorch's Inspector
+ * prints for an ETDump (print_data_tabular), computed natively and to the
+ * same last digit, without Python, pandas or numpy.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "etdump_reader.h"
+#include "log.h"
+#include "report_format.h"
+#include "report_stats.h"
+
+static const char report_usage[] =
+	"usage: etdump-bpf report FILE [--csv | --json] [--units ns|us|ms|s]\n"
+	"                         [--no-operator-call]\n"
+	"\n"
+	"For each event of each event block (runs with the same events merge\n"
+	"into one block, as in ExecuTorch's Inspector): p10, p50, p90, avg, min\n"
+	"and max of its duration over the block's runs, computed exactly as the\n"
+	"Inspector computes them, plus the p50 and avg of each perf counter the\n"
+	"recording holds.\n"
+	"\n"
+	"  --csv               CSV (RFC 4180), numbers in full precision\n"
+	"  --json              a JSON array of row objects, full precision\n"
+	"  --units U           ns, us, ms (the Inspector's default) or s\n"
+	"  --no-operator-call  leave out OPERATOR_CALL rows, as print_data_tabular\n"
+	"                      does (they are shown by default, op_call = True)\n"
+	"\n"
+	"Exit status: 0 printed; 1 the file cannot be read, or the Inspector\n"
+	"cannot load it (one line says why, nothing is printed); 2 usage error.\n";
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "units", required_argument, NULL, 'u' },
+		{ "no-operator-call", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct report_output out = { .format = REPORT_TABLE };
+	enum report_unit unit = REPORT_MS;
+	struct etd_dump dump = {};
+	struct report rep = {};
+	const char *path;
+	char err[512];
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+		case 'j':
+			if (out.format != REPORT_TABLE) {
+				p_err("report: choose one of --csv and --json");
+				return EXIT_USAGE;
+			}
+			out.format = c == 'c' ? REPORT_CSV : REPORT_JSON;
+			break;
+		case 'u':
+			if (report_unit_parse(optarg, &unit)) {
+				p_err("report: invalid unit '%s' (ns, us, ms or s)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			out.no_operator_call = true;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return EXIT_OK;
+		default:
+			fputs(report_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fputs(report_usage, stderr);
+		return EXIT_USAGE;
+	}
+	path = argv[optind];
+	out.source = path;
+	ret = etdump_read_file(path, &dump, err, sizeof(err));
+	if (ret) {
+		p_err("%s: %s", path, err);
+		return EXIT_FAIL;
+	}
+	ret = report_build(&dump, unit, &rep, err, sizeof(err));
+	if (ret) {
+		p_err("%s: %s", path, err);
+		goto cleanup;
+	}
+	ret = report_print(stdout, &rep, &out);
+	if (ret)
+		p_err("%s: cannot print the report: %s", path, strerror(-ret));
+	report_free(&rep);
+cleanup:
+	etd_dump_free(&dump);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "capture.h"
+#include "log.h"
+#include "symbol_attach.h"
+#include "symbol_sites.h"
+#include "symbols.skel.h"
+#include "uprobe_multi.h"
+
+/* at most 64: a bit each in a mask */
+#define DETACH_THREADS 32
+
+struct symbol_attach {
+	struct symbols_bpf *skel;
+	bool multi;             /* uprobe_multi links: fds */
+	int *fds;
+	size_t nfds;
+	struct bpf_link **links;
+	size_t nlinks;
+};
+
+/* Open and load the object, its maps those of the capture. */
+static int load(struct symbol_attach *a, const struct symbol_sites *sites,
+		struct capture *cap, pid_t pid, bool multi)
+{
+	struct symbols_bpf *skel;
+	int err;
+
+	skel = a->skel = symbols_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->target_tgid = pid;
+	err = bpf_map__set_max_entries(skel->maps.sites, sites->n);
+	/* capture.bpf.c's ring and drop counter: one stream, one count */
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.events,
+					capture_ring_map_fd(cap));
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.drops,
+					capture_drops_map_fd(cap));
+	if (!err && multi)
+		err = uprobe_multi_prepare(skel->progs.on_func_entry);
+	if (!err && multi)
+		err = uprobe_multi_prepare(skel->progs.on_func_exit);
+	if (err)
+		return err;
+	/* as capture.c: wake the collector once a quarter of the ring is used */
+	skel->rodata->wakeup_bytes =
+		bpf_map__max_entries(skel->maps.events) / 4;
+	return symbols_bpf__load(skel);
+}
+
+/* uprobe_multi where the kernel loads such programs, else per probe. */
+static int load_any(struct symbol_attach *a, const struct symbol_sites *sites,
+		    struct capture *cap, pid_t pid)
+{
+	libbpf_print_fn_t print;
+	int err;
+
+	/* an older kernel's refusal is expected: keep libbpf quiet */
+	print = libbpf_set_print(NULL);
+	err = load(a, sites, cap, pid, true);
+	libbpf_set_print(print);
+	a->multi = !err;
+	if (err) {
+		symbols_bpf__destroy(a->skel);
+		err = load(a, sites, cap, pid, false);
+	}
+	if (err)
+		p_err("cannot load the symbol-mode BPF programs: %s (run with -v for the verifier's log)",
+		      strerror(-err));
+	return err;
+}
+
+static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < s->n && !err; i++) {
+		__u32 key = i;
+
+		err = bpf_map__update_elem(a->skel->maps.sites, &key,
+					   sizeof(key), &s->sites[i].desc,
+					   sizeof(s->sites[i].desc), 0);
+	}
+	if (err)
+		p_err("cannot fill the symbol-mode site table: %s",
+		      strerror(-err));
+	return err;
+}
+
+static struct bpf_program *prog_for(const struct symbol_attach *a, bool ret)
+{
+	return ret ? a->skel->progs.on_func_exit : a->skel->progs.on_func_entry;
+}
+
+/* One probe at a site, its own link; cookie = the site's id. */
+static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
+		      pid_t pid, bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = s->desc.id,
+		    .retprobe = ret);
+	struct bpf_link **links, *link;
+	int err;
+
+	links = realloc(a->links, (a->nlinks + 1) * sizeof(*links));
+	if (!links)
+		return -ENOMEM;
+	a->links = links;
+	link = bpf_program__attach_uprobe_opts(prog_for(a, ret), pid, s->path,
+					       s->offset, &opts);
+	if (!link) {
+		err = -errno;
+		p_err("%s: cannot attach a %s to %s (offset 0x%llx): %s (run with -v for libbpf's log)",
+		      s->path, ret ? "uretprobe" : "uprobe", s->function,
+		      (unsigned long long)s->offset, strerror(-err));
+		return err;
+	}
+	a->links[a->nlinks++] = link;
+	return 0;
+}
+
+/* The n sites from `first` on, all in one object: a link per direction. */
+static int attach_object(struct symbol_attach *a,
+			 const struct symbol_site *first, size_t n, pid_t pid)
+{
+	uint64_t *offsets = calloc(n, sizeof(*offsets));
+	uint64_t *cookies = calloc(n, sizeof(*cookies));
+	int fd = 0, *fds, ret;
+	size_t i;
+
+	fds = realloc(a->fds, (a->nfds + 2) * sizeof(*fds));
+	if (fds)
+		a->fds = fds;
+	if (!offsets || !cookies || !fds) {
+		fd = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		offsets[i] = first[i].offset;
+		cookies[i] = first[i].desc.id;
+	}
+	for (ret = 0; ret < 2; ret++) {
+		fd = uprobe_multi_attach(prog_for(a, ret), pid, first->path,
+					 offsets, cookies, n, ret);
+		if (fd < 0) {
+			p_err("%s: cannot attach %zu %s: %s", first->path, n,
+			      ret ? "uretprobes" : "uprobes", strerror(-fd));
+			goto out;
+		}
+		a->fds[a->nfds++] = fd;
+	}
+out:
+	free(offsets);
+	free(cookies);
+	return fd < 0 ? fd : 0;
+}
+
+/* Sites come grouped by object (symbol_sites.h finds them so). */
+static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
+		      pid_t pid)
+{
+	size_t i, n;
+	int err = 0;
+
+	for (i = 0; !err && i < s->n; i += n) {
+		n = 1;
+		if (!a->multi) {
+			err = attach_one(a, &s->sites[i], pid, false);
+			if (!err)
+				err = attach_one(a, &s->sites[i], pid, true);
+			continue;
+		}
+		while (i + n < s->n && s->sites[i + n].path == s->sites[i].path)
+			n++;
+		err = attach_object(a, &s->sites[i], n, pid);
+	}
+	return err;
+}
+
+int symbol_attach_open(struct symbol_attach **out,
+		       const struct symbol_sites *sites, struct capture *cap,
+		       pid_t pid, int *nprobes)
+{
+	struct symbol_attach *a = calloc(1, sizeof(*a));
+	int err;
+
+	if (!a)
+		return -ENOMEM;
+	err = load_any(a, sites, cap, pid);
+	if (!err)
+		err = fill_sites(a, sites);
+	if (!err)
+		err = attach_all(a, sites, pid);
+	if (err) {
+		symbol_attach_close(a);
+		return err;
+	}
+	p_debug("symbol mode: %zu sites attached with %s", sites->n,
+		a->multi ? "uprobe_multi links" : "a link per probe");
+	*nprobes = 2 * sites->n;
+	*out = a;
+	return 0;
+}
+
+struct detacher {
+	pthread_t thread;
+	struct bpf_link **links;
+	size_t n;
+};
+
+static void *detach_links(void *arg)
+{
+	struct detacher *d = arg;
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		bpf_link__destroy(d->links[i]);
+	return NULL;
+}
+
+/*
+ * A link per probe (kernels before 6.6): each removal waits for a grace
+ * period; removals side by side share some of them.
+ */
+static void detach_links_in_parallel(struct bpf_link **links, size_t n)
+{
+	struct detacher d[DETACH_THREADS];
+	size_t i, per = (n + DETACH_THREADS - 1) / DETACH_THREADS;
+	uint64_t started = 0;
+
+	for (i = 0; i < DETACH_THREADS && i * per < n; i++) {
+		d[i].links = links + i * per;
+		d[i].n = n - i * per < per ? n - i * per : per;
+		/* a thread that cannot start: its share is done here */
+		if (pthread_create(&d[i].thread, NULL, detach_links, &d[i]))
+			detach_links(&d[i]);
+		else
+			started |= 1ull << i;
+	}
+	for (i = 0; i < DETACH_THREADS; i++)
+		if (started & (1ull << i))
+			pthread_join(d[i].thread, NULL);
+}
+
+void symbol_attach_close(struct symbol_attach *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nfds; i++)
+		close(a->fds[i]);
+	free(a->fds);
+	detach_links_in_parallel(a->links, a->nlinks);
+	free(a->links);
+	symbols_bpf__destroy(a->skel);
+	free(a);
+}

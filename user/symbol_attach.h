@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symbol_attach.h - bpf/symbols.bpf.c loaded to write into a capture's
+ * ring buffer and attached at every site (symbol_sites.h), an entry
+ * uprobe and a uretprobe each, the site's id as cookie: one link per
+ * object and direction where the kernel has uprobe_multi links (Linux
+ * 6.6, uprobe_multi.h), else one link per probe.
+ */
+#ifndef ETDUMP_SYMBOL_ATTACH_H
+#define ETDUMP_SYMBOL_ATTACH_H
+
+#include <sys/types.h>
+
+struct capture;
+struct symbol_attach;
+struct symbol_sites;
+
+/* Says why with p_err(); negative errno. *nprobes: probes attached. */
+int symbol_attach_open(struct symbol_attach **out,
+		       const struct symbol_sites *sites, struct capture *cap,
+		       pid_t pid, int *nprobes);
+void symbol_attach_close(struct symbol_attach *a);
+
+#endif /* ETDUMP_SYMBOL_ATTACH_H */
