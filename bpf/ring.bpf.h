@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ring.bpf.h - what every capture program shares: the target filter, the
+ * ring buffer with batched wakeups, and the count of every record lost.
+ * Include once, from a .bpf.c, after vmlinux.h and bpf_helpers.h.
+ */
+#ifndef ETDUMP_RING_BPF_H
+#define ETDUMP_RING_BPF_H
+
+#include "etdump_record.h"
+
+/* Set by the collector before load. */
+const volatile __u32 target_tgid = 0;
+/*
+ * Waking the collector per event costs microseconds; it polls on a timer
+ * instead and is woken early only once this much data is waiting.
+ */
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* resized by the collector */
+} events SEC(".maps");
+
+/* Reserve failures, per CPU: every lost record is counted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+static __always_inline void count_drops(__u64 n)
+{
+	__u32 zero = 0;
+	__u64 *lost;
+
+	lost = bpf_map_lookup_elem(&drops, &zero);
+	if (lost)
+		*lost += n;
+}
+
+/*
+ * A record of the target's, stamped now; NULL (and counted) when the ring
+ * is full. The uprobes are attached for the target already: the tgid check
+ * also keeps out children that share the probed file.
+ */
+static __always_inline void *reserve(__u32 size, __u8 type)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ts = bpf_ktime_get_ns();
+	struct etdump_rec_hdr *hdr;
+
+	if ((__u32)(id >> 32) != target_tgid)
+		return NULL;
+	hdr = bpf_ringbuf_reserve(&events, size, 0);
+	if (!hdr) {
+		count_drops(1);
+		return NULL;
+	}
+	hdr->type = type;
+	hdr->ncounters = 0;
+	hdr->size = size;
+	hdr->cpu = bpf_get_smp_processor_id();
+	hdr->pid = id >> 32;
+	hdr->tid = (__u32)id;
+	hdr->ts = ts;
+	return hdr;
+}
+
+static __always_inline __u64 wakeup_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, wakeup_flags());
+}
+
+#endif /* ETDUMP_RING_BPF_H */
