@@ -35,11 +35,19 @@ struct switch_in {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct switch_in);
 } switched_in SEC(".maps");
+
+/*
+ * Scope records end with room for the configured counters only: without
+ * counters a begin/end pair takes 240 bytes of the ring instead of 432.
+ */
+#define SCOPE_RECORD_SIZE(type)                                               \
+	(offsetof(type, counters) +                                            \
+	 ncounters * sizeof(struct etdump_counter_sample))
 
 /*
  * Bounded copy of a user string; its length without the NUL, or
@@ -93,30 +101,32 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	struct switch_in in;
-	__u32 tid;
+	struct switch_in *in;
 
 	if ((__u32)next->tgid != target_tgid)
 		return 0;
-	tid = next->pid;
-	in.ts = bpf_ktime_get_ns();
-	in.runtime = next->se.sum_exec_runtime;
-	bpf_map_update_elem(&switched_in, &tid, &in, BPF_ANY);
+	in = bpf_task_storage_get(&switched_in, next, NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!in)
+		return 0;
+	in->ts = bpf_ktime_get_ns();
+	in->runtime = next->se.sum_exec_runtime;
 	return 0;
 }
 
+/* `now` is the record's own stamp: one clock read per probe */
 static __always_inline void read_task_clock(struct task_struct *task,
-					    struct etdump_counter_sample *out)
+					    struct etdump_counter_sample *out,
+					    __u64 now)
 {
-	__u32 tid = task->pid;
 	struct switch_in *in;
 
-	in = bpf_map_lookup_elem(&switched_in, &tid);
-	if (!in) {
+	in = bpf_task_storage_get(&switched_in, task, NULL, 0);
+	if (!in || !in->ts) {
 		out->value = 0;
 		return;
 	}
-	out->value = in->runtime + (bpf_ktime_get_ns() - in->ts);
+	out->value = in->runtime + (now - in->ts);
 	out->enabled = 1;
 	out->running = 1;
 }
@@ -126,7 +136,7 @@ static __always_inline void read_task_clock(struct task_struct *task,
  * that fails leaves running at 0, which marks the value untrustworthy.
  */
 static __always_inline __u8 read_counters(struct etdump_counter_sample *out,
-					  __u64 *switches)
+					  __u64 *switches, __u64 now)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct bpf_perf_event_value v;
@@ -140,7 +150,7 @@ static __always_inline __u8 read_counters(struct etdump_counter_sample *out,
 		out[i].enabled = 0;
 		out[i].running = 0;
 		if (counter_kind[i] == ETDUMP_CTR_TASK_CLOCK) {
-			read_task_clock(task, &out[i]);
+			read_task_clock(task, &out[i], now);
 			continue;
 		}
 		if (counter_kind[i] != ETDUMP_CTR_PERF) {
@@ -177,12 +187,12 @@ static __always_inline int emit_begin(__u8 type, const char *name, long chain,
 {
 	struct etdump_rec_begin *r;
 
-	r = reserve(sizeof(*r), type);
+	r = reserve(SCOPE_RECORD_SIZE(struct etdump_rec_begin), type);
 	if (!r)
 		return 0;
-	/* after the timestamp: the counted window lies inside the timed one */
 	if (ncounters)
-		r->hdr.ncounters = read_counters(r->counters, &r->switches);
+		r->hdr.ncounters = read_counters(r->counters, &r->switches,
+						 r->hdr.ts);
 	r->token = (__u64)name;
 	r->chain = chain;
 	r->instr = instr;
@@ -196,20 +206,22 @@ static __always_inline int emit_end(__u8 type, __u64 token, const void *meta,
 				    __u64 meta_len)
 {
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS] = {};
+	__u64 switches = 0, now = bpf_ktime_get_ns();
 	struct etdump_rec_end *r;
-	__u64 switches = 0;
+	__u32 i;
 	__u8 n = 0;
 
-	/* before the timestamp: the counted window lies inside the timed one */
 	if (ncounters)
-		n = read_counters(counters, &switches);
-	r = reserve(sizeof(*r), type);
+		n = read_counters(counters, &switches, now);
+	r = reserve_at(SCOPE_RECORD_SIZE(struct etdump_rec_end), type, now);
 	if (!r)
 		return 0;
-	if (n) {
-		r->hdr.ncounters = n;
-		r->switches = switches;
-		__builtin_memcpy(r->counters, counters, sizeof(counters));
+	r->hdr.ncounters = n;
+	r->switches = switches;
+	for (i = 0; i < ETDUMP_MAX_COUNTERS && i < n; i++) {
+		r->counters[i].value = counters[i].value;
+		r->counters[i].enabled = counters[i].enabled;
+		r->counters[i].running = counters[i].running;
 	}
 	r->token = token;
 	r->meta_len_orig = meta_len;
@@ -298,7 +310,7 @@ struct {
 #define BATCH_MASK (ETDUMP_REC_BATCH_MAX * 2 - 1)
 
 SEC("usdt")
-int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nrecs)
+int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct etdump_rec_batch *r;
@@ -310,7 +322,7 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nrecs)
 	stage = bpf_map_lookup_elem(&batch_stage, &zero);
 	if (!stage || len > ETDUMP_REC_BATCH_MAX ||
 	    bpf_probe_read_user(stage->rec.data, n, buf)) {
-		count_drops(nrecs);
+		count_drops(nevents);
 		return 0;
 	}
 	r = &stage->rec;
@@ -323,8 +335,8 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nrecs)
 	r->hdr.tid = (__u32)id;
 	r->hdr.ts = bpf_ktime_get_ns();
 	r->len = n;
-	r->nrecs = nrecs;
+	r->nevents = nevents;
 	if (bpf_ringbuf_output(&events, r, size, wakeup_flags()))
-		count_drops(nrecs);
+		count_drops(nevents);
 	return 0;
 }

@@ -45,10 +45,9 @@ static __always_inline void count_drops(__u64 n)
  * is full. The uprobes are attached for the target already: the tgid check
  * also keeps out children that share the probed file.
  */
-static __always_inline void *reserve(__u32 size, __u8 type)
+static __always_inline void *reserve_at(__u32 size, __u8 type, __u64 ts)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u64 ts = bpf_ktime_get_ns();
 	struct etdump_rec_hdr *hdr;
 
 	if ((__u32)(id >> 32) != target_tgid)
@@ -66,6 +65,11 @@ static __always_inline void *reserve(__u32 size, __u8 type)
 	hdr->tid = (__u32)id;
 	hdr->ts = ts;
 	return hdr;
+}
+
+static __always_inline void *reserve(__u32 size, __u8 type)
+{
+	return reserve_at(size, type, bpf_ktime_get_ns());
 }
 
 static __always_inline __u64 wakeup_flags(void)

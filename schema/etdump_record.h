@@ -178,15 +178,15 @@ struct etdump_rec_func_exit {
  * Batched mode: one flush of a thread's buffer, copied as it was. Its
  * records are those of schema/etdump_usdt.h (struct etdump_batch_rec), with
  * the runtime's own CLOCK_MONOTONIC stamps; the header's ts is the flush's.
- * When the ring has no room the whole flush is dropped and its `nrecs`
- * records are counted as lost.
+ * When the ring has no room the whole flush is dropped and the `nevents`
+ * ETDump events it held are counted as lost.
  */
 #define ETDUMP_REC_BATCH_MAX 4096 /* = ETDUMP_BATCH_BYTES */
 
 struct etdump_rec_batch {
 	struct etdump_rec_hdr hdr;
 	__u32 len;             /* bytes of data copied */
-	__u32 nrecs;           /* records in them */
+	__u32 nevents;         /* ETDump events they hold (ends and logs) */
 	__u8 data[ETDUMP_REC_BATCH_MAX];
 };
 

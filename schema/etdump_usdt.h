@@ -15,7 +15,7 @@
  *    hit, stamped in the kernel (and counters can be read there);
  *  - batched: the tracer attaches only `flush`. Sites then append compact
  *    records stamped with clock_gettime(CLOCK_MONOTONIC) to a per-thread
- *    buffer, and one `flush(buf, len, nrecs)` hit hands the buffer over when
+ *    buffer, and one `flush(buf, len, nevents)` hit hands the buffer over when
  *    a run ends (the outermost scope closes), when it fills, and when the
  *    thread or the process exits. Events of a process that dies between
  *    flushes are lost.
@@ -53,9 +53,11 @@
  * value             kind, ptr, chain, instr            reserved: intermediate/output
  *                                                      values (log_evalue)
  * allocation        allocator_id, size                 reserved: allocation events
- * flush             buf, len, nrecs                    batched mode: `nrecs` records
- *                                                      (struct etdump_batch_rec) in
- *                                                      `len` bytes at `buf`
+ * flush             buf, len, nevents                  batched mode: `len` bytes of
+ *                                                      records (struct
+ *                                                      etdump_batch_rec) at `buf`,
+ *                                                      holding `nevents` ETDump
+ *                                                      events (what is lost with it)
  *
  * Strings are NUL-terminated; the tracer copies at most 63 bytes of a name and
  * 64 bytes of metadata. Delegate times must be CLOCK_MONOTONIC nanoseconds,
@@ -249,7 +251,7 @@ static inline const void *etdump__present(const void *p)
 
 struct etdump_batch_state {
 	unsigned int len;        /* bytes used in buf */
-	unsigned int nrecs;
+	unsigned int nevents;    /* records that become an ETDump event */
 	unsigned int depth;      /* open scopes; a run ends when back at 0 */
 	unsigned int registered;
 	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this flush */
@@ -276,9 +278,9 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 {
 	/* a buffer filled while attached is stale once the tracer is gone */
 	if (st->len && etdump_semaphores.s.batch)
-		ETDUMP__SITE3(flush, st->buf, st->len, st->nrecs);
+		ETDUMP__SITE3(flush, st->buf, st->len, st->nevents);
 	st->len = 0;
-	st->nrecs = 0;
+	st->nevents = 0;
 	memset(st->names, 0, sizeof(st->names));
 }
 
@@ -326,7 +328,10 @@ etdump__put(struct etdump_batch_state *st, unsigned short type,
 	r->type = type;
 	r->size = (unsigned short)size;
 	st->len += size;
-	st->nrecs++;
+	/* an ETDump event is written where a scope ends or a delegate logs */
+	st->nevents += type == ETDUMP_BATCH_END ||
+		       type == ETDUMP_BATCH_DELEGATE_END ||
+		       type == ETDUMP_BATCH_DELEGATE_LOG;
 	return r;
 }
 

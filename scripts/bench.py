@@ -54,7 +54,8 @@ def record_label(mode):
     return "record " + " ".join(flags or ["(" + label + ")"])
 
 LOOP_ITERATIONS = 200_000        # 2 probe hits each
-DETACHED_ITERATIONS = 20_000_000
+DETACHED_ITERATIONS = 50_000_000
+DETACHED_REPS_FACTOR = 4         # ~70 ms runs: spread them over seconds
 BPFTRACE_PRINTF_ITERATIONS = 20_000  # ~20 us a hit: keep the run short
 HITS_PER_ITERATION = 2
 LOOP_PROBES = ["block", "profile_begin", "profile_end"]
@@ -111,7 +112,8 @@ class TracerProc:
         """Whether it has exited; reaped with os.wait4 for its rusage (its
         own CPU time, not its children's)."""
         if self.rusage is None:
-            pid, status, ru = os.wait4(self.proc.pid, 0 if block else os.WNOHANG)
+            flags = 0 if block else os.WNOHANG
+            pid, status, ru = os.wait4(self.proc.pid, flags)
             if pid:
                 self.proc.returncode = os.waitstatus_to_exitcode(status)
                 self.rusage = ru
@@ -168,6 +170,7 @@ def settle():
         res.update(rc=t.proc.returncode,
                    cpu_s=t.rusage.ru_utime + t.rusage.ru_stime,
                    maxrss_kb=t.rusage.ru_maxrss)
+
 
 class Floor:
     """bench-floor: the count-only BPF program on the same probes."""
@@ -332,11 +335,13 @@ def machine():
 def row_detached(b, table, reps):
     log("1. detached cost")
     n = ["-n", str(DETACHED_ITERATIONS)]
+    reps *= DETACHED_REPS_FACTOR
     res = alternate([{"key": "probes", "argv": [b.loop5] + n},
                      {"key": "none", "argv": [b.noprobes] + n}], reps)
     with_sites = median([r["ns_per_iter"] for r in res["probes"]])
     without = median([r["ns_per_iter"] for r in res["none"]])
-    table.section("1. detached cost: a loop of probe sites, no tracer attached")
+    table.section(f"1. detached cost: a loop of probe sites, no tracer "
+                  f"attached ({reps} repetitions)")
     table.add("sites vs the same loop built with -DETDUMP_USDT_DISABLE",
               f"{with_sites:.2f} vs {without:.2f} ns/iter",
               fmt_ratio(with_sites / without),
@@ -428,7 +433,8 @@ def row_attached(b, table, reps):
 def paced_trial(b, flags, rate):
     n = int(rate * THROUGHPUT_SECONDS)
     r = run_target([b.loop5, "-n", str(n), "--rate", str(rate),
-                    "--threads", str(THROUGHPUT_THREADS)], Record(b.dir, flags))
+                    "--threads", str(THROUGHPUT_THREADS)],
+                   Record(b.dir, flags))
     events, dropped, mode = record_summary(r["tracer"]["err"])
     r.update(captured=events, dropped=dropped, mode=mode,
              held=dropped == 0 and r["rate"] >= HELD_FRACTION * rate)
@@ -505,7 +511,6 @@ def row_throughput(b, table, _reps):
 
 def row_writer(b, table, reps):
     log("5. writer")
-    reps = min(reps, 3)  # ~1 s each, and steady
     runs = []
     with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
         for _ in range(reps):

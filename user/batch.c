@@ -145,8 +145,8 @@ int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
 	names.n = 0;
 	if (b->len > ETDUMP_REC_BATCH_MAX)
 		return -EINVAL;
-	if (!b->len && b->nrecs) {
-		stats->lost += b->nrecs;
+	if (!b->len && b->nevents) {
+		stats->lost += b->nevents;
 		return 0;
 	}
 	for (off = 0; off + sizeof(r) <= b->len; off += r.size, seen++) {

@@ -15,7 +15,7 @@ typedef int (*batch_record_fn)(void *ctx, const void *rec, size_t len);
 
 struct batch_stats {
 	uint64_t stale;   /* records older than min_ts: from an earlier attach */
-	uint64_t lost;    /* records the flush held but could not be read */
+	uint64_t lost;    /* events the flush held but could not be read */
 };
 
 /*

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
@@ -256,6 +258,48 @@ uint64_t capture_drops(const struct capture *cap)
 			total += values[i];
 	free(values);
 	return total;
+}
+
+/*
+ * Each uprobe detaches behind its own RCU grace period, ~0.13 s here, one
+ * after the other: seconds for a runtime with a dozen sites, after the
+ * capture is complete. Whoever drops the last reference to a probe pays, so
+ * a grandchild holds copies of the fds until we have closed ours (it waits
+ * for EOF on `done`), then detaches them while the recorder exits.
+ */
+void capture_close_in_background(struct capture *cap)
+{
+	int done[2], null;
+	pid_t child;
+	char c;
+
+	if (!cap)
+		return;
+	if (pipe2(done, O_CLOEXEC)) {
+		capture_close(cap);
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		if (fork() == 0) {
+			/* whoever reads our output must not wait for this one */
+			null = open("/dev/null", O_RDWR);
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+			close(done[1]);
+			while (read(done[0], &c, 1) > 0)
+				;
+			capture_close(cap);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(done[0]);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	capture_close(cap);
+	close(done[1]);
 }
 
 void capture_close(struct capture *cap)

@@ -46,5 +46,7 @@ uint64_t capture_drops(const struct capture *cap);
 int capture_ring_map_fd(const struct capture *cap);
 int capture_drops_map_fd(const struct capture *cap);
 void capture_close(struct capture *cap);
+/* The same, without waiting for the kernel to finish detaching. */
+void capture_close_in_background(struct capture *cap);
 
 #endif /* ETDUMP_CAPTURE_H */

@@ -517,7 +517,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	target_stop(&t);
 	target_close(&t);
-	capture_close(cap);
+	capture_close_in_background(cap);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
 	collector_free(col);

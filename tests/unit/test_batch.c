@@ -37,7 +37,7 @@ static struct etdump_rec_batch *flush_of(uint32_t tid)
 	b->hdr.tid = tid;
 	b->hdr.pid = 1;
 	b->len = st.len;
-	b->nrecs = st.nrecs;
+	b->nevents = st.nevents;
 	memcpy(b->data, st.buf, st.len);
 	memset(&st, 0, sizeof(st));
 	return b;
@@ -109,7 +109,8 @@ TEST(names_are_given_once_per_flush)
 		names += ((struct etdump_batch_rec *)((char *)st.buf + off))->type ==
 			 ETDUMP_BATCH_NAME;
 	CHECK_EQ_INT(names, 1);
-	CHECK_EQ_INT(st.nrecs, 5);
+	/* 1 NAME, 2 BEGIN, 2 END: two events */
+	CHECK_EQ_INT(st.nevents, 2);
 	memset(&st, 0, sizeof(st));
 }
 
@@ -156,7 +157,7 @@ TEST(malformed_flushes_are_refused)
 	b->len = 5000;
 	CHECK(batch_expand(b, 0, count, &n, &bs) == -EINVAL);
 	b->len = 0;
-	b->nrecs = 7;                             /* the tracer could not read it */
+	b->nevents = 7;                           /* the tracer could not read it */
 	CHECK_EQ_INT(batch_expand(b, 0, count, &n, &bs), 0);
 	CHECK_EQ_INT(bs.lost, 7);
 	CHECK_EQ_INT(n, 0);
