@@ -69,7 +69,8 @@ static int reserve(struct fb_builder *b, size_t n)
  */
 static int prep(struct fb_builder *b, size_t align, size_t n)
 {
-	size_t pad = (align - (b->size + n) % align) % align;
+	/* every alignment is a power of two: no division on this hot path */
+	size_t pad = (0 - (b->size + n)) & (align - 1);
 	int err;
 
 	err = reserve(b, pad + n);
