@@ -79,7 +79,9 @@ static int decode_event(struct etd_dump *dump, struct etd_event *ev)
 	char text[512];
 	int err;
 
+	/* a delegate's metadata is its own, whatever it holds (COUNTERS.md) */
 	if (ev->kind != ETD_PROFILE || !ev->has_metadata ||
+	    ev->delegate_id_str || ev->delegate_id_int != ETD_UNSET ||
 	    ev->metadata_len <= mlen || ev->metadata_len >= sizeof(text) ||
 	    memcmp(ev->metadata, ETD_COUNTERS_MAGIC, mlen) ||
 	    ev->metadata[mlen] != ';')

@@ -19,11 +19,9 @@ from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
 from test_record import RecordedRunsMixin
 
 MODES = {"batched": [], "per-scope": ["--precise", "--no-counters"]}
-# Generous: the recorder polls the target's pidfd every 50 ms.
+# Generous: the recorder polls the target's pidfd every 50 ms, and leaves
+# detaching the probes to a background process.
 EXIT_NOTICED_S = 2.0
-# Hang guard for the recorder's own exit after its summary: detaching costs
-# the kernel a grace period per probe site (~0.25 s each here).
-TEARDOWN_S = 30
 # Probe hits of the example in per-scope mode (tests/example/README.md):
 # Default: block, 2 begins, 2 ends; each Execute: block, 12 begins, 12 ends,
 # 12 instruction, delegate begin, end and 3 logs.
@@ -33,9 +31,9 @@ REC_BATCH = 12  # schema/etdump_record.h
 
 
 def raw_totals(path):
-    """(probe records received, drops) from a raw capture: a batched flush
-    counts as the nrecs records it carries, as the kernel counts its drops;
-    the drops are those of its end chunk."""
+    """(received, drops) from a raw capture, in the units the kernel counts
+    drops in: a per-scope record is one, a batched flush the nevents ETDump
+    events it carries; the drops are those of its end chunk."""
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"ETDPRAW\n", path
@@ -106,18 +104,12 @@ class FaultTest(RecordedRunsMixin, TempDirTest):
             stdout.append(line)
         return rec, lines, target_pid(lines)
 
-    def wait_summary(self, rec, lines):
-        """Seconds until the recorder's summary line; its whole stderr once
-        it has exited."""
+    def wait_exit(self, rec, lines):
+        """Seconds until the recorder exits, and its whole stderr."""
         t0 = time.monotonic()
-        while not any("; wrote " in x for x in lines):
-            line = rec.stderr.readline()
-            self.assertTrue(line, "".join(lines))
-            lines.append(line)
-        elapsed = time.monotonic() - t0
-        # what is left is short: it waits in the pipe until the exit
-        rec.wait(timeout=TEARDOWN_S)
-        return elapsed, "".join(lines) + rec.stderr.read()
+        # what is left is short: it waits in the pipe
+        rec.wait(timeout=60)
+        return time.monotonic() - t0, "".join(lines) + rec.stderr.read()
 
 
 class TargetFaultTest(FaultTest):
@@ -127,7 +119,7 @@ class TargetFaultTest(FaultTest):
                 out = self.path(f"{mode}.etdp")
                 rec, lines, pid = self.record_stalled(mode, out)
                 os.kill(pid, signal.SIGKILL)
-                elapsed, err = self.wait_summary(rec, lines)
+                elapsed, err = self.wait_exit(rec, lines)
                 self.assertLess(elapsed, EXIT_NOTICED_S, err)
                 self.assertEqual(rec.returncode, 0, err)
                 self.assertIn("target exited", err)
@@ -146,7 +138,7 @@ class TargetFaultTest(FaultTest):
             rec.wait_attached()
             example.send_signal(signal.SIGUSR1)
             self.assertEqual(example.wait(timeout=60), 0)
-            elapsed, err = self.wait_summary(rec.proc, rec.stderr_lines)
+            elapsed, err = self.wait_exit(rec.proc, rec.stderr_lines)
         finally:
             example.kill()
             example.wait()
@@ -202,7 +194,7 @@ class RecorderSignalTest(FaultTest):
         out = self.path("out.etdp")
         rec, lines, pid = self.record_stalled("per-scope", out)
         rec.send_signal(signal.SIGTERM)
-        _, err = self.wait_summary(rec, lines)
+        _, err = self.wait_exit(rec, lines)
         self.assertEqual(rec.returncode, 0, err)
         self.assertIn("interrupted", err)
         # the command we started is stopped as perf record does, and reaped
