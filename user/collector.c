@@ -379,14 +379,23 @@ static bool counters_fit(const struct etdump_rec_hdr *h, size_t at)
 static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 {
 	size_t min = record_min_size(h->type);
+	const struct etdump_rec_begin *b = (const void *)h;
 	const struct etdump_rec_end *e = (const void *)h;
 	const struct etdump_rec_delegate_log *d = (const void *)h;
 
 	if (!min || h->size > len || h->size < min)
 		return false;
 	switch (h->type) {
-	case ETDUMP_REC_PROFILE_BEGIN:
 	case ETDUMP_REC_DELEGATE_BEGIN:
+		/*
+		 * ETDumpGen wants a string or an int id: with neither, the
+		 * event would pass for a framework one, metadata and all
+		 * (the int is an int32 in the ETDump)
+		 */
+		if (!b->token && (int32_t)b->id_int == -1)
+			return false;
+		/* fall through */
+	case ETDUMP_REC_PROFILE_BEGIN:
 		return counters_fit(h, offsetof(struct etdump_rec_begin,
 						counters));
 	case ETDUMP_REC_PROFILE_END:
@@ -394,7 +403,9 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 		return e->meta_len <= ETDUMP_META_MAX &&
 		       counters_fit(h, offsetof(struct etdump_rec_end, counters));
 	case ETDUMP_REC_DELEGATE_LOG:
-		return d->meta_len <= ETDUMP_META_MAX;
+		return d->meta_len <= ETDUMP_META_MAX &&
+		       ((d->name_len && d->name_len != ETDUMP_NAME_UNREAD) ||
+			(int32_t)d->id_int != -1);
 	case ETDUMP_REC_BATCH:
 		return ((const struct etdump_rec_batch *)h)->len <=
 		       h->size - offsetof(struct etdump_rec_batch, data);

@@ -3,6 +3,7 @@
  * The collector's rules, fed synthetic records: what ETDumpGen would write
  * for the same calls, per thread, and what an incomplete capture leaves out.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collector.h"
@@ -274,6 +275,42 @@ TEST(malformed_records_are_refused_and_counted)
 	etd_dump_free(&d);
 }
 
+/* Found by tests/fuzz/fuzz_collector.c; each record in a block its size. */
+TEST(records_past_their_length_or_without_ids_are_refused)
+{
+	struct collector *c = collector_new();
+	size_t short_len = offsetof(struct etdump_rec_begin, counters) +
+			   sizeof(struct etdump_counter_sample);
+	struct etdump_rec_delegate_log log = { 0 };
+	struct etdump_rec_begin b = { 0 }, *copy;
+	struct collector_stats st;
+	struct etd_dump d;
+
+	block(c, 1, "Execute");
+	/* announces two counter samples, carries one */
+	hdr(&b.hdr, ETDUMP_REC_PROFILE_BEGIN, short_len, 1);
+	b.hdr.ncounters = 2;
+	b.token = 1;
+	copy = malloc(short_len);
+	memcpy(copy, &b, short_len);
+	CHECK(collector_feed(c, copy, short_len) < 0);
+	free(copy);
+	/* a delegate with neither id would pass for a framework event */
+	hdr(&b.hdr, ETDUMP_REC_DELEGATE_BEGIN, sizeof(b), 1);
+	b.token = 0;
+	b.id_int = -1;
+	CHECK(collector_feed(c, &b, sizeof(b)) < 0);
+	b.id_int = 0x1ffffffffll; /* -1 as the ETDump's int32 */
+	CHECK(collector_feed(c, &b, sizeof(b)) < 0);
+	hdr(&log.hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(log), 1);
+	log.id_int = -1;
+	CHECK(collector_feed(c, &log, sizeof(log)) < 0);
+	d = finish(c, &st);
+	CHECK_EQ_INT(st.bad_records, 4);
+	CHECK_EQ_INT(d.nruns, 0);
+	etd_dump_free(&d);
+}
+
 TEST(invalid_utf8_names_are_made_valid)
 {
 	struct collector *c = collector_new();
@@ -297,6 +334,7 @@ int main(void)
 	RUN(attached_mid_run_events_before_first_block_are_counted);
 	RUN(delegate_scope_and_log);
 	RUN(malformed_records_are_refused_and_counted);
+	RUN(records_past_their_length_or_without_ids_are_refused);
 	RUN(invalid_utf8_names_are_made_valid);
 	return TEST_SUMMARY();
 }

@@ -109,6 +109,10 @@ TEST(other_metadata_is_left_alone_and_bad_counters_refused)
 	ev->metadata = (uint8_t *)strdup("etdump-bpf-counters:1;cycles=12x");
 	ev->metadata_len = strlen((char *)ev->metadata);
 	CHECK(etd_counters_decode_dump(&d) < 0);
+	/* a delegate's metadata is its own, even when it reads like ours */
+	ev->delegate_id_int = 7;
+	CHECK_EQ_INT(etd_counters_decode_dump(&d), 0);
+	CHECK(ev->has_metadata && ev->counters.n == 0);
 	etd_dump_free(&d);
 }
 
