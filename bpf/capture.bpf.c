@@ -25,9 +25,11 @@ struct {
 } perf_counters SEC(".maps");
 
 /*
- * For task-clock: each target thread's runtime and the time it was last
- * switched in. The scheduler brings sum_exec_runtime up to date at every
- * switch, so runtime + (now - ts) is the thread's CPU time now.
+ * For task-clock: each target thread's CPU time, accounted on the probes'
+ * own clock (switch-in to switch-out), and when it last went on CPU. The
+ * kernel's sum_exec_runtime runs on the scheduler's clock, which is read
+ * at other instants than ours: mixing the two let a scope's CPU time come
+ * out microseconds above its wall time.
  */
 struct switch_in {
 	__u64 ts;
@@ -101,31 +103,41 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
+	__u64 now = bpf_ktime_get_ns();
 	struct switch_in *in;
 
+	if ((__u32)prev->tgid == target_tgid) {
+		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
+		if (in)
+			in->runtime += now - in->ts;
+	}
 	if ((__u32)next->tgid != target_tgid)
 		return 0;
 	in = bpf_task_storage_get(&switched_in, next, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!in)
-		return 0;
-	in->ts = bpf_ktime_get_ns();
-	in->runtime = next->se.sum_exec_runtime;
+	if (in)
+		in->ts = now;
 	return 0;
 }
 
-/* `now` is the record's own stamp: one clock read per probe */
+/*
+ * `now` is the record's own stamp: one clock read per probe. A thread
+ * first seen here is on CPU now, so its accounting can start now.
+ */
 static __always_inline void read_task_clock(struct task_struct *task,
 					    struct etdump_counter_sample *out,
 					    __u64 now)
 {
 	struct switch_in *in;
 
-	in = bpf_task_storage_get(&switched_in, task, NULL, 0);
-	if (!in || !in->ts) {
+	in = bpf_task_storage_get(&switched_in, task, NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!in) {
 		out->value = 0;
 		return;
 	}
+	if (!in->ts)
+		in->ts = now;
 	out->value = in->runtime + (now - in->ts);
 	out->enabled = 1;
 	out->running = 1;
