@@ -466,8 +466,6 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
-	start = now_ns();
-	collector_set_start(col, start);
 	copts.pid = t.pid;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
@@ -478,6 +476,8 @@ int cmd_record(int argc, char **argv)
 	if (sink.sm ? symbol_mode_attach(sink.sm, cap, &t, &nattached) :
 		      capture_attach(cap, t.exe, &probes, &nattached))
 		goto cleanup;
+	start = now_ns();
+	collector_set_start(col, start);
 	p_info("attached %d probe(s) to PID %d (%s)%s", nattached, t.pid, t.exe,
 	       o.pid ? "; Ctrl-C to stop" : "");
 	if (target_release(&t)) {

@@ -42,7 +42,7 @@ struct collector {
 	size_t last;            /* most threads send long bursts */
 	struct collector_stats stats;
 	uint64_t events_seen;
-	uint64_t min_ts;        /* batched records older than this are stale */
+	uint64_t min_ts;        /* every probe in place: runs open after it */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
@@ -147,6 +147,14 @@ static int on_block(struct collector *c, struct thread_state *t,
 	char *name;
 	int err;
 
+	/*
+	 * Probes attach one by one: a run opened before the last one was in
+	 * place may miss events, so its events count as outside any run.
+	 */
+	if (r->hdr.ts < c->min_ts) {
+		t->run = NO_RUN;
+		return 0;
+	}
 	name = name_dup(c, r->name, r->name_len);
 	if (!name)
 		return -ENOMEM;

@@ -55,9 +55,10 @@ struct collector *collector_new(void);
 int collector_set_counters(struct collector *c, const char *const *names,
 			   const uint8_t *kinds, uint32_t n);
 /*
- * When the capture started (CLOCK_MONOTONIC ns): batched records stamped
- * earlier sat in a runtime's buffer from a previous attach; they are left
- * out and counted as stale.
+ * When the capture started, every probe attached (CLOCK_MONOTONIC ns): a
+ * run opened earlier is left out (its events count as outside any run),
+ * and batched records stamped earlier, which sat in a runtime's buffer
+ * from a previous attach, are left out and counted as stale.
  */
 void collector_set_start(struct collector *c, uint64_t ts);
 /* One record; -EINVAL for a malformed one (also counted), -ENOMEM. */

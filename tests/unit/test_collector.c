@@ -209,6 +209,24 @@ TEST(attached_mid_run_events_before_first_block_are_counted)
 	etd_dump_free(&d);
 }
 
+/* A run opened while probes were still attaching may miss events. */
+TEST(runs_opened_before_every_probe_attached_are_left_out)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	/* the first execute's 15 records are stamped before the start */
+	collector_set_start(c, clock_ns + 15 * 10);
+	execute(c, 1, 2);
+	execute(c, 1, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 1);
+	CHECK_EQ_INT(d.runs[0].nevents, 3);
+	CHECK_EQ_INT(st.outside_run, 5);
+	etd_dump_free(&d);
+}
+
 TEST(delegate_scope_and_log)
 {
 	struct collector *c = collector_new();
@@ -332,6 +350,7 @@ int main(void)
 	RUN(threads_keep_their_own_runs_in_time_order);
 	RUN(run_still_open_at_the_end_is_left_out);
 	RUN(attached_mid_run_events_before_first_block_are_counted);
+	RUN(runs_opened_before_every_probe_attached_are_left_out);
 	RUN(delegate_scope_and_log);
 	RUN(malformed_records_are_refused_and_counted);
 	RUN(records_past_their_length_or_without_ids_are_refused);
