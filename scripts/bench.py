@@ -10,7 +10,8 @@ stay out of the numbers. The rows:
 
   1. detached: probe sites without a tracer vs the same loop built without
   2. attached: cost per probe hit, and as a ratio to the floor (a BPF
-     program that only counts hits, tests/bench/floor.c)
+     program that only counts hits, tests/bench/floor.c); then per ETDump
+     event (a begin and an end), batched against per-scope
   3. against bpftrace, printing the events or only counting them
   4. throughput: highest rate held with zero drops at the default ring size,
      the drops at twice that rate (checked against the events fired), the
@@ -47,6 +48,8 @@ RECORD_MODES = [
 ]
 # the mode set against the floor, bpftrace and the 1-byte sites
 REFERENCE_MODE = RECORD_MODES[0]
+# what a runtime built with schema/etdump_usdt.h gets by default
+BATCHED_MODE = RECORD_MODES[2]
 
 
 def record_label(mode):
@@ -54,6 +57,10 @@ def record_label(mode):
     return "record " + " ".join(flags or ["(" + label + ")"])
 
 LOOP_ITERATIONS = 200_000        # 2 probe hits each
+# Row 2's recorders get a ring that holds the whole loop: a flush that finds
+# the ring full is dropped without its copy, and would look cheaper. Whether
+# the collector keeps pace is row 4's question.
+LOOP_RING = ["--ring-size", "64M"]
 DETACHED_ITERATIONS = 50_000_000
 DETACHED_REPS_FACTOR = 4         # ~70 ms runs: spread them over seconds
 BPFTRACE_PRINTF_ITERATIONS = 20_000  # ~20 us a hit: keep the run short
@@ -359,11 +366,11 @@ def loop_variants(b):
           "build": "1", "label": "floor: count-only BPF program"}]
     for mode in RECORD_MODES:
         v.append({"key": "rec5 " + mode[0], "argv": [b.loop5] + n,
-                  "tracer": Record(b.dir, mode[1]), "build": "5",
-                  "label": record_label(mode)})
+                  "tracer": Record(b.dir, mode[1] + LOOP_RING),
+                  "build": "5", "label": record_label(mode)})
     v.append({"key": "rec1", "argv": [b.loop1] + n,
-              "tracer": Record(b.dir, REFERENCE_MODE[1]), "build": "1",
-              "label": record_label(REFERENCE_MODE)})
+              "tracer": Record(b.dir, REFERENCE_MODE[1] + LOOP_RING),
+              "build": "1", "label": record_label(REFERENCE_MODE)})
     v.append({"key": "bt printf",
               "argv": [b.loop5, "-n", str(BPFTRACE_PRINTF_ITERATIONS)],
               "tracer": Bpftrace(BPFTRACE_PRINTF), "build": "5",
@@ -400,7 +407,8 @@ def row_attached(b, table, reps):
         return (ns[key] - ns["base" + build]) / HITS_PER_ITERATION
 
     table.section("2. attached: cost per probe hit = (traced - untraced "
-                  "loop) / hits; ratio to the floor on the same sites")
+                  "loop) / hits; ratio to the floor on the same sites; "
+                  f"record {' '.join(LOOP_RING)}")
     table.add("untraced loop, 5-byte / 1-byte nop sites",
               f"{ns['base5']:.2f} / {ns['base1']:.2f} ns/iter")
     cost = {}
@@ -418,6 +426,7 @@ def row_attached(b, table, reps):
               "", fmt_ratio(cost["floor1"] / cost["floor5"]))
     table.add("1-byte vs 5-byte nop sites, " + record_label(REFERENCE_MODE),
               "", fmt_ratio(cost["rec1"] / cost[ref]))
+    row_per_event(table, cost)
 
     table.section("3. against bpftrace on the same probes (5-byte nop "
                   "sites): ours per hit / theirs")
@@ -428,6 +437,24 @@ def row_attached(b, table, reps):
                   fmt_ratio(cost[ref] / theirs),
                   f"ours: {record_label(REFERENCE_MODE)}, "
                   f"{cost[ref]:.0f} ns/hit")
+
+
+def row_per_event(table, cost):
+    """An ETDump profile event is a begin and an end: two hits."""
+    batched = "rec5 " + BATCHED_MODE[0]
+    floor = HITS_PER_ITERATION * cost["floor5"]
+    table.section("2b. per ETDump event (its begin and end: two hits), "
+                  "5-byte nop sites; ratio to the floor's two hits")
+    for mode in RECORD_MODES:
+        ns = HITS_PER_ITERATION * cost["rec5 " + mode[0]]
+        table.add(f"{record_label(mode)}", f"{ns:.0f} ns/event",
+                  fmt_ratio(ns / floor) + " floor",
+                  f"floor {floor:.0f} ns/event")
+    table.add(f"{record_label(BATCHED_MODE)} / "
+              f"{record_label(REFERENCE_MODE)}", "",
+              fmt_ratio(cost[batched] / cost["rec5 " + REFERENCE_MODE[0]]),
+              "for scale: ExecuTorch's in-process ETDumpGen, measured on "
+              "this kind of machine, 210-250 ns/event (not in this run)")
 
 
 def paced_trial(b, flags, rate):
