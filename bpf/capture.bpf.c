@@ -349,7 +349,7 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	r->len = n;
 	r->nevents = nevents;
 	if (bpf_ringbuf_output(&events, r, size, wakeup_flags(bpf_ringbuf_query(
-				       &events, BPF_RB_AVAIL_DATA), size)))
+				       &events, BPF_RB_PROD_POS) + size, size)))
 		count_drops(nevents);
 	return 0;
 }

@@ -74,25 +74,28 @@ static __always_inline void *reserve(__u32 size, __u8 type)
 
 /*
  * A wakeup is a self-IPI: an exit to the hypervisor in a VM, ~6 us here.
- * Waking at every record while more than wakeup_bytes wait (a collector
- * behind, and busy already) made a batch flush 10x dearer; crossing a
- * multiple of it wakes at most once per wakeup_bytes of data. `avail` is
- * what waits without this record.
+ * Waking at every record while more than wakeup_bytes waited (a collector
+ * behind, and busy already) made a batch flush 10x dearer: wake once per
+ * wakeup_bytes produced instead. The producer position crosses each
+ * multiple once; the data waiting, taken as it comes, can hover about one
+ * and cross it again and again. `end` is the producer position after the
+ * record (another CPU's reserve may move it first: a wakeup missed or
+ * doubled, and the collector's timed poll still comes).
  */
-static __always_inline __u64 wakeup_flags(__u64 avail, __u32 size)
+static __always_inline __u64 wakeup_flags(__u64 end, __u32 size)
 {
-	if ((avail + size) / wakeup_bytes != avail / wakeup_bytes)
+	if ((end - size) / wakeup_bytes != end / wakeup_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
 }
 
-/* The reserved record is in the data waiting already. */
+/* A reserved record is behind the producer position already. */
 static __always_inline void submit(void *rec)
 {
 	__u32 size = ((struct etdump_rec_hdr *)rec)->size;
 
 	bpf_ringbuf_submit(rec, wakeup_flags(bpf_ringbuf_query(
-		&events, BPF_RB_AVAIL_DATA) - size, size));
+		&events, BPF_RB_PROD_POS), size));
 }
 
 #endif /* ETDUMP_RING_BPF_H */
