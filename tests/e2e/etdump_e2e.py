@@ -39,11 +39,10 @@ DEFAULT_EVENTS = [("Method::init", -1, 0), ("Program::load_method", -1, 0)]
 # interval, so the difference is the cost of one begin and one end probe
 # hit (~1-2 us here). Stated tolerance for the median over runs:
 DURATION_TOLERANCE_NS = 20_000
-# The first hit of each probe site costs the kernel ~60 us more (it rewrites
-# the nop into a call to an optimized uprobe then), after the probe's stamp,
-# and the load runs while the recorder is still busy on the other core:
-# events seen once (the Default run) get a looser bound (seen: up to 262 us).
-FIRST_HIT_TOLERANCE_NS = 1_000_000
+# Events seen once (the Default run's) have no median: one preemption
+# between the runtime's clock read and the probe (2 ms, seen with the suite
+# running beside two busy example processes) is all their gap would show.
+# They are held to lying inside the runtime's own interval.
 
 
 def run(cmd, timeout=60, **kw):
