@@ -301,10 +301,9 @@ int BPF_USDT(on_delegate_log, const char *id_str, long id_int, __u64 start,
 
 /*
  * Batched mode: the runtime's buffer, copied whole or counted as lost.
- * Staged in a per-CPU buffer first: the copy from user memory is ~20x
- * slower straight into the ring's pages than into a map (measured: 7 us
- * against 0.4 us for 4 KiB), and the staged copy lets the record take only
- * the bytes the flush holds.
+ * Staged in a per-CPU buffer first: bpf_ringbuf_reserve() takes a constant
+ * size, bpf_ringbuf_output() any, so the record takes only the bytes the
+ * flush holds. The second copy is ~0.15 us of a 4 KiB flush's ~0.7 us.
  */
 struct batch_stage {
 	struct etdump_rec_batch rec;
