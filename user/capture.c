@@ -141,20 +141,25 @@ fail:
 	return err;
 }
 
-/* The probes we capture, each with its program. */
+/*
+ * The probes we capture, each with its program, in attach order: what
+ * closes a scope before what opens one, so that a scope whose begin is
+ * seen has its end seen (one begun between the two would stay open to the
+ * end of the capture, and its run with it), and runs open last.
+ */
 static const struct {
 	const char *probe;
 	size_t offset;
 } probe_programs[] = {
 #define PROG(name) { #name, offsetof(struct capture_bpf, progs.on_##name) }
-	PROG(block),
-	PROG(profile_begin),
 	PROG(profile_end),
-	PROG(instruction),
-	PROG(delegate_begin),
 	PROG(delegate_end),
+	PROG(instruction),
 	PROG(delegate_log),
 	PROG(flush),
+	PROG(profile_begin),
+	PROG(delegate_begin),
+	PROG(block),
 #undef PROG
 };
 _Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=

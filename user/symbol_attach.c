@@ -148,7 +148,8 @@ static int attach_object(struct symbol_attach *a,
 		offsets[i] = first[i].offset;
 		cookies[i] = first[i].desc.id;
 	}
-	for (ret = 0; ret < 2; ret++) {
+	/* returns first: see attach_all() */
+	for (ret = 1; ret >= 0; ret--) {
 		fd = uprobe_multi_attach(prog_for(a, ret), pid, first->path,
 					 offsets, cookies, n, ret);
 		if (fd < 0) {
@@ -164,7 +165,13 @@ out:
 	return fd < 0 ? fd : 0;
 }
 
-/* Sites come grouped by object (symbol_sites.h finds them so). */
+/*
+ * Sites come grouped by object (symbol_sites.h finds them so). Return
+ * probes go in before entry probes: a call whose entry is seen then always
+ * has its exit seen. The other way round, a call entered between the two
+ * stayed open in the translator for good, and every kernel after it looked
+ * nested in it (no instruction ids).
+ */
 static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 		      pid_t pid)
 {
@@ -174,9 +181,9 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 	for (i = 0; !err && i < s->n; i += n) {
 		n = 1;
 		if (!a->multi) {
-			err = attach_one(a, &s->sites[i], pid, false);
+			err = attach_one(a, &s->sites[i], pid, true);
 			if (!err)
-				err = attach_one(a, &s->sites[i], pid, true);
+				err = attach_one(a, &s->sites[i], pid, false);
 			continue;
 		}
 		while (i + n < s->n && s->sites[i + n].path == s->sites[i].path)
