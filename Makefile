@@ -73,6 +73,10 @@ EXAMPLE_HDRS := $(wildcard tests/example/*.h) schema/etdump_usdt.h
 EXAMPLE := $(OUT)/example-runtime
 # the same runtime with every probe compiled out
 EXAMPLE_NOPROBES := $(OUT)/example-runtime-noprobes
+# and built as a library (the probes are in libexample-runtime.so, none in
+# the executable), as runtimes often ship
+EXAMPLE_LIB := $(OUT)/libexample-runtime.so
+EXAMPLE_SHARED := $(OUT)/example-runtime-shared
 
 CLI := $(OUT)/etdump-bpf
 
@@ -80,7 +84,7 @@ CLI := $(OUT)/etdump-bpf
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(UNIT_BINS)
+all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(UNIT_BINS)
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -122,6 +126,14 @@ $(EXAMPLE): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
 $(EXAMPLE_NOPROBES): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema -DETDUMP_USDT_DISABLE $(EXAMPLE_SRCS) -lm -lpthread -o $@
+
+$(EXAMPLE_LIB): $(filter-out tests/example/main.c,$(EXAMPLE_SRCS)) $(EXAMPLE_HDRS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema -fPIC -shared $(filter %.c,$^) -lm -lpthread -o $@
+
+$(EXAMPLE_SHARED): tests/example/main.c $(EXAMPLE_HDRS) $(EXAMPLE_LIB) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $< -L$(OUT) -lexample-runtime -Wl,-rpath,'$$ORIGIN' -lm -lpthread -o $@
 
 # The README's two commands: each installs what is missing, builds, runs.
 example: deps

@@ -13,14 +13,15 @@
 #include "capture.skel.h"
 #include "counters.h"
 #include "log.h"
-#include "usdt_notes.h"
+#include "probe_objects.h"
 
 struct capture {
 	struct capture_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	size_t nlinks;
-	const char *link_probes[16];  /* the probe each link serves */
+	const char *link_probes[16];  /* the probes attached, each once */
+	size_t nprobes;
 	struct bpf_link *switch_link;
 	bool batched;
 	capture_record_fn on_record;
@@ -164,63 +165,76 @@ static const struct {
 };
 _Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
 	       sizeof(((struct capture *)0)->link_probes) / sizeof(char *),
-	       "a link per probe program");
+	       "room for every probe's name");
 
-static bool binary_has_probe(const struct usdt_probe_list *probes,
-			     const char *name)
+/* The name of each probe attached, once, in attach order. */
+static void note_probe(struct capture *cap, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < probes->n; i++)
-		if (!strcmp(probes->probes[i].provider, "etdump") &&
-		    !strcmp(probes->probes[i].name, name))
-			return true;
-	return false;
+	for (i = 0; i < cap->nprobes; i++)
+		if (cap->link_probes[i] == name)
+			return;
+	cap->link_probes[cap->nprobes++] = name;
 }
 
-int capture_attach(struct capture *cap, const char *binary,
-		   const struct usdt_probe_list *probes, int *nattached)
+static int attach_one(struct capture *cap, struct bpf_program *prog,
+		      const char *path, const char *name)
 {
-	struct bpf_program *prog;
 	struct bpf_link **links;
 	struct bpf_link *link;
+	int err;
+
+	links = realloc(cap->links, (cap->nlinks + 1) * sizeof(*links));
+	if (!links)
+		return -ENOMEM;
+	cap->links = links;
+	/* one attach per probe name covers every site of that name */
+	link = bpf_program__attach_usdt(prog, cap->skel->rodata->target_tgid,
+					path, "etdump", name, NULL);
+	if (!link) {
+		err = -errno;
+		p_err("%s: cannot attach to etdump:%s: %s (run with -v for libbpf's log)",
+		      path, name, strerror(-err));
+		return err;
+	}
+	cap->links[cap->nlinks++] = link;
+	note_probe(cap, name);
+	return 0;
+}
+
+/* Probe by probe, in probe_programs' order, in every file carrying it. */
+int capture_attach(struct capture *cap, const struct probe_objects *objs,
+		   int *nattached)
+{
+	struct bpf_program *prog;
 	const char *name;
-	size_t i;
+	size_t i, j;
 	int err;
 
 	*nattached = 0;
 	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++) {
 		name = probe_programs[i].probe;
 		/* batched: the runtime buffers everything behind its flush */
-		if (!binary_has_probe(probes, name) ||
-		    cap->batched != !strcmp(name, "flush"))
+		if (cap->batched != !strcmp(name, "flush"))
 			continue;
 		prog = *(struct bpf_program **)((char *)cap->skel +
 						probe_programs[i].offset);
-		links = realloc(cap->links, (cap->nlinks + 1) * sizeof(*links));
-		if (!links)
-			return -ENOMEM;
-		cap->links = links;
-		/* one attach per probe name covers every site of that name */
-		link = bpf_program__attach_usdt(prog,
-						cap->skel->rodata->target_tgid,
-						binary, "etdump", name, NULL);
-		if (!link) {
-			err = -errno;
-			p_err("%s: cannot attach to etdump:%s: %s (run with -v for libbpf's log)",
-			      binary, name, strerror(-err));
-			return err;
+		for (j = 0; j < objs->n; j++) {
+			if (!probe_object_has(&objs->v[j], name))
+				continue;
+			err = attach_one(cap, prog, objs->v[j].path, name);
+			if (err)
+				return err;
+			(*nattached)++;
 		}
-		cap->link_probes[cap->nlinks] = name;
-		cap->links[cap->nlinks++] = link;
-		(*nattached)++;
 	}
 	return 0;
 }
 
 const char *const *capture_probe_names(const struct capture *cap, size_t *n)
 {
-	*n = cap->nlinks;
+	*n = cap->nprobes;
 	return cap->link_probes;
 }
 

@@ -14,7 +14,7 @@
 
 struct capture;
 struct counter_set;
-struct usdt_probe_list;
+struct probe_objects;
 
 typedef int (*capture_record_fn)(void *ctx, const void *rec, size_t len);
 
@@ -29,12 +29,13 @@ struct capture_opts {
 
 int capture_open(struct capture **out, const struct capture_opts *opts);
 /*
- * Attach to every etdump probe `probes` lists in `binary`; *nattached says
- * how many. Negative errno when one fails.
+ * Attach to every etdump probe of every file in objs (the executable and
+ * the libraries carrying probes); *nattached counts one per probe name and
+ * file. Negative errno when one fails.
  */
-int capture_attach(struct capture *cap, const char *binary,
-		   const struct usdt_probe_list *probes, int *nattached);
-/* The probes attached, by name, in attach order: *n of them. */
+int capture_attach(struct capture *cap, const struct probe_objects *objs,
+		   int *nattached);
+/* The probes attached, by name, each once, in attach order: *n of them. */
 const char *const *capture_probe_names(const struct capture *cap, size_t *n);
 /* An fd that polls readable when the ring buffer asks for a read. */
 int capture_fd(const struct capture *cap);

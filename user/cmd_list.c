@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * cmd_list.c - `etdump-bpf list`: the etdump probes a binary, or every file
- * mapped by a running process, carries.
+ * cmd_list.c - `etdump-bpf list`: the etdump probes a binary and the
+ * libraries it needs, or every file a running process maps, carry.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,16 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "commands.h"
 #include "log.h"
 #include "parse.h"
+#include "process_objects.h"
 #include "usdt_notes.h"
 
 static const char list_usage[] =
 	"usage: etdump-bpf list BINARY | -p PID\n"
 	"\n"
-	"Print the etdump USDT probes of a binary, or of a running process\n"
-	"(its executable and the shared libraries it has mapped):\n"
+	"Print the etdump USDT probes of a binary and the shared libraries it\n"
+	"needs, or of a running process (its executable and the libraries it\n"
+	"has mapped):\n"
 	"FILE  PROBE  ADDRESS  SEMAPHORE  ARGUMENTS\n";
 
 /* Probes of one file; returns how many etdump probes it has, or -errno. */
@@ -49,35 +52,48 @@ static int list_file(const char *path, bool quiet_errors)
 	return n;
 }
 
-/* Every distinct file the process maps, in map order. */
-static int list_process(int pid)
+/*
+ * The executable's probes, then its libraries' (those it needs, or those
+ * a running process maps); a library we cannot read is passed over.
+ */
+static int list_objects(pid_t pid, const char *exe, bool running)
 {
-	char maps[64], line[PATH_MAX + 256], last[PATH_MAX] = "";
-	int total = 0, n;
-	FILE *f;
+	struct path_list files;
+	int total = 0, n, ret;
+	size_t i;
 
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-	f = fopen(maps, "re");
-	if (!f) {
-		p_err(errno == ENOENT ? "no process with PID %d" :
-		      "cannot read the mappings of PID %d", pid);
-		return -ESRCH;
+	ret = process_objects(pid, exe, running, &files);
+	if (ret) {
+		p_err("%s: cannot list its libraries: %s", exe, strerror(-ret));
+		return ret;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (!strcmp(path, last) || strstr(path, " (deleted)"))
-			continue;
-		snprintf(last, sizeof(last), "%s", path);
-		n = list_file(path, true);
+	for (i = 0; i < files.n; i++) {
+		n = list_file(files.paths[i], i > 0);
+		if (n < 0 && !i) {
+			total = n;
+			break;
+		}
 		if (n > 0)
 			total += n;
 	}
-	fclose(f);
+	path_list_free(&files);
 	return total;
+}
+
+static int list_process(int pid)
+{
+	char link[64], exe[PATH_MAX];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	if (len < 0) {
+		p_err(errno == ENOENT ? "no process with PID %d" :
+		      "cannot read the executable of PID %d", pid);
+		return -ESRCH;
+	}
+	exe[len] = '\0';
+	return list_objects(pid, exe, true);
 }
 
 int cmd_list(int argc, char **argv)
@@ -110,13 +126,14 @@ int cmd_list(int argc, char **argv)
 		fputs(list_usage, stderr);
 		return EXIT_USAGE;
 	}
-	n = pid ? list_process(pid) : list_file(argv[optind], false);
+	n = pid ? list_process(pid) : list_objects(0, argv[optind], false);
 	if (n < 0)
 		return EXIT_FAIL;
 	if (n == 0 && pid)
 		p_err("PID %d: no 'etdump' USDT probes in its executable or libraries",
 		      pid);
 	else if (n == 0)
-		p_err("%s: no 'etdump' USDT probes", argv[optind]);
+		p_err("%s: no 'etdump' USDT probes in it or its libraries",
+		      argv[optind]);
 	return n ? EXIT_OK : EXIT_FAIL;
 }

@@ -28,7 +28,7 @@
 #include "summary.h"
 #include "symbol_mode.h"
 #include "target.h"
-#include "usdt_notes.h"
+#include "probe_objects.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
 /* how often the collector drains the ring when nothing wakes it */
@@ -350,9 +350,9 @@ static int open_raw(const struct record_opts *o, const struct target *t,
 	return err;
 }
 
-/* Which binary carries the probes, with its probe list; target set up. */
+/* Target set up; the files carrying its probes, executable first. */
 static int open_target(const struct record_opts *o, struct target *t,
-		       struct usdt_probe_list *probes)
+		       struct probe_objects *objs)
 {
 	char err[512];
 	int ret;
@@ -361,17 +361,13 @@ static int open_target(const struct record_opts *o, struct target *t,
 		ret = target_open_pid(t, o->pid, err, sizeof(err));
 	else
 		ret = target_spawn(t, o->command, err, sizeof(err));
-	if (ret) {
+	if (!ret)
+		ret = probe_objects_find(objs, t->pid, t->exe, !t->spawned, err,
+					 sizeof(err));
+	if (ret)
 		p_err("%s", err);
-		return ret;
-	}
-	ret = usdt_notes_read(t->exe, probes, err, sizeof(err));
-	if (ret) {
-		p_err("%s", err);
-		return ret;
-	}
 	/* without etdump probes, symbol mode (symbol_mode.h) takes over */
-	return 0;
+	return ret;
 }
 
 /*
@@ -380,15 +376,9 @@ static int open_target(const struct record_opts *o, struct target *t,
  * only a probe in the kernel can read at each scope.
  */
 static bool choose_mode(const struct record_opts *o,
-			const struct usdt_probe_list *probes)
+			const struct probe_objects *objs)
 {
-	size_t i;
-	bool can_batch = false;
-
-	for (i = 0; i < probes->n; i++)
-		can_batch |= !strcmp(probes->probes[i].provider, "etdump") &&
-			     !strcmp(probes->probes[i].name, "flush");
-	if (!can_batch) {
+	if (!probe_objects_all_have(objs, "flush")) {
 		if (o->precise)
 			p_info("mode: per-scope probes (the runtime has no flush probe)");
 		return false;
@@ -422,7 +412,7 @@ static int setup_counters(struct counter_set *set, struct collector *col)
 
 int cmd_record(int argc, char **argv)
 {
-	struct usdt_probe_list probes = { 0 };
+	struct probe_objects objs = { 0 };
 	struct collector_stats stats = { 0 };
 	struct capture_opts copts = { 0 };
 	struct record_sink sink = { 0 };
@@ -451,16 +441,16 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (open_target(&o, &t, &probes))
+	if (open_target(&o, &t, &objs))
 		goto cleanup;
 	col = collector_new();
 	if (!col)
 		goto cleanup;
 	/* symbol mode: uprobes on functions, neither batched nor counted */
-	if (symbol_mode_wanted(&o.sym, usdt_notes_count(&probes, "etdump")) &&
+	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
-	copts.batched = !sink.sm && choose_mode(&o, &probes);
+	copts.batched = !sink.sm && choose_mode(&o, &objs);
 	if (!copts.batched && !sink.sm && !o.no_counters &&
 	    setup_counters(&o.counters, col))
 		goto cleanup;
@@ -474,11 +464,12 @@ int cmd_record(int argc, char **argv)
 	if (capture_open(&cap, &copts))
 		goto cleanup;
 	if (sink.sm ? symbol_mode_attach(sink.sm, cap, &t, &nattached) :
-		      capture_attach(cap, t.exe, &probes, &nattached))
+		      capture_attach(cap, &objs, &nattached))
 		goto cleanup;
 	start = now_ns();
 	collector_set_start(col, start);
-	p_info("attached %d probe(s) to PID %d (%s)%s", nattached, t.pid, t.exe,
+	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
+	       t.exe, !sink.sm && objs.n > 1 ? " and its libraries" : "",
 	       o.pid ? "; Ctrl-C to stop" : "");
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
@@ -522,7 +513,7 @@ cleanup:
 	raw_writer_free(sink.raw);
 	collector_free(col);
 	etd_dump_free(&dump);
-	usdt_notes_free(&probes);
+	probe_objects_free(&objs);
 	counters_close(&o.counters);
 	return ret;
 }

@@ -16,6 +16,9 @@ BUILD = os.environ.get("ETDUMP_BUILD", os.path.join(ROOT, "build"))
 CLI = os.path.join(BUILD, "etdump-bpf")
 EXAMPLE = os.path.join(BUILD, "example-runtime")
 EXAMPLE_NOPROBES = os.path.join(BUILD, "example-runtime-noprobes")
+# the same runtime as a library: every probe in libexample-runtime.so
+EXAMPLE_SHARED = os.path.join(BUILD, "example-runtime-shared")
+EXAMPLE_LIB = os.path.join(BUILD, "libexample-runtime.so")
 SCHEMA = os.path.join(ROOT, "schema", "etdump.fbs")
 
 # One Execute run of the example runtime (tests/example/README.md), in the
@@ -134,9 +137,9 @@ class Recorder:
         return self.proc.returncode
 
 
-def start_waiting_example(args):
+def start_waiting_example(args, binary=EXAMPLE):
     """The example runtime held before its load until SIGUSR1; its PID."""
-    proc = subprocess.Popen([EXAMPLE, "--wait-signal"] + args,
+    proc = subprocess.Popen([binary, "--wait-signal"] + args,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     line = proc.stdout.readline()

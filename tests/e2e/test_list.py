@@ -1,7 +1,8 @@
 """etdump-bpf list: the probes a user can trace, before recording."""
+import os
 
-from etdump_e2e import CLI, EXAMPLE, EXAMPLE_NOPROBES, TempDirTest, run, \
-    start_waiting_example
+from etdump_e2e import CLI, EXAMPLE, EXAMPLE_LIB, EXAMPLE_NOPROBES, \
+    EXAMPLE_SHARED, TempDirTest, run, start_waiting_example
 
 # every probe schema/etdump_usdt.h defines that the example runtime uses
 EXAMPLE_PROBES = {"block", "profile_begin", "profile_end", "instruction",
@@ -25,8 +26,8 @@ class ListTest(TempDirTest):
             self.assertTrue(all(a.startswith("8@%") for a in args.split()),
                             args)
 
-    def test_running_process(self):
-        example = start_waiting_example(["-n", "1"])
+    def list_running(self, binary):
+        example = start_waiting_example(["-n", "1"], binary)
         try:
             proc = run([CLI, "list", "-p", str(example.pid)])
         finally:
@@ -34,6 +35,20 @@ class ListTest(TempDirTest):
             example.wait()
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(listed_probes(proc.stdout), EXAMPLE_PROBES)
+
+    def test_running_process(self):
+        self.list_running(EXAMPLE)
+
+    def test_binary_whose_probes_are_in_a_library_it_needs(self):
+        proc = run([CLI, "list", EXAMPLE_SHARED])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(listed_probes(proc.stdout), EXAMPLE_PROBES)
+        paths = {line.split("\t")[0] for line in proc.stdout.splitlines()}
+        self.assertEqual({os.path.realpath(p) for p in paths},
+                         {os.path.realpath(EXAMPLE_LIB)})
+
+    def test_running_process_whose_probes_are_in_a_library(self):
+        self.list_running(EXAMPLE_SHARED)
 
     def test_binary_without_probes(self):
         proc = run([CLI, "list", EXAMPLE_NOPROBES])

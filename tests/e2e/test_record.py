@@ -7,12 +7,50 @@ import subprocess
 import time
 
 from etdump_e2e import (CLI, DEFAULT_EVENTS, DURATION_TOLERANCE_NS, EXAMPLE,
-                        EXECUTE_EVENTS, Recorder, TempDirTest, decode,
+                        EXAMPLE_SHARED, EXECUTE_EVENTS, Recorder, TempDirTest, decode,
                         read_timings, run, run_keys, start_waiting_example)
 
 
 class RecordedRunsMixin:
     """Assertions on a decoded ETDump of the example runtime."""
+
+    def record_command(self, binary, executions, mode):
+        """record -- the runtime: every run, checked against the runtime's
+        own timings; record's stderr."""
+        out, timings = self.path("out.etdp"), self.path("timings.tsv")
+        proc = run([CLI, "record", "-o", out] + mode +
+                   ["--", binary, "-n", str(executions), "--timings",
+                    timings])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("target exited", proc.stderr)
+        self.assertIn(f"{executions + 1} runs (1 Default + {executions} "
+                      f"Execute)", proc.stderr)
+        self.assertIn("0 dropped", proc.stderr)
+        dump = decode(out)
+        self.assert_example_dump(dump, executions)
+        self.assert_matches_timings(dump, timings)
+        return proc.stderr
+
+    def record_pid(self, binary, executions, mode):
+        """record -p of the runtime held before its load, then let go: its
+        ETDump checked against the runtime's own timings; record's stderr."""
+        out, timings = self.path("out.etdp"), self.path("timings.tsv")
+        example = start_waiting_example(
+            ["-n", str(executions), "--timings", timings], binary)
+        try:
+            rec = Recorder(["-o", out, "-p", str(example.pid)] + mode)
+            rec.wait_attached()
+            example.send_signal(signal.SIGUSR1)
+            self.assertEqual(example.wait(timeout=60), 0)
+            self.assertEqual(rec.wait(), 0, rec.stderr)
+        finally:
+            example.kill()
+            example.wait()
+        self.assertIn("target exited", rec.stderr)
+        dump = decode(out)
+        self.assert_example_dump(dump, executions)
+        self.assert_matches_timings(dump, timings)
+        return rec.stderr
 
     def assert_example_dump(self, dump, executions, threads=1):
         runs = dump["run_data"]
@@ -105,38 +143,35 @@ class RecordedRunsMixin:
                     f"{key}: median gap {statistics.median(g)} ns")
 
 
+class SharedLibraryRuntimeTest(RecordedRunsMixin, TempDirTest):
+    """A runtime built as a library: the executable carries no probe, its
+    library every one, found through DT_NEEDED for a command and through
+    the process's maps for -p; both modes."""
+
+    def test_command_batched(self):
+        stderr = self.record_command(EXAMPLE_SHARED, 5, [])
+        self.assertIn("and its libraries", stderr)
+        self.assertIn("mode: batched", stderr)
+
+    def test_command_per_scope(self):
+        stderr = self.record_command(EXAMPLE_SHARED, 5, ["--precise"])
+        self.assertIn("and its libraries", stderr)
+        self.assertIn("mode: per-scope", stderr)
+
+    def test_pid(self):
+        stderr = self.record_pid(EXAMPLE_SHARED, 4, [])
+        self.assertIn("and its libraries", stderr)
+
+
 class RecordCommandTest(RecordedRunsMixin, TempDirTest):
     """Batched mode: the example runtime carries the flush probe."""
     MODE = []
 
     def test_record_command_writes_default_and_every_execute_run(self):
-        out, timings = self.path("out.etdp"), self.path("timings.tsv")
-        proc = run([CLI, "record", "-o", out] + self.MODE +
-                   ["--", EXAMPLE, "-n", "20", "--timings", timings])
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertIn("target exited", proc.stderr)
-        self.assertIn("21 runs (1 Default + 20 Execute)", proc.stderr)
-        self.assertIn("0 dropped", proc.stderr)
-        dump = decode(out)
-        self.assert_example_dump(dump, 20)
-        self.assert_matches_timings(dump, timings)
+        self.record_command(EXAMPLE, 20, self.MODE)
 
     def test_record_pid_attaches_to_a_running_process(self):
-        out, timings = self.path("out.etdp"), self.path("timings.tsv")
-        example = start_waiting_example(["-n", "10", "--timings", timings])
-        try:
-            rec = Recorder(["-o", out, "-p", str(example.pid)] + self.MODE)
-            rec.wait_attached()
-            example.send_signal(signal.SIGUSR1)
-            self.assertEqual(example.wait(timeout=60), 0)
-            self.assertEqual(rec.wait(), 0, rec.stderr)
-        finally:
-            example.kill()
-            example.wait()
-        self.assertIn("target exited", rec.stderr)
-        dump = decode(out)
-        self.assert_example_dump(dump, 10)
-        self.assert_matches_timings(dump, timings)
+        self.record_pid(EXAMPLE, 10, self.MODE)
 
     def test_threads_become_their_own_runs(self):
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
