@@ -147,3 +147,27 @@ def start_waiting_example(args, binary=EXAMPLE):
         proc.kill()
         raise AssertionError(f"example did not get ready: {line!r}")
     return proc
+
+
+def record_starved(record_args, example_args):
+    """record -p of the example with the recorder stopped (SIGSTOP) from
+    attach to the example's exit: its ring fills and the rest is dropped,
+    whatever the machine's speed. The recorder's exit status and stderr."""
+    example = start_waiting_example(example_args)
+    rec = None
+    try:
+        rec = Recorder(record_args + ["-p", str(example.pid)])
+        rec.wait_attached()
+        rec.signal(signal.SIGSTOP)
+        example.send_signal(signal.SIGUSR1)
+        example.wait(timeout=60)
+        rec.signal(signal.SIGCONT)
+        return rec.wait(), rec.stderr
+    finally:
+        example.kill()
+        example.wait()
+        if rec and rec.proc.poll() is None:
+            rec.signal(signal.SIGCONT)
+            rec.proc.kill()
+            rec.proc.wait()
+

@@ -8,7 +8,7 @@ import struct
 import zlib
 
 from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
-                        TempDirTest, decode, run, run_keys)
+                        TempDirTest, decode, record_starved, run, run_keys)
 
 MAGIC = b"ETDPRAW\n"
 CHUNK_HEADER, CHUNK_DATA, CHUNK_END = 1, 2, 3
@@ -180,12 +180,16 @@ class ConvertTest(TempDirTest):
 class ChromeTraceTest(TempDirTest):
     """The trace-event rules Perfetto's JSON importer relies on."""
 
-    def chrome(self, *record_args, n=10, status=0):
+    def chrome(self, *record_args, n=10, status=0, starved=False):
         etdp, raw, js = (self.path("A.etdp"), self.path("R.raw"),
                          self.path("T.json"))
-        proc = run([CLI, "record", "-o", etdp, "--raw", raw, *record_args,
-                    "--", EXAMPLE, "-n", str(n)])
-        self.assertEqual(proc.returncode, status, proc.stderr)
+        args = ["-o", etdp, "--raw", raw, *record_args]
+        if starved:
+            rc, stderr = record_starved(args, ["-n", str(n)])
+        else:
+            proc = run([CLI, "record", *args, "--", EXAMPLE, "-n", str(n)])
+            rc, stderr = proc.returncode, proc.stderr
+        self.assertEqual(rc, status, stderr)
         proc = run([CLI, "convert", raw, "-o", js])
         self.assertEqual(proc.returncode, status, proc.stderr)
         with open(js) as f:
@@ -260,7 +264,7 @@ class ChromeTraceTest(TempDirTest):
 
     def test_chrome_trace_marks_drops(self):
         dump, trace = self.chrome("--precise", "--ring-size", "4K", n=300,
-                                  status=3)
+                                  status=3, starved=True)
         self.assert_trace_rules(dump, trace)
         drops = [e for e in trace["traceEvents"] if e["ph"] == "i"]
         self.assertTrue(drops)
