@@ -106,13 +106,28 @@ static int write_stream(struct raw_writer *w, uint32_t type, FILE *f,
 			   *len - sizeof(struct raw_chunk));
 }
 
+/* The target's map (NULL and 0 when it has gone). */
+static void *load_maps(int pid, size_t *len)
+{
+	char path[64];
+	void *maps = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (etdump_load_file(path, &maps, len))
+		*len = 0;
+	return maps;
+}
+
 /*
  * A command released a moment ago may still be our own fork: its map is
- * the runtime's once it has exec'd exe. Wait for that, briefly.
+ * the runtime's once it has exec'd exe. Wait for that, briefly, until the
+ * map shows the executable: /proc/PID/exe names it before the exec has
+ * mapped it (while the old address space is torn down, long for a big one).
  */
-static void wait_exec(int pid, const char *exe)
+static void *wait_exec_maps(int pid, const char *exe, size_t *len)
 {
 	char link[64], now[PATH_MAX];
+	void *maps = NULL;
 	ssize_t n;
 	int i;
 
@@ -120,24 +135,26 @@ static void wait_exec(int pid, const char *exe)
 	for (i = 0; i < EXEC_WAIT_MS; i++) {
 		n = readlink(link, now, sizeof(now) - 1);
 		if (n < 0)
-			return;
+			break;
 		now[n] = '\0';
-		if (!strcmp(now, exe))
-			return;
+		if (!strcmp(now, exe)) {
+			maps = load_maps(pid, len);
+			if (!maps || memmem(maps, *len, exe, strlen(exe)))
+				return maps;
+			free(maps);
+		}
 		usleep(1000);
 	}
+	return load_maps(pid, len);
 }
 
 /* The target's map ("" when it has gone) as an item. */
-static void put_maps(FILE *f, int pid)
+static void put_maps(FILE *f, const struct raw_target *t)
 {
-	char path[64];
-	void *maps = NULL;
 	size_t len = 0;
+	void *maps = t->just_started ? wait_exec_maps(t->pid, t->exe, &len) :
+				       load_maps(t->pid, &len);
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (etdump_load_file(path, &maps, &len))
-		len = 0;
 	put_item(f, RAW_ITEM_MAPS, NULL, 0, maps, len);
 	free(maps);
 }
@@ -176,9 +193,7 @@ static int write_header(struct raw_writer *w, const struct raw_target *t)
 			 t->counters->spec[i].name,
 			 strlen(t->counters->spec[i].name));
 	}
-	if (t->just_started)
-		wait_exec(t->pid, t->exe);
-	put_maps(f, t->pid);
+	put_maps(f, t);
 	err = write_all(w->fd, RAW_MAGIC, RAW_MAGIC_LEN);
 	if (!err)
 		err = write_stream(w, RAW_CHUNK_HEADER, f, &buf, &len);
