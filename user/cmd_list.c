@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "commands.h"
 #include "log.h"
 #include "parse.h"
@@ -82,17 +81,14 @@ static int list_objects(pid_t pid, const char *exe, bool running)
 
 static int list_process(int pid)
 {
-	char link[64], exe[PATH_MAX];
-	ssize_t len;
+	char exe[PATH_MAX];
+	int err = process_exe(pid, exe);
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	len = readlink(link, exe, sizeof(exe) - 1);
-	if (len < 0) {
-		p_err(errno == ENOENT ? "no process with PID %d" :
+	if (err) {
+		p_err(err == -ENOENT ? "no process with PID %d" :
 		      "cannot read the executable of PID %d", pid);
 		return -ESRCH;
 	}
-	exe[len] = '\0';
 	return list_objects(pid, exe, true);
 }
 

@@ -190,6 +190,19 @@ static int from_needed(struct path_list *out)
 	return ret;
 }
 
+int process_exe(pid_t pid, char out[PATH_MAX])
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, out, PATH_MAX - 1);
+	if (n < 0)
+		return -errno;
+	out[n] = '\0';
+	return 0;
+}
+
 int process_objects(pid_t pid, const char *exe, bool running,
 		    struct path_list *out)
 {

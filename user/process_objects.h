@@ -11,6 +11,7 @@
 #ifndef ETDUMP_PROCESS_OBJECTS_H
 #define ETDUMP_PROCESS_OBJECTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -20,6 +21,8 @@ struct path_list {
 	size_t n;
 };
 
+/* The file a process runs (/proc/PID/exe) into out: 0 or -errno. */
+int process_exe(pid_t pid, char out[PATH_MAX]);
 /* exe first; running: read the maps, else follow DT_NEEDED. */
 int process_objects(pid_t pid, const char *exe, bool running,
 		    struct path_list *out);

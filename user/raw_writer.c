@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "etdump_reader.h"
 #include "file_io.h"
+#include "process_objects.h"
 #include "raw_format.h"
 #include "raw_writer.h"
 
@@ -126,17 +127,13 @@ static void *load_maps(int pid, size_t *len)
  */
 static void *wait_exec_maps(int pid, const char *exe, size_t *len)
 {
-	char link[64], now[PATH_MAX];
+	char now[PATH_MAX];
 	void *maps = NULL;
-	ssize_t n;
 	int i;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	for (i = 0; i < EXEC_WAIT_MS; i++) {
-		n = readlink(link, now, sizeof(now) - 1);
-		if (n < 0)
+		if (process_exe(pid, now))
 			break;
-		now[n] = '\0';
 		if (!strcmp(now, exe)) {
 			maps = load_maps(pid, len);
 			if (!maps || memmem(maps, *len, exe, strlen(exe)))

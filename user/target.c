@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "process_objects.h"
 #include "target.h"
 
 static void target_init(struct target *t)
@@ -35,31 +36,24 @@ static int pidfd_open(pid_t pid)
 
 int target_open_pid(struct target *t, pid_t pid, char *err, size_t errlen)
 {
-	char link[64];
-	ssize_t n;
+	int e;
 
 	target_init(t);
 	t->pid = pid;
 	t->pidfd = pidfd_open(pid);
 	if (t->pidfd < 0 && errno) {
-		int e = errno;
-
+		e = errno;
 		snprintf(err, errlen, e == ESRCH ? "no process with PID %d" :
 			 "cannot open PID %d: %s", pid, strerror(e));
 		return -e;
 	}
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, t->exe, sizeof(t->exe) - 1);
-	if (n < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "PID %d: cannot read its executable (%s): %s",
-			 pid, link, strerror(e));
+	e = process_exe(pid, t->exe);
+	if (e) {
+		snprintf(err, errlen, "PID %d: cannot read its executable (/proc/%d/exe): %s",
+			 pid, pid, strerror(-e));
 		target_close(t);
-		return -e;
 	}
-	t->exe[n] = '\0';
-	return 0;
+	return e;
 }
 
 static bool is_executable(const char *path)
