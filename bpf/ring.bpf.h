@@ -13,7 +13,7 @@
 const volatile __u32 target_tgid = 0;
 /*
  * Waking the collector costs microseconds; it polls on a timer instead and
- * is woken early each time the data waiting grows past a multiple of this.
+ * is woken early each time this much more has been produced.
  */
 const volatile __u64 wakeup_bytes = 1 << 20;
 

@@ -170,4 +170,3 @@ def record_starved(record_args, example_args):
             rec.signal(signal.SIGCONT)
             rec.proc.kill()
             rec.proc.wait()
-
