@@ -45,13 +45,34 @@ def run_unit(build, pattern):
     return passed, failed
 
 
+def executorch_modules(e2e_dir):
+    """Whether the ExecuTorch tests can run; when not, one line says why
+    (and run_e2e fails when they are required)."""
+    sys.path.insert(0, e2e_dir)
+    import executorch_env
+    ok, why = executorch_env.available()
+    if ok:
+        return True, ""
+    print(f"# ExecuTorch tests did not run: {why}", flush=True)
+    return False, why
+
+
 def run_e2e(build, pattern):
     os.environ["ETDUMP_BUILD"] = os.path.abspath(build)
+    e2e_dir = os.path.join(ROOT, "tests", "e2e")
     loader = unittest.TestLoader()
     if pattern:
         loader.testNamePatterns = [f"*{pattern}*"]
-    suite = loader.discover(os.path.join(ROOT, "tests", "e2e"),
-                            top_level_dir=os.path.join(ROOT, "tests", "e2e"))
+    et_ok, et_why = executorch_modules(e2e_dir)
+    if et_ok:
+        suite = loader.discover(e2e_dir, top_level_dir=e2e_dir)
+    else:
+        # the modules that need ExecuTorch are never imported without it
+        suite = unittest.TestSuite(
+            loader.loadTestsFromName(f[:-3])
+            for f in sorted(os.listdir(e2e_dir))
+            if f.startswith("test_") and f.endswith(".py")
+            and not f.startswith("test_executorch_"))
     runner = unittest.TextTestRunner(verbosity=2, stream=sys.stdout)
     result = runner.run(suite)
     failed = len(result.failures) + len(result.errors)
@@ -61,6 +82,10 @@ def run_e2e(build, pattern):
         print(f"FAIL - {test.id()}: skipped ({reason}), which counts as failed")
     passed = result.testsRun - len(result.failures) - len(result.errors) - \
         len(result.skipped)
+    if not et_ok and os.environ.get("ETDUMP_REQUIRE_EXECUTORCH") == "1":
+        print(f"FAIL - ExecuTorch tests are required here "
+              f"(ETDUMP_REQUIRE_EXECUTORCH=1) and did not run: {et_why}")
+        failed += 1
     return passed, failed
 
 
