@@ -80,11 +80,35 @@ EXAMPLE_SHARED := $(OUT)/example-runtime-shared
 
 CLI := $(OUT)/etdump-bpf
 
+# Our ExecuTorch runner (tests/executorch/runner.cpp), with the EventTracer of
+# schema/etdump_event_tracer.h, built against an ExecuTorch install: headers
+# and static libraries built with ET_EVENT_TRACER_ENABLED, the portable
+# kernels and the XNNPACK delegate. Built only when the install is there.
+EXECUTORCH_PREFIX ?= $(wildcard $(abspath ../shared/executorch/sdk))
+ET_RUNNER := $(OUT)/executorch-runner
+ifneq ($(EXECUTORCH_PREFIX),)
+ET_LIB := $(EXECUTORCH_PREFIX)/lib
+ET_CXXFLAGS := -std=gnu++17 -O2 -g $(WARN) -DET_EVENT_TRACER_ENABLED \
+	-DC10_USING_CUSTOM_GENERATED_MACROS -DFLATBUFFERS_MAX_ALIGNMENT=1024 \
+	-I$(EXECUTORCH_PREFIX)/include \
+	-I$(EXECUTORCH_PREFIX)/include/executorch/runtime/core/portable_type/c10 \
+	-Ischema
+# kernels and backends register themselves from static initializers
+ET_WHOLE := $(ET_LIB)/libportable_ops_lib.a $(ET_LIB)/libxnnpack_backend.a
+ET_GROUP := $(addprefix $(ET_LIB)/,libportable_kernels.a \
+	libkernels_util_all_deps.a libextension_runner_util.a \
+	libextension_data_loader.a libexecutorch.a libexecutorch_core.a \
+	libXNNPACK.a libxnnpack-microkernels-prod.a libcpuinfo.a \
+	libpthreadpool.a libextension_threadpool.a)
+ET_TARGETS := $(ET_RUNNER)
+endif
+
 .PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(UNIT_BINS)
+all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(UNIT_BINS) \
+	$(ET_TARGETS)
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -134,6 +158,17 @@ $(EXAMPLE_LIB): $(filter-out tests/example/main.c,$(EXAMPLE_SRCS)) $(EXAMPLE_HDR
 $(EXAMPLE_SHARED): tests/example/main.c $(EXAMPLE_HDRS) $(EXAMPLE_LIB) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $< -L$(OUT) -lexample-runtime -Wl,-rpath,'$$ORIGIN' -lm -lpthread -o $@
+
+$(ET_RUNNER): tests/executorch/runner.cpp schema/etdump_event_tracer.h \
+		schema/etdump_usdt.h | $(OUT)
+	$(call msg,CXX,$@)
+	$(Q)for f in $(EXECUTORCH_PREFIX)/include/executorch/runtime/core/event_tracer.h \
+		$(ET_WHOLE) $(ET_GROUP); do [ -f "$$f" ] || { \
+		echo "EXECUTORCH_PREFIX=$(EXECUTORCH_PREFIX) is not an ExecuTorch install with the portable kernels and XNNPACK: $$f is missing" >&2; \
+		exit 1; }; done
+	$(Q)$(CXX) $(ET_CXXFLAGS) $< -Wl,--whole-archive $(ET_WHOLE) \
+		-Wl,--no-whole-archive -Wl,--start-group $(ET_GROUP) \
+		-Wl,--end-group -lpthread -ldl -lm -o $@
 
 # The README's two commands: each installs what is missing, builds, runs.
 example: deps

@@ -60,8 +60,10 @@
  *                                                      events (what is lost with it)
  *
  * Strings are NUL-terminated; the tracer copies at most 63 bytes of a name and
- * 64 bytes of metadata. Delegate times must be CLOCK_MONOTONIC nanoseconds,
- * the clock the tracer stamps every other event with.
+ * 64 bytes of metadata. Delegate times are written as given, as ETDumpGen
+ * writes them; they line up with the other events (stamped with
+ * CLOCK_MONOTONIC) only when the delegate uses that clock too: XNNPACK's
+ * profiler does not.
  *
  * Usage:
  *   ETDUMP_BLOCK("Execute");
@@ -255,6 +257,7 @@ struct etdump_batch_state {
 	unsigned int depth;      /* open scopes; a run ends when back at 0 */
 	unsigned int registered;
 	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this flush */
+	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in buf */
 	unsigned long long buf[ETDUMP_BATCH_BYTES / 8];
 };
 
@@ -339,24 +342,45 @@ etdump__put(struct etdump_batch_state *st, unsigned short type,
  * Room for one record of `payload` bytes naming `name`, plus the NAME record
  * that must precede it in the same flush when this flush has not named it.
  */
+/*
+ * Whether this flush has named `name` already, with the text it holds now: a
+ * runtime may build different names in one buffer (a std::string reused in
+ * a loop), so the pointer alone does not say.
+ */
+static inline int etdump__named(const struct etdump_batch_state *st,
+				const void *name, unsigned int slot)
+{
+	const char *said;
+
+	if (st->names[slot] != name)
+		return 0;
+	said = (const char *)st->buf + st->name_at[slot] +
+	       sizeof(struct etdump_batch_rec);
+	return !strncmp(said, (const char *)name, ETDUMP_BATCH_NAME_MAX);
+}
+
 static inline void etdump__room(struct etdump_batch_state *st,
 				const void *name, unsigned int payload)
 {
 	unsigned int slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
 	unsigned int need = etdump__rec_size(payload);
 	struct etdump_batch_rec *r;
+	int named = !name || etdump__named(st, name, slot);
 	size_t n = 0;
 
-	if (name && st->names[slot] != name) {
+	if (!named) {
 		n = strnlen((const char *)name, ETDUMP_BATCH_NAME_MAX);
 		need += etdump__rec_size(n + 1);
 	}
 	if (st->len + need > ETDUMP_BATCH_BYTES) {
 		etdump__flush(st);
-		if (name && !n)
+		if (name && named) {
+			named = 0;
 			n = strnlen((const char *)name, ETDUMP_BATCH_NAME_MAX);
+		}
 	}
-	if (name && st->names[slot] != name) {
+	if (!named) {
+		st->name_at[slot] = (unsigned short)st->len;
 		r = etdump__put(st, ETDUMP_BATCH_NAME, etdump__rec_size(n + 1));
 		r->token = (unsigned long long)name;
 		memcpy(r + 1, name, n);

@@ -164,7 +164,12 @@ int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
 			names.str[names.n++] = s;
 			continue;
 		}
-		if (r.type != ETDUMP_BATCH_INSTRUCTION && r.ts < min_ts) {
+		/*
+		 * A logged delegate event carries the delegate's own times
+		 * (XNNPACK's start at its own epoch): no stamp to judge by.
+		 */
+		if (r.type != ETDUMP_BATCH_INSTRUCTION &&
+		    r.type != ETDUMP_BATCH_DELEGATE_LOG && r.ts < min_ts) {
 			stats->stale++;
 			continue;
 		}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * etdump_event_tracer.h - a drop-in ExecuTorch EventTracer that fires the
+ * probes of etdump_usdt.h, so that `etdump-bpf record` turns a real
+ * ExecuTorch runner's executions into the ETDump ETDumpGen would write.
+ *
+ * Header-only C++17. Pass it where a runner passes ETDumpGen:
+ *
+ *   #include "etdump_event_tracer.h"
+ *   etdump_bpf::UsdtEventTracer tracer;
+ *   auto method = program->load_method("forward", &memory_manager, &tracer);
+ *
+ * The runtime must be built with ET_EVENT_TRACER_ENABLED (as for ETDumpGen)
+ * so that it calls its EventTracer at all. Unlike ETDumpGen it holds no
+ * buffer and writes no file: while nobody records, each hook is one load
+ * and one predictable branch (the probes' semaphores); a recorder chooses
+ * batched or per-scope capture when it attaches.
+ *
+ * Hook                               probe (etdump_usdt.h)
+ * ---------------------------------  ------------------------------------
+ * create_event_block                 block
+ * start_profiling / end_profiling    profile_begin / profile_end; the
+ *                                    chain and debug handle are resolved
+ *                                    here, as ETDumpGen does at start
+ * start/end_profiling_delegate       instruction, delegate_begin /
+ *                                    delegate_end (with metadata)
+ * log_profiling_delegate             instruction, delegate_log
+ * log_evalue,                        value (per-scope capture only; what a
+ * log_intermediate_output_delegate   recorder keeps of it is its own)
+ * track_allocator                    an id, as ETDumpGen numbers them
+ * track_allocation                   allocation
+ *
+ * set_chain_debug_handle is not virtual: the runtime sets the instruction
+ * state in the base class, and this tracer hands it to the probes where a
+ * delegate event needs it (the instruction probe) or resolves it into the
+ * begin of a scope.
+ */
+#ifndef ETDUMP_EVENT_TRACER_H
+#define ETDUMP_EVENT_TRACER_H
+
+#include <atomic>
+#include <cstdint>
+
+#include <executorch/runtime/core/event_tracer.h>
+
+#include "etdump_usdt.h"
+
+namespace etdump_bpf {
+
+/* what the value probe's `kind` says the pointer is */
+enum UsdtValueKind : int {
+	kUsdtValueEValue = 1,         /* const EValue* (log_evalue) */
+	kUsdtValueTensor = 2,         /* const Tensor* */
+	kUsdtValueTensorList = 3,     /* const ArrayRef<Tensor>* */
+	kUsdtValueInt = 4,            /* const int* */
+	kUsdtValueBool = 5,           /* const bool* */
+	kUsdtValueDouble = 6,         /* const double* */
+	kUsdtValueOutputFlag = 0x100, /* or-ed in: a program output */
+};
+
+class UsdtEventTracer : public ::executorch::runtime::EventTracer {
+	using ChainID = ::executorch::runtime::ChainID;
+	using DebugHandle = ::executorch::runtime::DebugHandle;
+	using DelegateDebugIntId = ::executorch::runtime::DelegateDebugIntId;
+	using AllocatorID = ::executorch::runtime::AllocatorID;
+	using Entry = ::executorch::runtime::EventTracerEntry;
+	using EValue = ::executorch::runtime::EValue;
+	using LoggedEValueType = ::executorch::runtime::LoggedEValueType;
+	using Tensor = ::executorch::aten::Tensor;
+	template <typename T>
+	using ArrayRef = ::executorch::runtime::ArrayRef<T>;
+	template <typename T>
+	using Result = ::executorch::runtime::Result<T>;
+
+public:
+	UsdtEventTracer() = default;
+
+	void create_event_block(const char *name) override
+	{
+		ETDUMP_BLOCK(name);
+	}
+
+	Entry start_profiling(const char *name,
+			      ChainID chain_id = ::executorch::runtime::kUnsetChainId,
+			      DebugHandle debug_handle =
+				      ::executorch::runtime::kUnsetDebugHandle) override
+	{
+		if (chain_id == ::executorch::runtime::kUnsetChainId) {
+			chain_id = chain_id_;
+			debug_handle = debug_handle_;
+		}
+		ETDUMP_PROFILE_BEGIN(name, chain_id, debug_handle);
+		return entry(name, chain_id, debug_handle,
+			     ::executorch::runtime::DelegateDebugIdType::kNone);
+	}
+
+	void end_profiling(Entry prof_entry) override
+	{
+		/* the probes pair a scope's end with its begin by the name */
+		ETDUMP_PROFILE_END(reinterpret_cast<const char *>(
+			static_cast<uintptr_t>(prof_entry.event_id)));
+	}
+
+	Entry start_profiling_delegate(const char *name,
+				       DelegateDebugIntId delegate_debug_index) override
+	{
+		ETDUMP_INSTRUCTION(chain_id_, debug_handle_);
+		ETDUMP_DELEGATE_BEGIN(name, name ? -1 : delegate_debug_index);
+		unset_instruction();
+		return entry(name, chain_id_, debug_handle_,
+			     name ? ::executorch::runtime::DelegateDebugIdType::kStr
+				  : ::executorch::runtime::DelegateDebugIdType::kInt);
+	}
+
+	void end_profiling_delegate(Entry event_tracer_entry,
+				    const void *metadata = nullptr,
+				    size_t metadata_len = 0) override
+	{
+		(void)event_tracer_entry;
+		ETDUMP_DELEGATE_END(metadata, metadata ? metadata_len : 0);
+	}
+
+	void log_profiling_delegate(const char *name,
+				    DelegateDebugIntId delegate_debug_index,
+				    et_timestamp_t start_time,
+				    et_timestamp_t end_time,
+				    const void *metadata = nullptr,
+				    size_t metadata_len = 0) override
+	{
+		ETDUMP_INSTRUCTION(chain_id_, debug_handle_);
+		ETDUMP_DELEGATE_LOG(name, name ? -1 : delegate_debug_index,
+				    start_time, end_time, metadata,
+				    metadata ? metadata_len : 0);
+		unset_instruction();
+	}
+
+	void track_allocation(AllocatorID id, size_t size) override
+	{
+		ETDUMP_ALLOCATION(id, size);
+	}
+
+	/* ids from 1, in the order allocators are named, as ETDumpGen gives */
+	AllocatorID track_allocator(const char *name) override
+	{
+		(void)name;
+		return ++allocators_;
+	}
+
+	Result<bool> log_evalue(const EValue &evalue,
+				LoggedEValueType evalue_type) override
+	{
+		int kind = kUsdtValueEValue;
+
+		if (evalue_type == LoggedEValueType::kProgramOutput)
+			kind |= kUsdtValueOutputFlag;
+		return value(kind, &evalue);
+	}
+
+	Result<bool> log_intermediate_output_delegate(
+		const char *name, DelegateDebugIntId delegate_debug_index,
+		const Tensor &output) override
+	{
+		(void)name;
+		(void)delegate_debug_index;
+		return value(kUsdtValueTensor, &output);
+	}
+
+	Result<bool> log_intermediate_output_delegate(
+		const char *name, DelegateDebugIntId delegate_debug_index,
+		const ArrayRef<Tensor> output) override
+	{
+		(void)name;
+		(void)delegate_debug_index;
+		return value(kUsdtValueTensorList, &output);
+	}
+
+	Result<bool> log_intermediate_output_delegate(
+		const char *name, DelegateDebugIntId delegate_debug_index,
+		const int &output) override
+	{
+		(void)name;
+		(void)delegate_debug_index;
+		return value(kUsdtValueInt, &output);
+	}
+
+	Result<bool> log_intermediate_output_delegate(
+		const char *name, DelegateDebugIntId delegate_debug_index,
+		const bool &output) override
+	{
+		(void)name;
+		(void)delegate_debug_index;
+		return value(kUsdtValueBool, &output);
+	}
+
+	Result<bool> log_intermediate_output_delegate(
+		const char *name, DelegateDebugIntId delegate_debug_index,
+		const double &output) override
+	{
+		(void)name;
+		(void)delegate_debug_index;
+		return value(kUsdtValueDouble, &output);
+	}
+
+	/* a recorder filters what it keeps; nothing to filter here */
+	void set_delegation_intermediate_output_filter(
+		::executorch::runtime::EventTracerFilterBase *filter) override
+	{
+		(void)filter;
+	}
+
+private:
+	static Entry entry(const char *name, ChainID chain, DebugHandle handle,
+			   ::executorch::runtime::DelegateDebugIdType type)
+	{
+		Entry e{};
+
+		e.event_id = static_cast<int64_t>(reinterpret_cast<uintptr_t>(name));
+		e.chain_id = chain;
+		e.debug_handle = handle;
+		e.start_time = 0; /* the probes stamp time, not the runtime */
+		e.delegate_event_id_type = type;
+		return e;
+	}
+
+	/*
+	 * A delegate event takes the instruction state the probes hold; it
+	 * is set just before one and unset just after, so every other scope,
+	 * whose begin passes its chain resolved here, sees what ETDumpGen's
+	 * state was (the runtime unsets it after each instruction, in the
+	 * base class, where no probe sees it).
+	 */
+	static void unset_instruction()
+	{
+		ETDUMP_INSTRUCTION(ETDUMP_UNSET_CHAIN, ETDUMP_UNSET_DEBUG_HANDLE);
+	}
+
+	/* logged only while a recorder listens */
+	Result<bool> value(int kind, const void *ptr)
+	{
+		if (!ETDUMP_ENABLED(value))
+			return false;
+		ETDUMP_VALUE(kind, ptr, chain_id_, debug_handle_);
+		return true;
+	}
+
+	std::atomic<AllocatorID> allocators_{0};
+};
+
+} /* namespace etdump_bpf */
+
+#endif /* ETDUMP_EVENT_TRACER_H */

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * runner.cpp - an ExecuTorch runner with etdump-bpf's EventTracer
+ * (schema/etdump_event_tracer.h) where a profiling runner passes ETDumpGen:
+ * loads a .pte, feeds all-ones inputs (as ExecuTorch's executor_runner
+ * does), executes it N times. Built against an ExecuTorch install
+ * (EXECUTORCH_PREFIX) with the portable kernels and the XNNPACK delegate.
+ *
+ * usage: executorch-runner --model_path M.pte [--num_executions N]
+ *                          [--print_output] [--no-tracer] [--wait-signal]
+ *
+ * --no-tracer loads the method with no EventTracer at all (the bench's
+ * baseline); --wait-signal prints "ready PID" and waits for SIGUSR1 before
+ * loading, so a recorder can attach with -p first.
+ */
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <unistd.h>
+
+#include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/runner_util/inputs.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include "etdump_event_tracer.h"
+
+using executorch::extension::FileDataLoader;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Program;
+using executorch::runtime::Result;
+using executorch::runtime::Span;
+
+namespace {
+
+struct options {
+	const char *model = nullptr;
+	long executions = 1;
+	bool print_output = false;
+	bool tracer = true;
+	bool wait_signal = false;
+};
+
+void usage(FILE *f)
+{
+	fprintf(f, "usage: executorch-runner --model_path M.pte "
+		   "[--num_executions N] [--print_output] [--no-tracer] "
+		   "[--wait-signal]\n");
+}
+
+int parse(int argc, char **argv, struct options *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has_value = i + 1 < argc;
+
+		if (!strcmp(a, "--model_path") && has_value) {
+			o->model = argv[++i];
+		} else if (!strcmp(a, "--num_executions") && has_value) {
+			char *end;
+
+			o->executions = strtol(argv[++i], &end, 10);
+			if (*end || o->executions < 0) {
+				fprintf(stderr, "executorch-runner: invalid "
+					"--num_executions '%s'\n", argv[i]);
+				return -1;
+			}
+		} else if (!strcmp(a, "--print_output")) {
+			o->print_output = true;
+		} else if (!strcmp(a, "--no-tracer")) {
+			o->tracer = false;
+		} else if (!strcmp(a, "--wait-signal")) {
+			o->wait_signal = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		} else {
+			fprintf(stderr, "executorch-runner: unknown option '%s'\n",
+				a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!o->model) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+void wait_for_sigusr1()
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, nullptr);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+}
+
+/* tensors of floats only: what the bundled models return */
+void print_outputs(const Method &method)
+{
+	for (size_t i = 0; i < method.outputs_size(); i++) {
+		const EValue &v = method.get_output(i);
+
+		printf("Output %zu:", i);
+		if (v.isTensor()) {
+			const auto &t = v.toTensor();
+
+			if (t.scalar_type() == executorch::aten::ScalarType::Float)
+				for (ssize_t k = 0; k < t.numel(); k++)
+					printf(" %g", t.const_data_ptr<float>()[k]);
+		}
+		printf("\n");
+	}
+}
+
+int fail(const char *model, const char *what, Error err)
+{
+	fprintf(stderr, "executorch-runner: %s: %s (ExecuTorch error 0x%x)\n",
+		model, what, (unsigned)err);
+	return 1;
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	if (parse(argc, argv, &o))
+		return 2;
+	if (o.wait_signal)
+		wait_for_sigusr1();
+	executorch::runtime::runtime_init();
+
+	Result<FileDataLoader> loader = FileDataLoader::from(o.model);
+	if (!loader.ok())
+		return fail(o.model, "cannot be read", loader.error());
+	Result<Program> program = Program::load(&loader.get());
+	if (!program.ok())
+		return fail(o.model, "is not a program this runtime loads",
+			    program.error());
+	Result<const char *> name = program->get_method_name(0);
+	if (!name.ok())
+		return fail(o.model, "has no method", name.error());
+	Result<MethodMeta> meta = program->method_meta(*name);
+	if (!meta.ok())
+		return fail(o.model, "has no metadata for its method",
+			    meta.error());
+
+	/* what the method allocates as it loads, and its planned memory */
+	static uint8_t method_pool[16 << 20];
+	MemoryAllocator method_allocator(sizeof(method_pool), method_pool);
+	std::vector<std::unique_ptr<uint8_t[]>> planned;
+	std::vector<Span<uint8_t>> spans;
+	for (size_t i = 0; i < meta->num_memory_planned_buffers(); i++) {
+		size_t size = (size_t)meta->memory_planned_buffer_size(i).get();
+
+		planned.emplace_back(new uint8_t[size]);
+		spans.emplace_back(planned.back().get(), size);
+	}
+	HierarchicalAllocator planned_memory({ spans.data(), spans.size() });
+	MemoryManager memory_manager(&method_allocator, &planned_memory);
+
+	etdump_bpf::UsdtEventTracer tracer;
+	Result<Method> method = program->load_method(
+		*name, &memory_manager, o.tracer ? &tracer : nullptr);
+	if (!method.ok())
+		return fail(o.model, "cannot be loaded (an operator or backend "
+			    "this runner lacks?)", method.error());
+	auto inputs = executorch::extension::prepare_input_tensors(*method);
+	if (!inputs.ok())
+		return fail(o.model, "inputs cannot be prepared", inputs.error());
+
+	for (long i = 0; i < o.executions; i++) {
+		Error err = method->execute();
+
+		if (err != Error::Ok)
+			return fail(o.model, "execution failed", err);
+	}
+	if (o.print_output)
+		print_outputs(*method);
+	return 0;
+}
