@@ -18,6 +18,9 @@ stay out of the numbers. The rows:
      collector's CPU time per event
   5. writer: ETDump write rate and peak memory for 1M events
   6. per model: the example runtime, untraced vs traced
+  7. the real ExecuTorch runtime on cnn.pte: stock, ETDumpGen, our
+     EventTracer detached / batched / per-scope, symbol mode
+     (scripts/bench_executorch.py)
 
 Recording modes are described by their `etdump-bpf record` flags
 (RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
@@ -36,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import bench_executorch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -589,6 +594,10 @@ def row_model(b, table, reps):
                   f"{tracer_note(v, res[v['key']])}")
 
 
+def row_executorch(b, table, reps):
+    bench_executorch.row_executorch(b, table, reps, log, median, fmt_ratio)
+
+
 class Build:
     def __init__(self, d):
         self.dir = d
@@ -612,7 +621,7 @@ def main():
     table = Table()
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_writer,
-                row_model):
+                row_model, row_executorch):
         t0 = time.monotonic()
         try:
             row(b, table, args.reps)

@@ -1,0 +1,164 @@
+"""make bench, row 7: the real ExecuTorch runtime on cnn.pte, every way of
+running it side by side, interleaved in one run:
+
+  stock runner, untraced        bin/executor_runner (tracer compiled out)
+  ETDumpGen                     bin/executor_runner_etdump --etdump_path
+  ours, no tracer               build/executorch-runner --no-tracer
+  ours, tracer detached         build/executorch-runner
+  ours, batched                 etdump-bpf record -- build/executorch-runner
+  ours, per-scope               etdump-bpf record --precise --no-counters -- ...
+  stock runner, symbol mode     etdump-bpf record --program cnn.pte -- stock
+
+Each variant is timed at two execution counts, and the time per execution
+is the difference over the difference in counts, so start-up, loading,
+attaching and writing cancel out. Our runner, held before its load
+(--wait-signal), is timed from its release to its exit with record attached
+by -p; the stock runners cannot be held, so their whole command is timed
+(for symbol mode, record -- CMD: what record does once the runner exited is
+in it too, an upper bound).
+Cost per event = (time per execution - its baseline's) / events per
+execution, the events counted in what each wrote.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tests", "e2e"))
+import executorch_env as et  # noqa: E402
+
+MODEL = "cnn"
+FEW, MANY = 200, 10200
+
+
+def timed(argv):
+    """Wall time of a whole command, and its stderr."""
+    t0 = time.monotonic()
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=600)
+    wall = time.monotonic() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {proc.stderr}")
+    return wall, proc.stderr
+
+
+def timed_held(argv, record):
+    """Our runner held before its load (--wait-signal), `record` attached
+    with -p first: wall time from its release to its exit (what the target
+    spends, not what the recorder does after), and record's stderr."""
+    target = subprocess.Popen(argv + ["--wait-signal"],
+                              stdout=subprocess.PIPE, text=True)
+    rec = None
+    try:
+        if not target.stdout.readline().startswith("ready "):
+            raise RuntimeError(f"{argv[0]} did not get ready")
+        if record:
+            rec = subprocess.Popen(record + ["-p", str(target.pid)],
+                                   stderr=subprocess.PIPE, text=True)
+            for line in rec.stderr:
+                if "attached" in line:
+                    break
+            else:
+                raise RuntimeError("record did not attach")
+        t0 = time.monotonic()
+        target.send_signal(signal.SIGUSR1)
+        if target.wait(timeout=600) != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed")
+        wall = time.monotonic() - t0
+        err = rec.communicate(timeout=600)[1] if rec else ""
+        return wall, err
+    finally:
+        for p in (target, rec):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def variants(build, tmp):
+    cli = os.path.join(build, "etdump-bpf")
+    ours = os.path.join(build, "executorch-runner")
+    model = et.model(MODEL)
+    out = os.path.join(tmp, "out.etdp")
+    rec = [cli, "record", "-f", "-o", out]
+
+    def runner(binary, *extra):
+        return lambda n: [binary, "--model_path", model,
+                          "--num_executions", str(n), *extra]
+
+    def stock(binary, *extra):
+        return runner(binary, "--print_output", "none", *extra)
+
+    def whole(cmd):
+        return lambda n: timed(cmd(n))
+
+    def held(flags):
+        return lambda n: timed_held(runner(ours)(n),
+                                    rec + flags if flags is not None else None)
+
+    return [
+        ("stock runner, untraced", whole(stock(et.STOCK_RUNNER)), "stock"),
+        ("ETDumpGen (executor_runner_etdump)",
+         whole(stock(et.ETDUMPGEN_RUNNER, "--etdump_path", out)), "stock"),
+        ("ours, no tracer", whole(runner(ours, "--no-tracer")), "ours-none"),
+        ("ours, tracer detached", whole(runner(ours)), "ours-none"),
+        ("ours, record -p (batched)", held([]), "ours-none"),
+        ("ours, record -p --precise --no-counters",
+         held(["--precise", "--no-counters"]), "ours-none"),
+        # the stock runner cannot be held: record starts it, and the time
+        # includes what record does after it exits (an upper bound)
+        ("stock runner, record --program -- (symbol mode)",
+         whole(lambda n: rec + ["--program", model, "--"] +
+               stock(et.STOCK_RUNNER)(n)), "stock"),
+    ]
+
+
+def events_written(stderr):
+    m = re.search(r"(\d+) events", stderr)
+    return int(m.group(1)) if m else None
+
+
+def row_executorch(b, table, reps, log, median, fmt_ratio):
+    ok, why = et.available()
+    runner = os.path.join(b.dir, "executorch-runner")
+    if not ok or not os.path.exists(runner):
+        raise RuntimeError("ExecuTorch not found: " +
+                           (why or f"{runner} not built"))
+    log(f"7. the real ExecuTorch runtime on {MODEL}.pte")
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        vs = variants(b.dir, tmp)
+        per_exec = {v[0]: [] for v in vs}
+        events = {}
+        for rep in range(reps):
+            for label, measure, _ in vs:
+                few, _ = measure(FEW)
+                many, err = measure(MANY)
+                per_exec[label].append((many - few) / (MANY - FEW))
+                n = events_written(err)
+                if n is not None:
+                    events[label] = n / MANY
+            log(f"  repetition {rep + 1}/{reps} done")
+    med = {k: median(v) for k, v in per_exec.items()}
+    base = {"stock": med[vs[0][0]], "ours-none": med[vs[2][0]]}
+    etdumpgen = vs[1][0]
+    # ETDumpGen writes the same events our tracer records
+    events.setdefault(etdumpgen, events.get(vs[4][0], float("nan")))
+    etdumpgen_cost = (med[etdumpgen] - base["stock"]) * 1e9 / \
+        events[etdumpgen]
+    table.section(f"7. the real ExecuTorch on {MODEL}.pte: wall time per "
+                  f"execution = (T({MANY}) - T({FEW})) / {MANY - FEW} "
+                  f"executions; ratio to untraced (its own runner's), "
+                  f"cost per event against ETDumpGen's")
+    for label, _, kind in vs:
+        us = med[label] * 1e6
+        ratio = med[label] / base[kind]
+        note = f"{ratio:.2f}x untraced"
+        if label in events and label not in (vs[0][0], vs[2][0], vs[3][0]):
+            cost = (med[label] - base[kind]) * 1e9 / events[label]
+            note += (f"; {events[label]:.0f} events/exec, {cost:.0f} "
+                     f"ns/event = {fmt_ratio(cost / etdumpgen_cost)} "
+                     f"ETDumpGen's")
+        table.add(label, f"{us:.1f} us/exec", fmt_ratio(ratio), note)
