@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * etdump_writer.h - serialize an etd_dump as an ETDump file that
- * ExecuTorch's Inspector loads (docs: /work/shared/ETDUMP.md).
+ * ExecuTorch's Inspector loads (schema/etdump.fbs).
  *
  * The file is what ETDumpGen writes: size prefix (file size - 4), root
  * offset, "ED00", every scalar aligned to its size from byte 0, length a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_group.h - runs into event blocks, by the rules of ExecuTorch's
- * Inspector (EventBlock._gen_from_etdump, /work/shared/ETDUMP.md §7):
+ * Inspector (EventBlock._gen_from_etdump, ExecuTorch's devtools/inspector/_inspector.py):
  *
  * - a run whose events vector is absent is skipped;
  * - its events are grouped into instruction groups by (instruction_id,

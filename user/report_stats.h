@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_stats.h - the statistics ExecuTorch's Inspector prints for each
- * event of each event block (/work/shared/ETDUMP.md §7), computed the way
+ * event of each event block (ExecuTorch: devtools/inspector/_inspector.py), computed the way
  * it computes them, floating point included, so that every number matches
  * the Inspector's to its last digit:
  *

@@ -1,7 +1,7 @@
 """ExecuTorch's Inspector statistics in plain Python, for checking
 `etdump-bpf report` independently of its C code: event blocks and each
 event's p10..max from flatc's JSON of an ETDump (etdump_e2e.decode), by the
-rules of /work/shared/ETDUMP.md §7. numpy is not installed here, so its
+rules of ExecuTorch's devtools/inspector. numpy is not installed here, so its
 percentile ("linear") and mean (pairwise summation) are written out.
 
 rows(dump, unit) gives one dict per event, keyed like report --json.

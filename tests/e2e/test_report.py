@@ -13,8 +13,7 @@ from etdump_e2e import CLI, EXAMPLE, EXECUTE_EVENTS, SCHEMA, TempDirTest, \
     decode, run
 
 FIXTURES = os.environ.get("ETDUMP_FIXTURES", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared",
-    "fixtures"))
+    os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 TUTORIAL = os.path.join(FIXTURES, "executorch-tutorial.etdp")
 STATS = ("p10", "p50", "p90", "avg", "min", "max")
 SOFTWARE_COUNTERS = "task-clock,page-faults,context-switches"

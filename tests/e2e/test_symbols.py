@@ -16,7 +16,7 @@ RULES = os.path.join(ROOT, "tests", "example", "example.rules")
 PROGRAM_SCHEMA = os.path.join(ROOT, "tests", "example", "program_subset.fbs")
 PROGRAM_JSON = os.path.join(ROOT, "tests", "example", "example_program.json")
 FIXTURES = os.environ.get("ETDUMP_FIXTURES",
-                          os.path.join(ROOT, "..", "shared", "fixtures"))
+                          os.path.join(ROOT, "tests", "fixtures"))
 # user/symbol_translate.h: runs whose ids follow call order say so
 CALL_ORDER = " (call-order ids)"
 # what the probes send that no function of the example stands for: the

@@ -5,13 +5,13 @@ BUILD/fuzz-artifacts/).
 
 Seeds, made fresh each time into BUILD/corpus/<target>/ (what the fuzzers
 found in earlier runs stays there too):
-  etdump_reader  ExecuTorch's own ETDumps (../shared/fixtures) and ours
+  etdump_reader  ExecuTorch's own ETDumps (tests/fixtures) and ours
   raw_reader     raw captures of the example, both modes (first byte: 0 as
                  is, 1 with checksums recomputed by the target)
   collector      the records of those captures, framed for fuzz_collector.c
   usdt_notes     the example's probe notes in a small ELF
   cli_parse      numbers and counter lists as the command line gives them
-  pte_reader     ExecuTorch's programs (../shared/fixtures/*.pte)
+  pte_reader     ExecuTorch's programs (tests/fixtures/*.pte)
   symbol_rules   the rules files in schema/
 Our files come from recording the example runtime, which needs root and
 BPF; without them the fixtures alone seed the ETDump reader.
@@ -162,7 +162,7 @@ def main():
     ap.add_argument("--runs", type=int, default=0,
                     help="executions per target instead of a time")
     ap.add_argument("--fixtures", default=os.path.join(
-        ROOT, "..", "shared", "fixtures"))
+        ROOT, "tests", "fixtures"))
     ap.add_argument("targets", nargs="*")
     args = ap.parse_args()
     build = os.path.join(ROOT, args.build) \

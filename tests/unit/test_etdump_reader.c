@@ -6,7 +6,7 @@
  * (run under `make SAN=1` to prove it).
  *
  * usage: test_etdump_reader [REPO_ROOT]; the fixtures are read from
- * $ETDUMP_FIXTURES, else ../shared/fixtures from the repository root.
+ * $ETDUMP_FIXTURES, else tests/fixtures from the repository root.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static const char *const fixtures[] = {
 };
 #define NFIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
 
-/* the repository, whose ../shared/fixtures are ExecuTorch's files */
+/* the repository, whose tests/fixtures are ExecuTorch's files */
 static const char *root = ".";
 
 static uint8_t *load_fixture(const char *name, size_t *len)
@@ -40,7 +40,7 @@ static uint8_t *load_fixture(const char *name, size_t *len)
 	if (dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 	else
-		snprintf(path, sizeof(path), "%s/../shared/fixtures/%s", root,
+		snprintf(path, sizeof(path), "%s/tests/fixtures/%s", root,
 			 name);
 	CHECK_EQ_INT(etdump_load_file(path, &buf, len), 0);
 	return buf;

@@ -29,7 +29,7 @@
 
 extern char **environ;
 
-/* the repository, for schema/ and ../shared/fixtures */
+/* the repository, for schema/ and tests/fixtures */
 static const char *root;
 
 /* Drop whitespace outside strings: flatc's indentation is not the point. */
@@ -755,7 +755,7 @@ TEST(rewritten_fixtures_decode_like_the_originals)
 	if (dir)
 		snprintf(pattern, sizeof(pattern), "%s/*.etdp", dir);
 	else
-		snprintf(pattern, sizeof(pattern), "%s/../shared/fixtures/*.etdp",
+		snprintf(pattern, sizeof(pattern), "%s/tests/fixtures/*.etdp",
 			 root);
 	CHECK_EQ_INT(glob(pattern, 0, NULL, &g), 0);
 	CHECK(g.gl_pathc >= 6);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The .pte reader on ExecuTorch's own programs (../shared/fixtures, or
+ * The .pte reader on ExecuTorch's own programs (tests/fixtures, or
  * $ETDUMP_FIXTURES): add.pte is one add.out KernelCall, linear.pte is
  * mul.out then add.out. Every truncation and many corruptions of them
  * give an error, never a crash (run under `make SAN=1` to prove it).
@@ -17,7 +17,7 @@ static void fixture(const char *name, char path[4096])
 {
 	const char *dir = getenv("ETDUMP_FIXTURES");
 
-	snprintf(path, 4096, "%s/%s", dir ? dir : "../shared/fixtures", name);
+	snprintf(path, 4096, "%s/%s", dir ? dir : "tests/fixtures", name);
 }
 
 static void check_kernel(const struct pte_plan *p, uint32_t chain,

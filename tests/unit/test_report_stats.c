@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * report_stats and report_group against the Inspector's rules
- * (/work/shared/ETDUMP.md §7): numpy's percentiles and mean to the bit,
+ * (ExecuTorch: devtools/inspector/_inspector.py): numpy's percentiles and mean to the bit,
  * the wrap rule and its delegated variant, units, and how runs become
  * event blocks (merging, separate blocks, duplicate signatures, delegate
  * names, debug events, the files the Inspector refuses, counters).

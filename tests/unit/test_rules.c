@@ -2,7 +2,7 @@
 /*
  * Symbol mode's rules: the file format and its errors, matching and event
  * names, the demangled names rules see, and the built-in rules against the
- * symbols of a stock ExecuTorch executor_runner (../shared/fixtures, or
+ * symbols of a stock ExecuTorch executor_runner (tests/fixtures, or
  * $ETDUMP_FIXTURES): exactly the functions ETDumpGen's events come from.
  */
 #include <errno.h>
@@ -195,7 +195,7 @@ static FILE *open_symbols(void)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/executor_runner.symbols.txt",
-		 dir ? dir : "../shared/fixtures");
+		 dir ? dir : "tests/fixtures");
 	return fopen(path, "r");
 }
 

@@ -2,7 +2,7 @@
 /*
  * Symbol mode's translator, fed synthetic FUNC_ENTRY/FUNC_EXIT records and
  * read through the real collector: the runs and events ETDumpGen would
- * write, ids from a program's plan (linear.pte from ../shared/fixtures, or
+ * write, ids from a program's plan (linear.pte from tests/fixtures, or
  * $ETDUMP_FIXTURES, and synthetic plans) or in call order, said so.
  */
 #include <errno.h>
@@ -189,7 +189,7 @@ static void read_linear(struct pte_plan *p)
 	char path[4096], err[256] = "";
 
 	snprintf(path, sizeof(path), "%s/linear.pte",
-		 dir ? dir : "../shared/fixtures");
+		 dir ? dir : "tests/fixtures");
 	CHECK_EQ_INT(pte_read_plan_file(path, NULL, p, err, sizeof(err)), 0);
 }
 
