@@ -11,11 +11,12 @@ running it side by side, interleaved in one run:
 
 Each variant is timed at two execution counts, and the time per execution
 is the difference over the difference in counts, so start-up, loading,
-attaching and writing cancel out. Our runner, held before its load
-(--wait-signal), is timed from its release to its exit with record attached
-by -p; the stock runners cannot be held, so their whole command is timed
-(for symbol mode, record -- CMD: what record does once the runner exited is
-in it too, an upper bound).
+attaching and writing cancel out. The time is the runner's own CPU time
+(user + sys, the probes' kernel work included); our runner is held before
+its load (--wait-signal) while record attaches with -p. The stock runner
+cannot be held, so symbol mode (record -- CMD) is the wall time of the whole
+command: what record does after the runner exits is in it too, an upper
+bound.
 Cost per event = (time per execution - its baseline's) / events per
 execution, the events counted in what each wrote.
 """
@@ -35,21 +36,31 @@ MODEL = "cnn"
 FEW, MANY = 200, 10200
 
 
-def timed(argv):
-    """Wall time of a whole command, and its stderr."""
-    t0 = time.monotonic()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, timeout=600)
-    wall = time.monotonic() - t0
+def cpu_of(proc, argv):
+    """The CPU time (user + sys) of a child, reaped here."""
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed: {proc.stderr}")
-    return wall, proc.stderr
+        raise RuntimeError(f"{' '.join(argv)} failed")
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(argv, wall=False):
+    """The CPU time of a command (its wall time with wall=True: for a
+    recorder and the command it starts), and its stderr."""
+    with tempfile.TemporaryFile("w+") as err:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err,
+                                text=True)
+        cpu = cpu_of(proc, argv)
+        elapsed = time.monotonic() - t0
+        err.seek(0)
+        return (elapsed if wall else cpu), err.read()
 
 
 def timed_held(argv, record):
     """Our runner held before its load (--wait-signal), `record` attached
-    with -p first: wall time from its release to its exit (what the target
-    spends, not what the recorder does after), and record's stderr."""
+    with -p first: the runner's CPU time, and record's stderr."""
     target = subprocess.Popen(argv + ["--wait-signal"],
                               stdout=subprocess.PIPE, text=True)
     rec = None
@@ -64,13 +75,10 @@ def timed_held(argv, record):
                     break
             else:
                 raise RuntimeError("record did not attach")
-        t0 = time.monotonic()
         target.send_signal(signal.SIGUSR1)
-        if target.wait(timeout=600) != 0:
-            raise RuntimeError(f"{' '.join(argv)} failed")
-        wall = time.monotonic() - t0
+        cpu = cpu_of(target, argv)
         err = rec.communicate(timeout=600)[1] if rec else ""
-        return wall, err
+        return cpu, err
     finally:
         for p in (target, rec):
             if p and p.poll() is None:
@@ -111,8 +119,8 @@ def variants(build, tmp):
         # the stock runner cannot be held: record starts it, and the time
         # includes what record does after it exits (an upper bound)
         ("stock runner, record --program -- (symbol mode)",
-         whole(lambda n: rec + ["--program", model, "--"] +
-               stock(et.STOCK_RUNNER)(n)), "stock"),
+         lambda n: timed(rec + ["--program", model, "--"] +
+                         stock(et.STOCK_RUNNER)(n), wall=True), "stock"),
     ]
 
 
@@ -148,7 +156,7 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
     events.setdefault(etdumpgen, events.get(vs[4][0], float("nan")))
     etdumpgen_cost = (med[etdumpgen] - base["stock"]) * 1e9 / \
         events[etdumpgen]
-    table.section(f"7. the real ExecuTorch on {MODEL}.pte: wall time per "
+    table.section(f"7. the real ExecuTorch on {MODEL}.pte: CPU time per "
                   f"execution = (T({MANY}) - T({FEW})) / {MANY - FEW} "
                   f"executions; ratio to untraced (its own runner's), "
                   f"cost per event against ETDumpGen's")
