@@ -475,7 +475,8 @@ out:
 }
 
 int chrome_write_file(const struct etd_dump *dump,
-		      const struct raw_info *info, const char *path)
+		      const struct raw_info *info, const char *path,
+		      bool force, char **kept)
 {
 	size_t len;
 	char *buf;
@@ -483,7 +484,9 @@ int chrome_write_file(const struct etd_dump *dump,
 
 	err = chrome_write(dump, info, &buf, &len);
 	if (!err)
-		err = file_replace(path, buf, len);
+		err = file_replace(path, buf, len, force, kept);
+	else
+		*kept = NULL;
 	free(buf);
 	return err;
 }

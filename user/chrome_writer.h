@@ -23,6 +23,7 @@ int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
 		 char **buf, size_t *len);
 /* The same, replacing path as etdump_write_file() does. */
 int chrome_write_file(const struct etd_dump *dump,
-		      const struct raw_info *info, const char *path);
+		      const struct raw_info *info, const char *path,
+		      bool force, char **kept);
 
 #endif /* ETDUMP_CHROME_WRITER_H */

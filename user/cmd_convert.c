@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "chrome_writer.h"
 #include "collector.h"
@@ -169,6 +170,7 @@ int cmd_convert(int argc, char **argv)
 	const struct raw_info *info;
 	struct collector *col = NULL;
 	struct raw_reader *r = NULL;
+	char *kept = NULL;
 	struct convert_opts o;
 	int err, ret = EXIT_FAIL;
 	char msg[256], how[512];
@@ -194,11 +196,12 @@ int cmd_convert(int argc, char **argv)
 		goto cleanup;
 	}
 	if (o.format == FORMAT_CHROME)
-		err = chrome_write_file(&dump, info, o.output);
+		err = chrome_write_file(&dump, info, o.output, o.force, &kept);
 	else
-		err = etdump_write_file(&dump, o.output);
+		err = etdump_write_file(&dump, o.output, o.force, &kept);
 	if (err) {
-		p_err("%s: cannot write: %s", o.output, strerror(-err));
+		output_error(o.output, err, kept);
+		free(kept);
 		goto cleanup;
 	}
 	/* as record counts them: the kernel's and the runtime's losses */

@@ -346,7 +346,7 @@ static int open_raw(const struct record_opts *o, const struct target *t,
 	rt.probes = capture_probe_names(cap, &rt.nprobes);
 	err = raw_writer_open(out, o->raw, o->force, &rt);
 	if (err)
-		p_err("%s: cannot write: %s", o->raw, strerror(-err));
+		output_error(o->raw, err, NULL);
 	return err;
 }
 
@@ -419,6 +419,7 @@ int cmd_record(int argc, char **argv)
 	struct etd_dump dump = { 0 };
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
+	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -498,9 +499,11 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
-	err = o.output ? etdump_write_file(&dump, o.output) : 0;
+	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
+			 0;
 	if (err) {
-		p_err("%s: cannot write: %s", o.output, strerror(-err));
+		output_error(o.output, err, kept);
+		free(kept);
 		goto cleanup;
 	}
 	print_summary(&o, &t, why, &dump, &stats, drops);

@@ -279,7 +279,8 @@ out:
 	return err;
 }
 
-int etdump_write_file(const struct etd_dump *dump, const char *path)
+int etdump_write_file(const struct etd_dump *dump, const char *path,
+		      bool force, char **kept)
 {
 	void *buf = NULL;
 	size_t len;
@@ -287,7 +288,9 @@ int etdump_write_file(const struct etd_dump *dump, const char *path)
 
 	err = etdump_write(dump, &buf, &len);
 	if (!err)
-		err = file_replace(path, buf, len);
+		err = file_replace(path, buf, len, force, kept);
+	else
+		*kept = NULL;
 	free(buf);
 	return err;
 }

@@ -34,10 +34,13 @@
 int etdump_write(const struct etd_dump *dump, void **buf, size_t *len);
 
 /*
- * Write to a temporary file next to path, sync it, then rename it over
- * path, so path holds either its old content or the whole new file. On
- * error the temporary file is removed; returns a negative errno.
+ * Write to a temporary file next to path, sync it, then move it to path
+ * (file_replace() in file_io.h: a symbolic link is never followed, a file
+ * that appeared since output_check() is replaced only with force; then the
+ * data is kept in the temporary file *kept names), so path holds either its
+ * old content or the whole new file. Returns a negative errno.
  */
-int etdump_write_file(const struct etd_dump *dump, const char *path);
+int etdump_write_file(const struct etd_dump *dump, const char *path,
+		      bool force, char **kept);
 
 #endif /* ETDUMP_WRITER_H */

@@ -16,8 +16,13 @@ static int can_create(const char *path);
 int output_check(const char *path, bool force)
 {
 	char *copy, *dir;
+	struct stat st;
 	int ret = 0;
 
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		p_err("%s: %s", path, file_error(-ELOOP));
+		return -ELOOP;
+	}
 	if (!force && !access(path, F_OK)) {
 		p_err("%s: file exists (use --force to overwrite)", path);
 		return -EEXIST;
@@ -89,13 +94,14 @@ static int can_create(const char *path)
 
 /*
  * A device or FIFO (/dev/full, /dev/stdout) cannot be replaced: a rename
- * would put a regular file where the device node was. Write into it.
+ * would put a regular file where the device node was. Write into it, never
+ * through a symbolic link planted meanwhile.
  */
 static int write_special(const char *path, const void *buf, size_t len)
 {
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	err = write_all(fd, buf, len);
@@ -104,13 +110,22 @@ static int write_special(const char *path, const void *buf, size_t len)
 	return err;
 }
 
-int file_replace(const char *path, const void *buf, size_t len)
+/*
+ * What is at path now decides, never what output_check() saw when the work
+ * started: a symbolic link is never written through (-ELOOP), a file that
+ * appeared meanwhile is replaced only with force (-EEXIST). Either way the
+ * data stays in the temporary file, named in *kept.
+ */
+int file_replace(const char *path, const void *buf, size_t len, bool force,
+		 char **kept)
 {
 	char *tmp = NULL;
 	struct stat st;
 	int fd, err;
 
-	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	*kept = NULL;
+	if (!lstat(path, &st) && !S_ISLNK(st.st_mode) &&
+	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_special(path, buf, len);
 	fd = create_temp(path, &tmp);
 	if (fd < 0)
@@ -120,10 +135,38 @@ int file_replace(const char *path, const void *buf, size_t len)
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
+	if (!err && !lstat(path, &st) && S_ISLNK(st.st_mode))
+		err = -ELOOP;
+	/* link() never replaces: what appeared since the check stays */
+	else if (!err && (force ? rename(tmp, path) : link(tmp, path)))
 		err = -errno;
-	if (err)
+	if (err == -ELOOP || err == -EEXIST) {
+		*kept = tmp;
+		return err;
+	}
+	if (err || !force)
 		unlink(tmp);
 	free(tmp);
 	return err;
+}
+
+void output_error(const char *path, int err, const char *kept)
+{
+	if (kept)
+		p_err("%s: cannot write: %s; the output is in %s", path,
+		      file_error(err), kept);
+	else
+		p_err("%s: cannot write: %s", path, file_error(err));
+}
+
+const char *file_error(int err)
+{
+	switch (-err) {
+	case ELOOP:
+		return "is a symbolic link, never written through";
+	case EEXIST:
+		return "appeared while the work ran (use --force to replace it)";
+	default:
+		return strerror(-err);
+	}
 }

@@ -18,10 +18,19 @@ int output_check(const char *path, bool force);
 /* Every byte, retrying short writes and EINTR; negative errno. */
 int write_all(int fd, const void *buf, size_t len);
 /*
- * Write to a temporary file next to path, sync it, then rename it over
- * path. On error the temporary file is removed; returns a negative errno.
- * A device or FIFO is written in place instead (it cannot be replaced).
+ * Write to a temporary file next to path, sync it, then move it to path:
+ * rename() over it with force, else link() (which never replaces). A
+ * symbolic link at path is never followed nor replaced (-ELOOP), a file
+ * there without force is kept (-EEXIST): then the data stays in the
+ * temporary file, whose name *kept gets (the caller frees it). On other
+ * errors the temporary file is removed; returns a negative errno. A device
+ * or FIFO is written in place instead (it cannot be replaced).
  */
-int file_replace(const char *path, const void *buf, size_t len);
+int file_replace(const char *path, const void *buf, size_t len, bool force,
+		 char **kept);
+/* What went wrong writing an output, for "PATH: cannot write: %s". */
+const char *file_error(int err);
+/* One line: the output that could not be written, and where it is kept. */
+void output_error(const char *path, int err, const char *kept);
 
 #endif /* ETDUMP_FILE_IO_H */

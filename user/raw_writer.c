@@ -204,6 +204,7 @@ int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 		    const struct raw_target *t)
 {
 	struct raw_writer *w;
+	bool created;
 	int err;
 
 	w = calloc(1, sizeof(*w));
@@ -212,8 +213,11 @@ int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 	w->len = DATA_START;
 	w->cap = CHUNK_BYTES;
 	w->buf = malloc(w->cap);
-	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC |
-		     (force ? O_TRUNC : O_EXCL), 0666);
+	/* root writes here: never through a symbolic link, even with force */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	created = w->fd >= 0;
+	if (w->fd < 0 && errno == EEXIST && force)
+		w->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (w->fd < 0) {
 		err = -errno;
 		goto fail;
@@ -224,8 +228,9 @@ int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 	*out = w;
 	return 0;
 fail:
-	/* what we created holds no capture: leave nothing half written */
-	if (w->fd >= 0)
+	/* what we created holds no capture: leave nothing half written, and
+	 * never remove what was there before (a device, a user's file) */
+	if (created)
 		unlink(path);
 	w->finished = true;
 	raw_writer_free(w);

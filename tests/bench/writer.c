@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 	struct etd_dump dump = { 0 };
 	uint64_t events = 1000000, records = 0, ts = 1, run, t0, t1, t2;
 	const char *path = NULL;
+	char *kept = NULL;
 	struct collector *c;
 	long rss_before;
 	struct stat sb;
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
 	err = err ? err : collector_finish(c, &dump, &st);
 	t1 = now_ns();
 	rss_before = max_rss_kb();
-	err = err ? err : etdump_write_file(&dump, path);
+	err = err ? err : etdump_write_file(&dump, path, true, &kept);
+	free(kept);
 	t2 = now_ns();
 	if (!err && stat(path, &sb))
 		err = -errno;

@@ -14,11 +14,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "etdump_reader.h"
@@ -705,6 +707,16 @@ static void check_file_holds(const char *path, const struct etd_dump *want)
 	etd_dump_free(&got);
 }
 
+/* as record -f writes its output */
+static int write_file(const struct etd_dump *d, const char *path)
+{
+	char *kept;
+	int err = etdump_write_file(d, path, true, &kept);
+
+	free(kept);
+	return err;
+}
+
 TEST(write_file_replaces_the_file_whole)
 {
 	char dir[] = "/tmp/etdump-writer-XXXXXX", path[64], missing[80];
@@ -720,26 +732,88 @@ TEST(write_file_replaces_the_file_whole)
 	CHECK_EQ_INT(etd_dump_add_run(&d2, "Execute", &run), 0);
 	add_profile(run, "Method::execute", -1, 0, 5, 6);
 
-	CHECK_EQ_INT(etdump_write_file(&d1, path), 0);
+	CHECK_EQ_INT(write_file(&d1, path), 0);
 	check_file_holds(path, &d1);
-	CHECK_EQ_INT(etdump_write_file(&d2, path), 0);
+	CHECK_EQ_INT(write_file(&d2, path), 0);
 	check_file_holds(path, &d2);
 	CHECK_EQ_INT(count_entries(dir), 1);
 
 	/* a failed write leaves the old file and no temporary one */
 	etd_event_init(&ev, ETD_ALLOCATION);
 	CHECK_EQ_INT(etd_run_add_event(run, &ev), 0);
-	CHECK_EQ_INT(etdump_write_file(&d2, path), -EINVAL);
+	CHECK_EQ_INT(write_file(&d2, path), -EINVAL);
 	run->nevents--;
 	check_file_holds(path, &d2);
 	CHECK_EQ_INT(count_entries(dir), 1);
-	CHECK_EQ_INT(etdump_write_file(&d2, missing), -ENOENT);
+	CHECK_EQ_INT(write_file(&d2, missing), -ENOENT);
 	CHECK_EQ_INT(count_entries(dir), 1);
 
 	unlink(path);
 	rmdir(dir);
 	etd_dump_free(&d1);
 	etd_dump_free(&d2);
+}
+
+/*
+ * What is at the path when the file is written decides: a symbolic link
+ * planted there is neither followed nor replaced, with or without force; a
+ * file that appeared without force is kept. The output is then kept in the
+ * temporary file beside, which the error names.
+ */
+TEST(write_file_never_follows_a_link_nor_takes_a_new_file)
+{
+	char dir[] = "/tmp/etdump-writer-XXXXXX", path[64], victim[64];
+	struct etd_dump d = { 0 };
+	struct etd_run *run;
+	struct stat st;
+	char *kept;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.etdp", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	CHECK_EQ_INT(etd_dump_add_run(&d, "Execute", &run), 0);
+	add_profile(run, "Method::execute", -1, 0, 5, 6);
+	fd = open(victim, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ_INT(symlink(victim, path), 0);
+
+	for (int force = 0; force < 2; force++) {
+		CHECK_EQ_INT(etdump_write_file(&d, path, force, &kept), -ELOOP);
+		CHECK(kept != NULL);
+		check_file_holds(kept, &d);
+		CHECK_EQ_INT(unlink(kept), 0);
+		free(kept);
+		CHECK_EQ_INT(lstat(path, &st), 0);
+		CHECK(S_ISLNK(st.st_mode));
+		CHECK_EQ_INT(stat(victim, &st), 0);
+		CHECK_EQ_INT((int)st.st_size, 0);
+	}
+	unlink(path);
+
+	/* no force: a file that appeared stays as it is */
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ_INT(etdump_write_file(&d, path, false, &kept), -EEXIST);
+	CHECK(kept != NULL);
+	CHECK_EQ_INT(stat(path, &st), 0);
+	CHECK_EQ_INT((int)st.st_size, 0);
+	unlink(kept);
+	free(kept);
+	unlink(path);
+
+	/* no force and nothing there: written, nothing else left */
+	CHECK_EQ_INT(etdump_write_file(&d, path, false, &kept), 0);
+	CHECK(kept == NULL);
+	check_file_holds(path, &d);
+	CHECK_EQ_INT(count_entries(dir), 2);
+
+	unlink(path);
+	unlink(victim);
+	rmdir(dir);
+	etd_dump_free(&d);
 }
 
 /* Every fixture: ExecuTorch's files decode the same once rewritten by us. */
@@ -791,5 +865,6 @@ int main(int argc, char **argv)
 	RUN(missing_names_are_written_empty);
 	RUN(events_the_inspector_cannot_load_are_refused);
 	RUN(write_file_replaces_the_file_whole);
+	RUN(write_file_never_follows_a_link_nor_takes_a_new_file);
 	return TEST_SUMMARY();
 }
