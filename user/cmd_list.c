@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "commands.h"
 #include "log.h"
 #include "parse.h"
@@ -121,6 +122,10 @@ int cmd_list(int argc, char **argv)
 	if (!pid == (optind >= argc) || argc - optind > 1) {
 		fputs(list_usage, stderr);
 		return EXIT_USAGE;
+	}
+	if (!pid && access(argv[optind], R_OK)) {
+		p_err("%s: %s", argv[optind], strerror(errno));
+		return EXIT_FAIL;
 	}
 	n = pid ? list_process(pid) : list_objects(0, argv[optind], false);
 	if (n < 0)

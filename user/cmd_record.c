@@ -194,9 +194,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = &argv[optind];
+	if (o->counters_given && o->no_counters)
+		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	if (!o->output && !o->raw)
 		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
-	if (o->output && o->raw && !strcmp(o->output, o->raw))
+	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");

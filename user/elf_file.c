@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "elf_file.h"
+#include "file_io.h"
 
 int elf_file_open(struct elf_file *f, const char *path, char *err,
 		  size_t errlen)
@@ -12,10 +13,10 @@ int elf_file_open(struct elf_file *f, const char *path, char *err,
 	int ret;
 
 	f->elf = NULL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = file_open_regular(path);
 	if (f->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		ret = f->fd;
+		snprintf(err, errlen, "%s: %s", path, file_error(ret));
 		return ret;
 	}
 	elf_version(EV_CURRENT);

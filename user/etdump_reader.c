@@ -10,6 +10,7 @@
 #include "etdump_reader.h"
 #include "etdump_counters.h"
 #include "fb_reader.h"
+#include "file_io.h"
 
 /*
  * Offsets may be shared, so a small file can name the same events or
@@ -551,9 +552,9 @@ int etdump_load_file(const char *path, void **out, size_t *len)
 	int fd, err = 0;
 	ssize_t r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (;;) {
 		if (n == cap) {
 			if (cap >= MAX_FILE_SIZE) {
@@ -600,7 +601,7 @@ int etdump_read_file(const char *path, struct etd_dump *out, char *err,
 	memset(out, 0, sizeof(*out));
 	ret = etdump_load_file(path, &buf, &len);
 	if (ret) {
-		say(err, errlen, "cannot read the file: %s", strerror(-ret));
+		say(err, errlen, "cannot read the file: %s", file_error(ret));
 		goto out;
 	}
 	ret = etdump_read(buf, len, out, err, errlen);

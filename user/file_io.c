@@ -19,6 +19,10 @@ int output_check(const char *path, bool force)
 	struct stat st;
 	int ret = 0;
 
+	if (!*path) {
+		p_err("an empty output file name");
+		return -ENOENT;
+	}
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
 		p_err("%s: %s", path, file_error(-ELOOP));
 		return -ELOOP;
@@ -37,6 +41,32 @@ int output_check(const char *path, bool force)
 		p_err("%s: cannot write in %s: %s", path, dir, strerror(-ret));
 	free(copy);
 	return ret;
+}
+
+/* path with its folder resolved (the file itself may not exist yet) */
+static char *resolved(const char *path)
+{
+	char *dcopy = strdup(path), *bcopy = strdup(path), *dir, *out = NULL;
+
+	if (dcopy && bcopy) {
+		dir = realpath(dirname(dcopy), NULL);
+		if (dir && asprintf(&out, "%s/%s", dir, basename(bcopy)) < 0)
+			out = NULL;
+		free(dir);
+	}
+	free(dcopy);
+	free(bcopy);
+	return out;
+}
+
+bool output_same(const char *a, const char *b)
+{
+	char *ra = resolved(a), *rb = resolved(b);
+	bool same = ra && rb ? !strcmp(ra, rb) : !strcmp(a, b);
+
+	free(ra);
+	free(rb);
+	return same;
 }
 
 int write_all(int fd, const void *buf, size_t len)
@@ -159,9 +189,29 @@ void output_error(const char *path, int err, const char *kept)
 		p_err("%s: cannot write: %s", path, file_error(err));
 }
 
+int file_open_regular(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (S_ISREG(st.st_mode))
+		return fd;
+	else
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOTREGULAR;
+	close(fd);
+	return err;
+}
+
 const char *file_error(int err)
 {
 	switch (-err) {
+	case ENOTREGULAR:
+		return "not a regular file (a device or FIFO is never read)";
 	case ELOOP:
 		return "is a symbolic link, never written through";
 	case EEXIST:

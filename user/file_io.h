@@ -9,12 +9,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <errno.h>
 
 /*
  * -EEXIST when path exists and !force, or the errno of its folder not
  * being writable; says why with p_err().
  */
 int output_check(const char *path, bool force);
+/* Whether two output names are one file (./x and x, dir/../x). */
+bool output_same(const char *a, const char *b);
 /* Every byte, retrying short writes and EINTR; negative errno. */
 int write_all(int fd, const void *buf, size_t len);
 /*
@@ -28,6 +31,17 @@ int write_all(int fd, const void *buf, size_t len);
  */
 int file_replace(const char *path, const void *buf, size_t len, bool force,
 		 char **kept);
+/*
+ * A reader's answer to a device, FIFO or socket given as its input: it
+ * could read without end (/dev/zero) or block for ever (a FIFO).
+ */
+#define ENOTREGULAR ESPIPE
+/*
+ * An input opened for reading: its descriptor, or a negative errno
+ * (-ENOTREGULAR for anything but a regular file). Never blocks on a FIFO.
+ */
+int file_open_regular(const char *path);
+
 /* What went wrong writing an output, for "PATH: cannot write: %s". */
 const char *file_error(int err);
 /* One line: the output that could not be written, and where it is kept. */

@@ -2,6 +2,7 @@
 /*
  * main.c - etdump-bpf's entry: global options, then one subcommand.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -56,7 +57,7 @@ static const struct command *find_command(const char *name)
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
-	int i = 1;
+	int i = 1, ret;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
@@ -86,5 +87,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	log_setup_libbpf();
-	return cmd->fn(argc - i, argv + i);
+	ret = cmd->fn(argc - i, argv + i);
+	/* what a command printed must have reached its reader (> /dev/full) */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "etdump-bpf: cannot write to standard output: %s\n",
+			strerror(errno));
+		return ret == EXIT_OK ? EXIT_FAIL : ret;
+	}
+	return ret;
 }

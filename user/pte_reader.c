@@ -6,6 +6,7 @@
 #include <string.h>
 #include "etdump_reader.h"
 #include "fb_reader.h"
+#include "file_io.h"
 #include "pte_reader.h"
 
 /* Field slots, in declaration order in ExecuTorch's schema/program.fbs. */
@@ -213,7 +214,7 @@ int pte_read_plan_file(const char *path, const char *method,
 	memset(out, 0, sizeof(*out));
 	ret = etdump_load_file(path, &buf, &len);
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, file_error(ret));
 		goto out;
 	}
 	ret = pte_read_plan(buf, len, method, out, why, sizeof(why));

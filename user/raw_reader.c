@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#include "file_io.h"
 #include "raw_format.h"
 #include "raw_reader.h"
 
@@ -498,15 +499,15 @@ int raw_reader_open(struct raw_reader **out, const char *path, char *err,
 	struct stat st;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = -errno;
-		say(err, errlen, "cannot read: %s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	fd = file_open_regular(path);
+	if (fd == -ENOTREGULAR) {
 		ret = -EPROTO;
 		say(err, errlen, "not a raw capture (not a regular file)");
+		goto out;
+	}
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = fd < 0 ? fd : -errno;
+		say(err, errlen, "cannot read: %s", strerror(-ret));
 		goto out;
 	}
 	r = calloc(1, sizeof(*r));

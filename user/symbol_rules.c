@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "etdump_reader.h"
+#include "file_io.h"
 #include "symbol_rules.h"
 
 #define CAPTURE "{op}"
@@ -182,7 +183,7 @@ int symbol_rules_load_file(struct symbol_rules *rs, const char *path,
 
 	ret = etdump_load_file(path, &text, &len);
 	if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, file_error(ret));
 	else
 		ret = symbol_rules_parse(rs, text, len, path, err, errlen);
 	free(text);
