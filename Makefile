@@ -103,6 +103,17 @@ ET_GROUP := $(addprefix $(ET_LIB)/,libportable_kernels.a \
 ET_TARGETS := $(ET_RUNNER)
 endif
 
+# A plain `make` (or `make all`) on a machine without the build's packages
+# names what is missing in one line; the README's commands install it.
+BUILD_NEEDS := $(CLANG) $(BPFTOOL) /usr/include/bpf/bpf_helpers.h \
+	/usr/include/gelf.h /usr/include/zlib.h
+ifeq ($(filter-out all,$(MAKECMDGOALS)),)
+MISSING := $(strip $(foreach n,$(BUILD_NEEDS),$(if $(or $(wildcard $(n)),$(shell command -v $(n) 2>/dev/null)),,$(n))))
+ifneq ($(MISSING),)
+$(error missing to build: $(MISSING); run 'make deps' to install the Debian packages (or 'make example' / 'make test', which install them))
+endif
+endif
+
 .PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
