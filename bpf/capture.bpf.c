@@ -30,10 +30,22 @@ struct {
  * kernel's sum_exec_runtime runs on the scheduler's clock, which is read
  * at other instants than ours: mixing the two let a scope's CPU time come
  * out microseconds above its wall time.
+ *
+ * A switch this program did not see (the task storage is busy on that CPU
+ * when a preempted BPF program holds it, or cannot be allocated) would
+ * leave a stale switch-in time, and the time off CPU would be counted: a
+ * scope came out with more CPU time than wall time. The kernel's own
+ * switch count tells: `switches` is the thread's count as of the last
+ * switch seen, `gen` grows whenever the accounting had to start over, and
+ * a scope whose begin and end were read in different generations has no
+ * trustworthy CPU time.
  */
 struct switch_in {
 	__u64 ts;
 	__u64 runtime;
+	__u64 switches;
+	__u32 gen;
+	__u32 on_cpu;
 };
 
 struct {
@@ -99,6 +111,12 @@ static __always_inline __u64 task_count(struct task_struct *task, __u8 kind)
 	return 0;
 }
 
+static __always_inline __u64 switch_count(struct task_struct *task)
+{
+	return task->nvcsw + task->nivcsw;
+}
+
+/* The kernel counts a switch-out before this tracepoint fires. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
@@ -108,21 +126,35 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 
 	if ((__u32)prev->tgid == target_tgid) {
 		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
-		if (in)
-			in->runtime += now - in->ts;
+		if (in) {
+			if (in->on_cpu)
+				in->runtime += now - in->ts;
+			else
+				in->gen++;
+			in->on_cpu = 0;
+			in->switches = switch_count(prev);
+		}
 	}
 	if ((__u32)next->tgid != target_tgid)
 		return 0;
 	in = bpf_task_storage_get(&switched_in, next, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (in)
+	if (in) {
+		if (in->on_cpu || in->switches != switch_count(next))
+			in->gen++;
 		in->ts = now;
+		in->on_cpu = 1;
+		in->switches = switch_count(next);
+	}
 	return 0;
 }
 
 /*
  * `now` is the record's own stamp: one clock read per probe. A thread
- * first seen here is on CPU now, so its accounting can start now.
+ * first seen here, or whose last switch went unseen, is on CPU now, so its
+ * accounting can start (over) now, in a new generation (`enabled` carries
+ * it). A switch after `now`, while this program was preempted, leaves a
+ * switch-in later than the stamp: that sample is not trusted (running 0).
  */
 static __always_inline void read_task_clock(struct task_struct *task,
 					    struct etdump_counter_sample *out,
@@ -130,16 +162,21 @@ static __always_inline void read_task_clock(struct task_struct *task,
 {
 	struct switch_in *in;
 
+	out->value = 0;
 	in = bpf_task_storage_get(&switched_in, task, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!in) {
-		out->value = 0;
+	if (!in)
 		return;
-	}
-	if (!in->ts)
+	if (!in->on_cpu || in->switches != switch_count(task)) {
+		in->gen++;
 		in->ts = now;
+		in->on_cpu = 1;
+		in->switches = switch_count(task);
+	}
+	out->enabled = in->gen;
+	if (in->ts > now)
+		return;
 	out->value = in->runtime + (now - in->ts);
-	out->enabled = 1;
 	out->running = 1;
 }
 

@@ -70,7 +70,9 @@ enum etdump_counter_kind {
 	ETDUMP_CTR_MIGRATIONS = 5,       /* task se.nr_migrations */
 	/*
 	 * The thread's CPU time: its runtime when last switched in plus the
-	 * time since; running 0 = not switched in since attach, no value.
+	 * time since; running 0 = no value; enabled = the generation of the
+	 * accounting, which starts over when a switch went unseen: a begin
+	 * and an end of different generations give no value.
 	 */
 	ETDUMP_CTR_TASK_CLOCK = 6,
 };

@@ -244,8 +244,10 @@ static void counter_deltas(const struct collector *c, const struct scope *s,
 		uint64_t enabled, running, delta = b->value - a->value;
 
 		out->valid[i] = b->value >= a->value;
+		/* read in one generation of the accounting (capture.bpf.c) */
 		if (c->counter_kind[i] == ETDUMP_CTR_TASK_CLOCK)
-			out->valid[i] = out->valid[i] && a->running && b->running;
+			out->valid[i] = out->valid[i] && a->running &&
+					b->running && a->enabled == b->enabled;
 		if (c->counter_kind[i] == ETDUMP_CTR_PERF) {
 			enabled = b->enabled - a->enabled;
 			running = b->running - a->running;
