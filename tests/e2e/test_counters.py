@@ -64,11 +64,16 @@ class CountersTest(TempDirTest):
                     continue
                 wall = int(pe["end_time"]) - int(pe["start_time"])
                 self.assertLessEqual(c["task-clock"], wall, pe.get("name"))
-        self.assertGreater(statistics.median(
-            c["task-clock"] / wall for wall, c in spin), 0.9)
+        # a switch the accounting did not see gives "?" (None), never a
+        # number; it is rare: most executions have a value
+        def shares(samples):
+            got = [c["task-clock"] / wall for wall, c in samples
+                   if c["task-clock"] is not None]
+            self.assertGreaterEqual(len(got), len(samples) - 2)
+            return got
+        self.assertGreater(statistics.median(shares(spin)), 0.9)
         # sleeping is not CPU time: far below the wall time there
-        self.assertLess(statistics.median(
-            c["task-clock"] / wall for wall, c in sleep), 0.5)
+        self.assertLess(statistics.median(shares(sleep)), 0.5)
 
     def test_every_profile_event_but_delegates_carries_them(self):
         _, dump = self.record(["-e", SOFTWARE], executions=2)
