@@ -88,6 +88,10 @@ EXECUTORCH_PREFIX ?= $(wildcard $(abspath ../shared/executorch/sdk))
 ET_RUNNER := $(OUT)/executorch-runner
 ifneq ($(EXECUTORCH_PREFIX),)
 ET_LIB := $(EXECUTORCH_PREFIX)/lib
+ET_HEADER := $(EXECUTORCH_PREFIX)/include/executorch/runtime/core/event_tracer.h
+ifeq ($(wildcard $(ET_HEADER)),)
+$(error EXECUTORCH_PREFIX=$(EXECUTORCH_PREFIX) is not an ExecuTorch install: $(ET_HEADER) is missing)
+endif
 ET_CXXFLAGS := -std=gnu++17 -O2 -g $(WARN) -DET_EVENT_TRACER_ENABLED \
 	-DC10_USING_CUSTOM_GENERATED_MACROS -DFLATBUFFERS_MAX_ALIGNMENT=1024 \
 	-I$(EXECUTORCH_PREFIX)/include \
@@ -173,8 +177,7 @@ $(EXAMPLE_SHARED): tests/example/main.c $(EXAMPLE_HDRS) $(EXAMPLE_LIB) | $(OUT)
 $(ET_RUNNER): tests/executorch/runner.cpp schema/etdump_event_tracer.h \
 		schema/etdump_usdt.h | $(OUT)
 	$(call msg,CXX,$@)
-	$(Q)for f in $(EXECUTORCH_PREFIX)/include/executorch/runtime/core/event_tracer.h \
-		$(ET_WHOLE) $(ET_GROUP); do [ -f "$$f" ] || { \
+	$(Q)for f in $(ET_WHOLE) $(ET_GROUP); do [ -f "$$f" ] || { \
 		echo "EXECUTORCH_PREFIX=$(EXECUTORCH_PREFIX) is not an ExecuTorch install with the portable kernels and XNNPACK: $$f is missing" >&2; \
 		exit 1; }; done
 	$(Q)$(CXX) $(ET_CXXFLAGS) $< -Wl,--whole-archive $(ET_WHOLE) \

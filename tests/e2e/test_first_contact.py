@@ -24,6 +24,17 @@ class FirstContactTest(TempDirTest):
                 self.assertIn("make deps", lines[0])
                 self.assertEqual(os.listdir(self.tmp), [])
 
+    def test_a_wrong_executorch_prefix_is_one_line(self):
+        prefix = os.path.join(self.tmp, "not-executorch")
+        proc = run(["make", "-C", ROOT, "--no-print-directory",
+                    f"EXECUTORCH_PREFIX={prefix}", f"OUT={self.tmp}/out"])
+        self.assertNotEqual(proc.returncode, 0)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn(f"EXECUTORCH_PREFIX={prefix} is not an ExecuTorch "
+                      "install", lines[0])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "out")))
+
 
 if __name__ == "__main__":
     unittest.main()
