@@ -68,7 +68,7 @@ LIB := $(OUT)/libetdump.a
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-EXAMPLE_SRCS := $(wildcard tests/example/*.c)
+EXAMPLE_SRCS := $(filter-out tests/example/forker.c,$(wildcard tests/example/*.c))
 EXAMPLE_HDRS := $(wildcard tests/example/*.h) schema/etdump_usdt.h
 EXAMPLE := $(OUT)/example-runtime
 # the same runtime with every probe compiled out
@@ -77,6 +77,8 @@ EXAMPLE_NOPROBES := $(OUT)/example-runtime-noprobes
 # the executable), as runtimes often ship
 EXAMPLE_LIB := $(OUT)/libexample-runtime.so
 EXAMPLE_SHARED := $(OUT)/example-runtime-shared
+# a runtime that forks while traced (tests/example/forker.c)
+EXAMPLE_FORKER := $(OUT)/example-forker
 
 CLI := $(OUT)/etdump-bpf
 
@@ -122,7 +124,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(UNIT_BINS) \
+all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
 	$(ET_TARGETS)
 
 deps:
@@ -169,6 +171,10 @@ $(EXAMPLE_NOPROBES): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
 $(EXAMPLE_LIB): $(filter-out tests/example/main.c,$(EXAMPLE_SRCS)) $(EXAMPLE_HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema -fPIC -shared $(filter %.c,$^) -lm -lpthread -o $@
+
+$(EXAMPLE_FORKER): tests/example/forker.c schema/etdump_usdt.h | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $< -lpthread -o $@
 
 $(EXAMPLE_SHARED): tests/example/main.c $(EXAMPLE_HDRS) $(EXAMPLE_LIB) | $(OUT)
 	$(call msg,CC,$@)

@@ -450,6 +450,39 @@ static inline void etdump__batch_delegate(unsigned short type,
 }
 
 /*
+ * A child forked while a tracer is attached inherits the patched probe
+ * sites and the semaphores that say a tracer listens, but no tracer asked
+ * for the child: on x86-64 from kernel 6.18 a patched 5-byte site is a
+ * call into a uprobe trampoline mapped in the parent only, and the child
+ * died of SIGSEGV at its next site. The child forgets the semaphores (a
+ * tracer attaching to it later sets them again), so its sites are not
+ * run, and the records its parent had buffered. Registered once per
+ * executable or library before main(); a child made by vfork shares the
+ * parent's memory, trampoline included. A raw clone() without CLONE_VM
+ * runs no fork handlers and is not covered.
+ */
+static inline void etdump__forget_in_child(void)
+{
+	etdump_semaphores.any = 0;
+	etdump_batch_state.len = 0;
+	etdump_batch_state.nevents = 0;
+	etdump_batch_state.depth = 0;
+}
+
+ETDUMP__EXTERN_C_BEGIN
+int etdump_atfork_registered __attribute__((weak, visibility("hidden")));
+
+__attribute__((weak, visibility("hidden"), constructor)) void
+etdump__register_atfork(void)
+{
+	if (!etdump_atfork_registered) {
+		etdump_atfork_registered = 1;
+		pthread_atfork(NULL, NULL, etdump__forget_in_child);
+	}
+}
+ETDUMP__EXTERN_C_END
+
+/*
  * A site: nothing unless a tracer is attached; then the batched call when
  * the tracer attached `flush`, else the probe itself.
  */
