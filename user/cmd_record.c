@@ -329,6 +329,33 @@ static void print_summary(const struct record_opts *o, const struct target *t,
 }
 
 /*
+ * An ETDump without runs is one the Inspector cannot load: nothing is
+ * written but the raw capture, and the user hears the likeliest reason.
+ */
+static void no_runs(const struct record_opts *o,
+		    const struct collector_stats *st, uint64_t drops)
+{
+	const char *why;
+
+	if (drops)
+		why = "the kernel dropped events (raise --ring-size)";
+	else if (st->incomplete_runs)
+		why = "every run was still open when recording stopped (record longer, or until the target exits)";
+	else if (st->outside_run)
+		why = "events came only from threads with no run open since the probes attached (attached mid-run)";
+	else if (st->records)
+		why = "the probes fired but opened no run";
+	else
+		why = "no probe fired: the target ran nothing traced while attached; "
+		      "another recorder may hold its batched probes; "
+		      "a library it loads later is not seen (attach with -p once it is loaded)";
+	p_err("no complete run recorded, %s written: %s",
+	      o->output ? "no ETDump" : "nothing", why);
+	if (o->raw)
+		p_info("the raw capture %s holds what was seen", o->raw);
+}
+
+/*
  * The raw capture's header says what convert needs to replay it as this
  * recording: the probes attached, the counters, the collector's start.
  */
@@ -501,6 +528,10 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
+	if (!dump.nruns) {
+		no_runs(&o, &stats, drops);
+		goto cleanup;
+	}
 	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
 			 0;
 	if (err) {
