@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdio.h>
 #include <string.h>
+#include "etdump_record.h"
 #include "log.h"
 #include "summary.h"
 
@@ -47,6 +48,16 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run)",
 		       (unsigned long long)st->outside_run,
 		       (unsigned long long)st->unmatched_ends);
+	if (st->truncated)
+		p_info("%llu name(s) or metadata cut to the probes' bound (%d and %d bytes)",
+		       (unsigned long long)st->truncated, ETDUMP_NAME_MAX - 1,
+		       ETDUMP_META_MAX);
+	if (st->empty_runs)
+		p_info("%llu run(s) left out: no event at all",
+		       (unsigned long long)st->empty_runs);
+	if (st->unclosed_scopes)
+		p_info("%llu scope(s) never closed (an early return?) left out",
+		       (unsigned long long)st->unclosed_scopes);
 	if (st->unreadable)
 		p_warn("%llu name(s) could not be read in the probe (their page was not present)",
 		       (unsigned long long)st->unreadable);

@@ -15,11 +15,14 @@ from etdump_e2e import BUILD, Recorder, TempDirTest, decode
 
 FORKER = os.path.join(BUILD, "example-forker")
 N = 5
+# forker.c's --long-name
+LONG_NAME = "a_scope_name_longer_than_the_sixty_three_bytes_a_probe_" \
+    "copies_of_it"
 
 
 class ForkTest(TempDirTest):
-    def record_forker(self, flags):
-        proc = subprocess.Popen([FORKER, "-n", str(N)],
+    def record_forker(self, flags, *args):
+        proc = subprocess.Popen([FORKER, "-n", str(N), *args],
                                 stdout=subprocess.PIPE, text=True)
         try:
             self.assertTrue(proc.stdout.readline().startswith("ready "))
@@ -33,6 +36,7 @@ class ForkTest(TempDirTest):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        self.stderr = rec.stderr
         return proc.returncode, stdout, decode(out)
 
     def test_children_survive_and_forget_the_tracer(self):
@@ -45,6 +49,16 @@ class ForkTest(TempDirTest):
                 # the parent's executions before and after; a vfork child
                 # is the parent's own pid's memory but another process
                 self.assertEqual(len(dump["run_data"]), 2 * N)
+
+    def test_names_cut_at_the_probe_bound_are_counted(self):
+        for flags in ([], ["--precise"]):
+            with self.subTest(flags=flags):
+                _, _, dump = self.record_forker(flags, "--long-name")
+                names = {e["profile_event"]["name"]
+                         for r in dump["run_data"] for e in r["events"]}
+                self.assertEqual(names, {LONG_NAME[:63]})
+                self.assertRegex(self.stderr, r"\d+ name\(s\) or metadata "
+                                 r"cut to the probes' bound \(63 and 64")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
  * the parent N more. Each child reports how it ended and whether its probe
  * semaphores still said a tracer listens.
  *
- * usage: example-forker [-n N]; prints "ready PID", waits for SIGUSR1.
+ * usage: example-forker [-n N] [--long-name]; prints "ready PID", waits
+ * for SIGUSR1. --long-name names the scope past what the probes copy.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -15,13 +16,15 @@
 #include <sys/wait.h>
 #include "etdump_usdt.h"
 
+static const char *scope = "Method::execute";
+
 static void executions(int n)
 {
 	for (int i = 0; i < n; i++) {
 		ETDUMP_BLOCK("Execute");
-		ETDUMP_PROFILE_BEGIN("Method::execute", ETDUMP_UNSET_CHAIN,
+		ETDUMP_PROFILE_BEGIN(scope, ETDUMP_UNSET_CHAIN,
 				     ETDUMP_UNSET_DEBUG_HANDLE);
-		ETDUMP_PROFILE_END("Method::execute");
+		ETDUMP_PROFILE_END(scope);
 	}
 }
 
@@ -38,10 +41,13 @@ static void report(const char *how, pid_t pid)
 
 int main(int argc, char **argv)
 {
-	int n = argc == 3 && !strcmp(argv[1], "-n") ? atoi(argv[2]) : 5, sig;
+	int n = argc >= 3 && !strcmp(argv[1], "-n") ? atoi(argv[2]) : 5, sig;
 	sigset_t set;
 	pid_t pid;
 
+	if (!strcmp(argv[argc - 1], "--long-name"))
+		scope = "a_scope_name_longer_than_the_sixty_three_bytes_a_probe_"
+			"copies_of_it";
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
