@@ -122,9 +122,12 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns();
+	__u32 tgid = kernel_tgid();
 	struct switch_in *in;
 
-	if ((__u32)prev->tgid == target_tgid) {
+	if (!tgid)
+		return 0;
+	if ((__u32)prev->tgid == tgid) {
 		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
 		if (in) {
 			if (in->on_cpu)
@@ -135,7 +138,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 			in->switches = switch_count(prev);
 		}
 	}
-	if ((__u32)next->tgid != target_tgid)
+	if ((__u32)next->tgid != tgid)
 		return 0;
 	in = bpf_task_storage_get(&switched_in, next, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -365,7 +368,7 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	struct batch_stage *stage;
 	__u32 zero = 0, n = len & BATCH_MASK, size;
 
-	if ((__u32)(id >> 32) != target_tgid)
+	if (!is_target(id))
 		return 0;
 	stage = bpf_map_lookup_elem(&batch_stage, &zero);
 	if (!stage || len > ETDUMP_REC_BATCH_MAX ||

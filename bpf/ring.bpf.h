@@ -12,6 +12,35 @@
 /* Set by the collector before load. */
 const volatile __u32 target_tgid = 0;
 /*
+ * A recorder in a PID namespace other than the initial one (a container)
+ * knows the target by its pid there, not by the kernel's: the namespace's
+ * device and inode are set, and the filter asks the kernel for the current
+ * task's tgid in it. The kernel's own tgid of the target is learnt from
+ * its first probe hit, for what is not the current task (sched_switch).
+ */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+__u32 target_kernel_tgid = 0;
+
+static __always_inline bool is_target(__u64 id)
+{
+	struct bpf_pidns_info ns;
+
+	if (!pidns_ino)
+		return (__u32)(id >> 32) == target_tgid;
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) ||
+	    ns.tgid != target_tgid)
+		return false;
+	target_kernel_tgid = id >> 32;
+	return true;
+}
+
+/* The target's tgid as the kernel numbers it; 0 until known. */
+static __always_inline __u32 kernel_tgid(void)
+{
+	return pidns_ino ? target_kernel_tgid : target_tgid;
+}
+/*
  * Waking the collector costs microseconds; it polls on a timer instead and
  * is woken early each time this much more has been produced.
  */
@@ -50,7 +79,7 @@ static __always_inline void *reserve_at(__u32 size, __u8 type, __u64 ts)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct etdump_rec_hdr *hdr;
 
-	if ((__u32)(id >> 32) != target_tgid)
+	if (!is_target(id))
 		return NULL;
 	hdr = bpf_ringbuf_reserve(&events, size, 0);
 	if (!hdr) {

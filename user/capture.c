@@ -14,6 +14,7 @@
 #include "counters.h"
 #include "log.h"
 #include "probe_objects.h"
+#include "target.h"
 
 struct capture {
 	struct capture_bpf *skel;
@@ -84,6 +85,7 @@ static int install_counters(struct capture_bpf *skel,
 int capture_open(struct capture **out, const struct capture_opts *opts)
 {
 	struct capture *cap;
+	uint64_t dev, ino;
 	int err;
 
 	cap = calloc(1, sizeof(*cap));
@@ -100,6 +102,9 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 		goto fail;
 	}
 	cap->skel->rodata->target_tgid = opts->pid;
+	target_pid_namespace(&dev, &ino);
+	cap->skel->rodata->pidns_dev = dev;
+	cap->skel->rodata->pidns_ino = ino;
 	/* wake the collector early once a quarter of the ring is used */
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);

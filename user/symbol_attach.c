@@ -12,6 +12,7 @@
 #include "symbol_attach.h"
 #include "symbol_sites.h"
 #include "symbols.skel.h"
+#include "target.h"
 #include "uprobe_multi.h"
 
 /* at most 64: a bit each in a mask */
@@ -31,12 +32,16 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		struct capture *cap, pid_t pid, bool multi)
 {
 	struct symbols_bpf *skel;
+	uint64_t dev, ino;
 	int err;
 
 	skel = a->skel = symbols_bpf__open();
 	if (!skel)
 		return -errno;
 	skel->rodata->target_tgid = pid;
+	target_pid_namespace(&dev, &ino);
+	skel->rodata->pidns_dev = dev;
+	skel->rodata->pidns_ino = ino;
 	err = bpf_map__set_max_entries(skel->maps.sites, sites->n);
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)

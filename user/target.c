@@ -204,3 +204,17 @@ void target_close(struct target *t)
 	t->gate_fd = -1;
 	t->pidfd = -1;
 }
+
+/* include/linux/proc_ns.h: the initial PID namespace's inode */
+#define PROC_PID_INIT_INO 0xEFFFFFFCu
+
+void target_pid_namespace(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	*dev = *ino = 0;
+	if (!stat("/proc/self/ns/pid", &st) && st.st_ino != PROC_PID_INIT_INO) {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+	}
+}

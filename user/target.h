@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct target {
@@ -33,5 +34,11 @@ bool target_has_exited(struct target *t);
 /* A spawned command still running is sent SIGTERM and reaped. */
 void target_stop(struct target *t);
 void target_close(struct target *t);
+/*
+ * The PID namespace the recorder sees pids in, when it is not the initial
+ * one (a container): its device and inode, for the BPF programs' filter;
+ * both 0 in the initial namespace, where pids are the kernel's own.
+ */
+void target_pid_namespace(uint64_t *dev, uint64_t *ino);
 
 #endif /* ETDUMP_TARGET_H */
