@@ -497,6 +497,28 @@ static int run_cmp_open_time(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Scopes still open when the capture ends. One opened in the thread's
+ * current run means the capture stopped mid-run: that run is incomplete.
+ * Ones opened in earlier runs were never closed (an early return, an
+ * exception): they are lost, counted, and the runs after them are whole.
+ */
+static void thread_finish(struct collector *c, struct thread_state *t,
+			  bool *incomplete)
+{
+	size_t i;
+
+	if (t->run == NO_RUN)
+		return;
+	for (i = 0; i < t->depth; i++) {
+		if (t->stack[i].start >= c->dump.runs[t->run].open_time) {
+			incomplete[t->run] = true;
+			return;
+		}
+	}
+	c->stats.unclosed_scopes += t->depth;
+}
+
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats)
 {
@@ -507,8 +529,7 @@ int collector_finish(struct collector *c, struct etd_dump *out,
 	if (!incomplete)
 		return -ENOMEM;
 	for (i = 0; i < c->nthreads; i++)
-		if (c->threads[i].depth && c->threads[i].run != NO_RUN)
-			incomplete[c->threads[i].run] = true;
+		thread_finish(c, &c->threads[i], incomplete);
 
 	for (i = 0; i < c->dump.nruns; i++) {
 		struct etd_run *run = &c->dump.runs[i];

@@ -17,9 +17,14 @@
  *  - events a thread produces before its first block (attached mid-run) are
  *    not written, and counted as outside_run;
  *  - an end whose begin was not seen is counted as unmatched_end;
- *  - a run whose thread still has a scope open when the capture ends (the
- *    target died or recording stopped mid-execution) is incomplete: it is
- *    left out and counted, so every run in the file is whole.
+ *  - a run whose thread still has a scope open when the capture ends, one
+ *    opened in that run (the target died or recording stopped
+ *    mid-execution), is incomplete: it is left out and counted, so every
+ *    run in the file is whole;
+ *  - a scope never closed (an early return) is lost and counted as
+ *    unclosed: when a later end of an outer scope skips over it, or when
+ *    the capture ends with it open from an earlier run. The runs around it
+ *    are kept.
  */
 #ifndef ETDUMP_COLLECTOR_H
 #define ETDUMP_COLLECTOR_H
@@ -38,7 +43,7 @@ struct collector_stats {
 	uint64_t empty_runs;      /* left out: no event at all */
 	uint64_t outside_run;     /* events before the thread's first block */
 	uint64_t unmatched_ends;  /* ends whose begin was not captured */
-	uint64_t unclosed_scopes; /* begins skipped over by an outer end */
+	uint64_t unclosed_scopes; /* begins never ended: lost */
 	uint64_t bad_records;     /* malformed or of unknown type */
 	uint64_t truncated;       /* names or metadata cut to the bound */
 	uint64_t unreadable;      /* names the probe could not read */

@@ -55,6 +55,8 @@ static const char usage[] =
 	"                  yield (a context switch), spin (pure compute)\n"
 	"  --stall-at N    execution N of each thread stops inside its\n"
 	"                  DelegateCall, prints 'stalled', waits to be killed\n"
+	"  --abandon-at N  execution N of each thread returns after its first\n"
+	"                  instruction without ending Method::execute\n"
 	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -87,7 +89,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
-	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_EXEC };
+	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_EXEC };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -95,6 +97,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
 		{ "counter-ops", no_argument, NULL, OPT_COUNTER_OPS },
 		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+		{ "abandon-at", required_argument, NULL, OPT_ABANDON_AT },
 		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -128,6 +131,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_STALL_AT:
 			method_stall_at(parse_long("--stall-at", optarg, 1,
 						   INT_MAX));
+			break;
+		case OPT_ABANDON_AT:
+			method_abandon_at(parse_long("--abandon-at", optarg, 1,
+						     INT_MAX));
 			break;
 		case OPT_EXEC:
 			o->exec = optarg;

@@ -121,10 +121,16 @@ void activations_free(struct activations *a)
 }
 
 static long stall_execution;
+static long abandon_execution;
 
 void method_stall_at(long n)
 {
 	stall_execution = n;
+}
+
+void method_abandon_at(long n)
+{
+	abandon_execution = n;
 }
 
 /* a runtime stuck mid-execution, for a tracer that sees it killed there */
@@ -177,8 +183,12 @@ EXAMPLE_TRACED void method_execute(const struct method *m,
 
 	tracer_block(tr, "Execute", ++a->executions);
 	execute = tracer_begin(tr, "Method::execute");
-	for (int k = 0; k < program_chain_len; k++)
+	for (int k = 0; k < program_chain_len; k++) {
 		execute_instruction(m, a, tr, k);
+		/* an early return on error that forgets end_profiling */
+		if (a->executions == abandon_execution)
+			return;
+	}
 	tracer_end(tr, &execute);
 }
 

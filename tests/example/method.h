@@ -30,6 +30,9 @@ void method_execute(const struct method *m, struct activations *a,
  * prints "stalled", and waits to be killed. 0 (the default): never.
  */
 void method_stall_at(long n);
+/* execution n of each thread returns after its first instruction, its
+ * Method::execute scope never ended */
+void method_abandon_at(long n);
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 
