@@ -29,6 +29,7 @@
 #include "symbol_mode.h"
 #include "target.h"
 #include "probe_objects.h"
+#include "probe_semaphores.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
 /* how often the collector drains the ring when nothing wakes it */
@@ -421,6 +422,43 @@ static bool choose_mode(const struct record_opts *o,
 	return true;
 }
 
+/*
+ * Another tracer already on a running target's probes: the runtime batches
+ * while anything holds `flush`, so per-scope and batched tracers cannot
+ * share one process; tracers of one mode can, each gets every event.
+ */
+static int check_other_tracers(const struct target *t,
+			       const struct probe_objects *objs, bool batched)
+{
+	struct probe_holders h;
+	char err[512];
+	size_t i;
+
+	if (t->spawned)
+		return 0;
+	for (i = 0; i < objs->n; i++) {
+		if (!objs->v[i].etdump)
+			continue;
+		if (probe_semaphores_read(t->pid, &objs->v[i], &h, err,
+					  sizeof(err))) {
+			p_warn("%s; cannot tell whether another tracer holds the probes",
+			       err);
+			continue;
+		}
+		if (batched && h.per_scope && !h.batch) {
+			p_err("process %d is already traced with per-scope probes (another 'etdump-bpf record --precise', bpftrace or perf): batched recording would take its events; record with --precise to share them, or stop the other tracer",
+			      (int)t->pid);
+			return -EBUSY;
+		}
+		if (!batched && h.batch) {
+			p_err("process %d is already recorded in batched mode by another 'etdump-bpf record': its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
+			      (int)t->pid);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 /* Open the counters and tell the collector what the records will carry. */
 static int setup_counters(struct counter_set *set, struct collector *col)
 {
@@ -481,6 +519,8 @@ int cmd_record(int argc, char **argv)
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
 	copts.batched = !sink.sm && choose_mode(&o, &objs);
+	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
+		goto cleanup;
 	if (!copts.batched && !sink.sm && !o.no_counters &&
 	    setup_counters(&o.counters, col))
 		goto cleanup;
