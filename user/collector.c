@@ -25,14 +25,30 @@ struct scope {
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
 };
 
+/* An event of a thread with no run open, and when it was written. */
+struct held_event {
+	struct etd_event ev;
+	uint64_t at;
+};
+
 struct thread_state {
 	uint32_t tid;
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
 	int32_t instr;
 	size_t run;             /* index in collector.dump.runs, or NO_RUN */
+	bool had_block;         /* opened a run since the capture started */
 	struct scope *stack;
 	size_t depth;
 	size_t cap;
+	/*
+	 * Events before the thread's first block: a worker's (it never
+	 * opens one) go into the run open in the process when they were
+	 * written, as ETDumpGen's one current block takes them; a thread
+	 * that opens a run later was attached mid-run, and they are lost.
+	 */
+	struct held_event *held;
+	size_t nheld;
+	size_t held_cap;
 };
 
 struct collector {
@@ -120,12 +136,47 @@ static char *name_dup(struct collector *c, const char *name, uint16_t len)
 	return s;
 }
 
+static int hold_event(struct thread_state *t, struct etd_event *ev,
+		      uint64_t at)
+{
+	struct held_event *h;
+
+	if (t->nheld == t->held_cap) {
+		size_t cap = t->held_cap ? t->held_cap * 2 : 16;
+
+		h = realloc(t->held, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		t->held = h;
+		t->held_cap = cap;
+	}
+	t->held[t->nheld++] = (struct held_event){ .ev = *ev, .at = at };
+	return 0;
+}
+
+static void held_free(struct thread_state *t)
+{
+	while (t->nheld)
+		etd_event_free(&t->held[--t->nheld].ev);
+	free(t->held);
+	t->held = NULL;
+	t->held_cap = 0;
+}
+
+/* `at`: when the event was written (its end, or its log). */
 static int add_event(struct collector *c, struct thread_state *t,
-		     struct etd_event *ev)
+		     struct etd_event *ev, uint64_t at)
 {
 	int err;
 
 	if (t->run == NO_RUN) {
+		if (!t->had_block) {
+			err = hold_event(t, ev, at);
+			if (err)
+				goto drop;
+			c->events_seen++;
+			return 0;
+		}
 		c->stats.outside_run++;
 		err = 0;
 		goto drop;
@@ -147,6 +198,13 @@ static int on_block(struct collector *c, struct thread_state *t,
 	char *name;
 	int err;
 
+	/* what it did before was the end of a run begun before attaching */
+	if (!t->had_block) {
+		c->stats.outside_run += t->nheld;
+		c->events_seen -= t->nheld;
+		held_free(t);
+		t->had_block = true;
+	}
 	/*
 	 * Probes attach one by one: a run opened before the last one was in
 	 * place may miss events, so its events count as outside any run.
@@ -308,7 +366,7 @@ static int on_end(struct collector *c, struct thread_state *t,
 	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
 		ev.name = s->name;
-		return add_event(c, t, &ev);
+		return add_event(c, t, &ev, r->hdr.ts);
 	}
 	/* ETDumpGen: a string id when one was given, else the int id */
 	if (s->name)
@@ -322,7 +380,7 @@ static int on_end(struct collector *c, struct thread_state *t,
 		free(s->name);
 		return -ENOMEM;
 	}
-	return add_event(c, t, &ev);
+	return add_event(c, t, &ev, r->hdr.ts);
 }
 
 static int on_delegate_log(struct collector *c, struct thread_state *t,
@@ -349,7 +407,7 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 		free(ev.delegate_id_str);
 		return -ENOMEM;
 	}
-	return add_event(c, t, &ev);
+	return add_event(c, t, &ev, r->hdr.ts);
 }
 
 /* The smallest size each record type can have. */
@@ -519,12 +577,88 @@ static void thread_finish(struct collector *c, struct thread_state *t,
 	c->stats.unclosed_scopes += t->depth;
 }
 
+struct run_opened {
+	uint64_t open_time;
+	size_t run;
+};
+
+static int run_opened_cmp(const void *a, const void *b)
+{
+	const struct run_opened *x = a, *y = b;
+
+	return x->open_time < y->open_time ? -1 : x->open_time > y->open_time;
+}
+
+/* The run opened last at or before `at`, in runs sorted by open time. */
+static size_t run_open_at(const struct run_opened *v, size_t n, uint64_t at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].open_time <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? v[lo - 1].run : NO_RUN;
+}
+
+/* Workers' events into the runs open when they were written. */
+static int place_held(struct collector *c)
+{
+	struct run_opened *by_open;
+	struct thread_state *t;
+	size_t i, j, r;
+	int err = 0;
+
+	by_open = malloc((c->dump.nruns + 1) * sizeof(*by_open));
+	if (!by_open)
+		return -ENOMEM;
+	for (i = 0; i < c->dump.nruns; i++)
+		by_open[i] = (struct run_opened){ c->dump.runs[i].open_time, i };
+	qsort(by_open, c->dump.nruns, sizeof(*by_open), run_opened_cmp);
+	for (i = 0; i < c->nthreads; i++) {
+		t = &c->threads[i];
+		if (t->nheld)
+			c->stats.worker_threads++;
+		for (j = 0; j < t->nheld && !err; j++) {
+			struct etd_event *ev = &t->held[j].ev;
+
+			r = run_open_at(by_open, c->dump.nruns, t->held[j].at);
+			if (r == NO_RUN) {
+				c->stats.outside_run++;
+				c->events_seen--;
+				etd_event_free(ev);
+				continue;
+			}
+			ev->tid = t->tid;
+			err = etd_run_add_event(&c->dump.runs[r], ev);
+			if (err)
+				etd_event_free(ev);
+			else
+				c->stats.worker_events++;
+		}
+		/* the rest on an error, unplaced */
+		for (; j < t->nheld; j++)
+			etd_event_free(&t->held[j].ev);
+		t->nheld = 0;
+	}
+	free(by_open);
+	return err;
+}
+
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats)
 {
 	bool *incomplete;
 	size_t i, kept = 0;
+	int err;
 
+	err = place_held(c);
+	if (err)
+		return err;
 	incomplete = calloc(c->dump.nruns + 1, sizeof(*incomplete));
 	if (!incomplete)
 		return -ENOMEM;
@@ -574,6 +708,7 @@ void collector_free(struct collector *c)
 		while (c->threads[i].depth)
 			free(c->threads[i].stack[--c->threads[i].depth].name);
 		free(c->threads[i].stack);
+		held_free(&c->threads[i]);
 	}
 	free(c->threads);
 	for (i = 0; i < c->ncounters; i++)

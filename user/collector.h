@@ -14,8 +14,12 @@
  *  - a batched-mode flush is first turned into the records the per-scope
  *    probes would have sent (user/batch.h), so both modes give one result.
  * And where a capture differs from a whole process lifetime:
- *  - events a thread produces before its first block (attached mid-run) are
- *    not written, and counted as outside_run;
+ *  - events of a thread that never opens a block (a worker of a pool) go
+ *    into the run opened last, on any thread, before they were written
+ *    (ETDumpGen's one current block), after that run's own events;
+ *  - events a thread produces before its first block, when it opens one
+ *    later (attached mid-run), are not written, and counted as
+ *    outside_run;
  *  - an end whose begin was not seen is counted as unmatched_end;
  *  - a run whose thread still has a scope open when the capture ends, one
  *    opened in that run (the target died or recording stopped
@@ -49,6 +53,8 @@ struct collector_stats {
 	uint64_t unreadable;      /* names the probe could not read */
 	uint64_t stale;           /* batched records from before this capture */
 	uint64_t lost_in_flush;   /* batched records the tracer could not read */
+	uint64_t worker_events;   /* of threads with no run: in another's */
+	uint32_t worker_threads;  /* threads that opened no run */
 	uint32_t threads;         /* threads seen */
 };
 

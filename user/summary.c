@@ -45,9 +45,12 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 		p_info("%llu run(s) left out: still executing when recording stopped",
 		       (unsigned long long)st->incomplete_runs);
 	if (st->outside_run || st->unmatched_ends)
-		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run)",
+		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run: start the target under record, or attach before its runs, to have them)",
 		       (unsigned long long)st->outside_run,
 		       (unsigned long long)st->unmatched_ends);
+	if (st->worker_events)
+		p_info("%llu event(s) of %u thread(s) that opened no run of their own (a worker pool) put into the run open when they ended",
+		       (unsigned long long)st->worker_events, st->worker_threads);
 	if (st->truncated)
 		p_info("%llu name(s) or metadata cut to the probes' bound (%d and %d bytes)",
 		       (unsigned long long)st->truncated, ETDUMP_NAME_MAX - 1,

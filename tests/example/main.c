@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "method.h"
+#include "pool.h"
 #include "program.h"
 #include "timings.h"
 
@@ -31,6 +32,7 @@ struct options {
 	const char *timings;
 	const char *exec;
 	bool wait_signal;
+	bool pool;
 };
 
 struct worker {
@@ -57,6 +59,8 @@ static const char usage[] =
 	"                  DelegateCall, prints 'stalled', waits to be killed\n"
 	"  --abandon-at N  execution N of each thread returns after its first\n"
 	"                  instruction without ending Method::execute\n"
+	"  --pool          the delegate runs its relu node on a pool worker\n"
+	"                  thread, which opens no block of its own\n"
 	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -89,7 +93,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
-	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_EXEC };
+	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_POOL, OPT_EXEC };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -98,6 +102,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "counter-ops", no_argument, NULL, OPT_COUNTER_OPS },
 		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
 		{ "abandon-at", required_argument, NULL, OPT_ABANDON_AT },
+		{ "pool", no_argument, NULL, OPT_POOL },
 		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -135,6 +140,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_ABANDON_AT:
 			method_abandon_at(parse_long("--abandon-at", optarg, 1,
 						     INT_MAX));
+			break;
+		case OPT_POOL:
+			o->pool = true;
 			break;
 		case OPT_EXEC:
 			o->exec = optarg;
@@ -249,23 +257,30 @@ static int run_workers(const struct options *opts, struct worker *w)
 int main(int argc, char **argv)
 {
 	static struct worker workers[MAX_THREADS];
+	static struct timings pool_timings;
 	struct options opts;
 	int err;
 
 	parse_options(argc, argv, &opts);
 	if (opts.wait_signal)
 		wait_for_sigusr1();
-	err = run_workers(&opts, workers);
+	err = opts.pool ? pool_start(opts.timings ? &pool_timings : NULL) : 0;
+	if (!err)
+		err = run_workers(&opts, workers);
+	pool_stop();
 	if (err) {
 		fprintf(stderr, "example-runtime: %s\n", strerror(err));
 		return 1;
 	}
 	if (opts.timings) {
-		struct timings logs[MAX_THREADS];
+		struct timings logs[MAX_THREADS + 1];
+		int n = 0;
 
 		for (long i = 0; i < opts.threads; i++)
-			logs[i] = workers[i].timings;
-		if (timings_write(opts.timings, logs, opts.threads)) {
+			logs[n++] = workers[i].timings;
+		if (opts.pool)
+			logs[n++] = pool_timings;
+		if (timings_write(opts.timings, logs, n)) {
 			fprintf(stderr, "example-runtime: %s: %s\n",
 				opts.timings, strerror(errno));
 			return 1;

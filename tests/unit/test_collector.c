@@ -343,6 +343,66 @@ TEST(invalid_utf8_names_are_made_valid)
 	etd_dump_free(&d);
 }
 
+/*
+ * A pool worker never opens a run: its events go into the run open in the
+ * process when they ended, after that run's own, marked with its thread.
+ */
+TEST(worker_events_join_the_run_open_when_they_end)
+{
+	struct collector *c = collector_new();
+	static const char *const WORK = "pool_work";
+	struct collector_stats st;
+	struct etd_dump d;
+	struct etd_run *r;
+
+	begin(c, 9, WORK, 0, 0);    /* before any run: nowhere to go */
+	end(c, 9, WORK);
+	block(c, 1, "Execute");
+	begin(c, 9, WORK, 0, 1);
+	end(c, 9, WORK);
+	begin(c, 1, EXEC, -1, 0);
+	end(c, 1, EXEC);
+	block(c, 1, "Execute");
+	begin(c, 9, WORK, 0, 2);
+	end(c, 9, WORK);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	r = &d.runs[0];
+	CHECK_EQ_INT(r->nevents, 2);
+	CHECK_EQ_STR(r->events[0].name, EXEC);
+	CHECK_EQ_INT(r->events[0].tid, 0);
+	CHECK_EQ_STR(r->events[1].name, WORK);
+	CHECK_EQ_INT(r->events[1].instruction_id, 1);
+	CHECK_EQ_INT(r->events[1].tid, 9);
+	r = &d.runs[1];
+	CHECK_EQ_INT(r->nevents, 1);
+	CHECK_EQ_INT(r->events[0].instruction_id, 2);
+	CHECK_EQ_INT(st.worker_events, 2);
+	CHECK_EQ_INT(st.worker_threads, 1);
+	CHECK_EQ_INT(st.outside_run, 1);
+	etd_dump_free(&d);
+}
+
+/* A thread that opens a run later was attached mid-run: its past is lost. */
+TEST(events_before_a_later_first_block_are_not_a_workers)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	execute(c, 1, 1);
+	begin(c, 2, OP, -1, 0);
+	end(c, 2, OP);
+	execute(c, 2, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(d.runs[0].nevents, 3);
+	CHECK_EQ_INT(d.runs[1].nevents, 3);
+	CHECK_EQ_INT(st.worker_events, 0);
+	CHECK_EQ_INT(st.outside_run, 1);
+	etd_dump_free(&d);
+}
+
 int main(void)
 {
 	RUN(events_in_end_order_with_instruction_state);
@@ -355,5 +415,7 @@ int main(void)
 	RUN(malformed_records_are_refused_and_counted);
 	RUN(records_past_their_length_or_without_ids_are_refused);
 	RUN(invalid_utf8_names_are_made_valid);
+	RUN(worker_events_join_the_run_open_when_they_end);
+	RUN(events_before_a_later_first_block_are_not_a_workers);
 	return TEST_SUMMARY();
 }
