@@ -382,6 +382,7 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	r->hdr.ncounters = 0;
 	r->hdr.size = size;
 	r->hdr.cpu = bpf_get_smp_processor_id();
+	r->hdr.flags = take_lost_flag((__u32)id);
 	r->hdr.pid = id >> 32;
 	r->hdr.tid = (__u32)id;
 	r->hdr.ts = bpf_ktime_get_ns();

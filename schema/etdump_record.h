@@ -48,11 +48,18 @@ struct etdump_rec_hdr {
 	__u8 type;       /* enum etdump_rec_type */
 	__u8 ncounters;  /* counter samples at the end of the record */
 	__u16 size;      /* whole record, bytes */
-	__u32 cpu;
+	__u16 cpu;
+	__u16 flags;     /* ETDUMP_REC_F_* */
 	__u32 pid;       /* tgid */
 	__u32 tid;
 	__u64 ts;        /* CLOCK_MONOTONIC ns, taken in the probe */
 };
+
+/*
+ * The ring had no room for a record of this thread since its last one: the
+ * run the thread was in lost events (or the block of the next run).
+ */
+#define ETDUMP_REC_F_LOST_BEFORE 0x1
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for

@@ -37,6 +37,7 @@ struct thread_state {
 	int32_t instr;
 	size_t run;             /* index in collector.dump.runs, or NO_RUN */
 	bool had_block;         /* opened a run since the capture started */
+	bool state_lost;        /* an instruction record may have been lost */
 	struct scope *stack;
 	size_t depth;
 	size_t cap;
@@ -226,6 +227,20 @@ static int on_block(struct collector *c, struct thread_state *t,
 	return 0;
 }
 
+/*
+ * The thread's instruction state, as an event that takes it. When the ring
+ * may have lost an instruction record since, the ids cannot be trusted and
+ * neither can the run that would hold them.
+ */
+static void state_ids(struct collector *c, struct thread_state *t,
+		      int32_t *chain, int32_t *instr)
+{
+	*chain = t->chain;
+	*instr = t->instr;
+	if (t->state_lost && t->run != NO_RUN)
+		c->dump.runs[t->run].lost_events = true;
+}
+
 static int on_begin(struct collector *c, struct thread_state *t,
 		    const struct etdump_rec_begin *r)
 {
@@ -257,8 +272,7 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	memcpy(s->counters, r->counters,
 	       s->ncounters * sizeof(s->counters[0]));
 	if (s->delegate || r->chain == -1) {
-		s->chain = t->chain;
-		s->instr = t->instr;
+		state_ids(c, t, &s->chain, &s->instr);
 	} else {
 		s->chain = r->chain;
 		s->instr = r->instr;
@@ -389,8 +403,7 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 	struct etd_event ev;
 
 	etd_event_init(&ev, ETD_PROFILE);
-	ev.chain_index = t->chain;
-	ev.instruction_id = t->instr;
+	state_ids(c, t, &ev.chain_index, &ev.instruction_id);
 	ev.start_time = r->start;
 	ev.end_time = r->end;
 	if (r->name_len && r->name_len != ETDUMP_NAME_UNREAD) {
@@ -513,6 +526,15 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
+	/*
+	 * The ring lost some of this thread's records just before: the run
+	 * it is in lost events, or the block of the run they belong to.
+	 */
+	if (h->flags & ETDUMP_REC_F_LOST_BEFORE) {
+		if (t->run != NO_RUN)
+			c->dump.runs[t->run].lost_events = true;
+		t->state_lost = true;
+	}
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
 		return on_block(c, t, rec);
@@ -523,6 +545,7 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	case ETDUMP_REC_DELEGATE_END:
 		return on_end(c, t, rec);
 	case ETDUMP_REC_INSTRUCTION:
+		t->state_lost = false;
 		t->chain = ((const struct etdump_rec_instruction *)rec)->chain;
 		t->instr = ((const struct etdump_rec_instruction *)rec)->instr;
 		return 0;
@@ -668,9 +691,11 @@ int collector_finish(struct collector *c, struct etd_dump *out,
 	for (i = 0; i < c->dump.nruns; i++) {
 		struct etd_run *run = &c->dump.runs[i];
 
-		if (incomplete[i] || !run->nevents) {
+		if (incomplete[i] || run->lost_events || !run->nevents) {
 			if (incomplete[i])
 				c->stats.incomplete_runs++;
+			else if (run->lost_events)
+				c->stats.lost_runs++;
 			else
 				c->stats.empty_runs++;
 			etd_run_free(run);

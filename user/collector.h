@@ -25,6 +25,9 @@
  *    opened in that run (the target died or recording stopped
  *    mid-execution), is incomplete: it is left out and counted, so every
  *    run in the file is whole;
+ *  - a run that lost records in the ring (the kernel flags the thread's
+ *    next record) is left out and counted, and so is the run the thread
+ *    was in when it lost a block: what follows is never merged into it;
  *  - a scope never closed (an early return) is lost and counted as
  *    unclosed: when a later end of an outer scope skips over it, or when
  *    the capture ends with it open from an earlier run. The runs around it
@@ -45,6 +48,7 @@ struct collector_stats {
 	uint64_t runs;            /* runs kept */
 	uint64_t incomplete_runs; /* left out: a scope was still open */
 	uint64_t empty_runs;      /* left out: no event at all */
+	uint64_t lost_runs;       /* left out: the ring lost some of it */
 	uint64_t outside_run;     /* events before the thread's first block */
 	uint64_t unmatched_ends;  /* ends whose begin was not captured */
 	uint64_t unclosed_scopes; /* begins never ended: lost */

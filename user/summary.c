@@ -55,6 +55,9 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 		p_info("%llu name(s) or metadata cut to the probes' bound (%d and %d bytes)",
 		       (unsigned long long)st->truncated, ETDUMP_NAME_MAX - 1,
 		       ETDUMP_META_MAX);
+	if (st->lost_runs)
+		p_info("%llu run(s) left out: the ring buffer lost some of their events",
+		       (unsigned long long)st->lost_runs);
 	if (st->empty_runs)
 		p_info("%llu run(s) left out: no event at all",
 		       (unsigned long long)st->empty_runs);
