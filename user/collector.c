@@ -38,6 +38,7 @@ struct thread_state {
 	size_t run;             /* index in collector.dump.runs, or NO_RUN */
 	bool had_block;         /* opened a run since the capture started */
 	bool state_lost;        /* an instruction record may have been lost */
+	bool flush_lost;        /* a flush before the one being expanded */
 	struct scope *stack;
 	size_t depth;
 	size_t cap;
@@ -513,6 +514,40 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 	return err;
 }
 
+/* Has the thread a scope open that it opened in its current run? */
+static bool run_has_open_scope(const struct collector *c,
+			       const struct thread_state *t)
+{
+	size_t i;
+
+	if (t->run == NO_RUN)
+		return false;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].start >= c->dump.runs[t->run].open_time)
+			return true;
+	return false;
+}
+
+/*
+ * The ring lost some of this thread's records just before `h`: the run it
+ * is in lost events, or the block of the run they belong to. A batched
+ * flush lost before one that opens a run, while the last run had ended,
+ * held whole runs: nothing received is short of them.
+ */
+static void note_loss(struct collector *c, struct thread_state *t,
+		      const struct etdump_rec_hdr *h)
+{
+	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
+			  !run_has_open_scope(c, t);
+
+	t->flush_lost = false;
+	if (whole_runs)
+		return;
+	if (t->run != NO_RUN)
+		c->dump.runs[t->run].lost_events = true;
+	t->state_lost = true;
+}
+
 int collector_feed(struct collector *c, const void *rec, size_t len)
 {
 	const struct etdump_rec_hdr *h = rec;
@@ -526,15 +561,10 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
-	/*
-	 * The ring lost some of this thread's records just before: the run
-	 * it is in lost events, or the block of the run they belong to.
-	 */
-	if (h->flags & ETDUMP_REC_F_LOST_BEFORE) {
-		if (t->run != NO_RUN)
-			c->dump.runs[t->run].lost_events = true;
-		t->state_lost = true;
-	}
+	if (h->type == ETDUMP_REC_BATCH)
+		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
+	else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost)
+		note_loss(c, t, h);
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
 		return on_block(c, t, rec);
@@ -587,17 +617,12 @@ static int run_cmp_open_time(const void *a, const void *b)
 static void thread_finish(struct collector *c, struct thread_state *t,
 			  bool *incomplete)
 {
-	size_t i;
-
 	if (t->run == NO_RUN)
 		return;
-	for (i = 0; i < t->depth; i++) {
-		if (t->stack[i].start >= c->dump.runs[t->run].open_time) {
-			incomplete[t->run] = true;
-			return;
-		}
-	}
-	c->stats.unclosed_scopes += t->depth;
+	if (run_has_open_scope(c, t))
+		incomplete[t->run] = true;
+	else
+		c->stats.unclosed_scopes += t->depth;
 }
 
 struct run_opened {

@@ -33,12 +33,13 @@ static void block(struct collector *c, uint32_t tid, const char *name)
 	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
 }
 
-static void begin(struct collector *c, uint32_t tid, const char *name,
-		  int chain, int instr)
+static void begin_flagged(struct collector *c, uint32_t tid, const char *name,
+			  int chain, int instr, uint16_t flags)
 {
 	struct etdump_rec_begin r = { 0 };
 
 	hdr(&r.hdr, ETDUMP_REC_PROFILE_BEGIN, sizeof(r), tid);
+	r.hdr.flags = flags;
 	r.token = (uintptr_t)name;
 	r.chain = chain;
 	r.instr = instr;
@@ -46,6 +47,12 @@ static void begin(struct collector *c, uint32_t tid, const char *name,
 	r.name_len = strlen(name);
 	memcpy(r.name, name, r.name_len);
 	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static void begin(struct collector *c, uint32_t tid, const char *name,
+		  int chain, int instr)
+{
+	begin_flagged(c, tid, name, chain, instr, 0);
 }
 
 static void end(struct collector *c, uint32_t tid, const char *name)
@@ -403,6 +410,35 @@ TEST(events_before_a_later_first_block_are_not_a_workers)
 	etd_dump_free(&d);
 }
 
+/*
+ * The kernel flags a thread's first record after a loss: a lost block
+ * would have merged its run's events into the previous run; that run and
+ * the next, whose first ids rest on an instruction state the loss may have
+ * changed, are left out.
+ */
+TEST(runs_that_lost_records_are_left_out)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	execute(c, 1, 1);
+	execute(c, 1, 1);
+	/* the third run's block and first records were lost */
+	begin_flagged(c, 1, OP, -1, 0, ETDUMP_REC_F_LOST_BEFORE);
+	end(c, 1, OP);
+	end(c, 1, EXEC);
+	/* its Method::execute takes a state the loss may have changed */
+	execute(c, 1, 1);
+	execute(c, 1, 2);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(d.runs[0].nevents, 3);
+	CHECK_EQ_INT(d.runs[1].nevents, 5);
+	CHECK_EQ_INT(st.lost_runs, 2);
+	etd_dump_free(&d);
+}
+
 int main(void)
 {
 	RUN(events_in_end_order_with_instruction_state);
@@ -417,5 +453,6 @@ int main(void)
 	RUN(invalid_utf8_names_are_made_valid);
 	RUN(worker_events_join_the_run_open_when_they_end);
 	RUN(events_before_a_later_first_block_are_not_a_workers);
+	RUN(runs_that_lost_records_are_left_out);
 	return TEST_SUMMARY();
 }
