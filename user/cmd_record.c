@@ -19,7 +19,7 @@
 #include "collector.h"
 #include "counters.h"
 #include "commands.h"
-#include "etdump_writer.h"
+#include "etdump_log_writer.h"
 #include "file_io.h"
 #include "log.h"
 #include "parse.h"
@@ -312,14 +312,14 @@ static const char *const stop_reasons[] = {
 };
 
 static void print_summary(const struct record_opts *o, const struct target *t,
-			  enum stop_reason why, const struct etd_dump *dump,
+			  enum stop_reason why, const char *runs,
 			  const struct collector_stats *st, uint64_t drops)
 {
 	char files[4096];
 
 	snprintf(files, sizeof(files), "%s%s%s", o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
-	summary_totals(stop_reasons[why], files, dump, st, drops);
+	summary_totals_text(stop_reasons[why], files, runs, st, drops);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
 	    WEXITSTATUS(t->wait_status))
 		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
@@ -445,7 +445,7 @@ int cmd_record(int argc, char **argv)
 	struct collector_stats stats = { 0 };
 	struct capture_opts copts = { 0 };
 	struct record_sink sink = { 0 };
-	struct etd_dump dump = { 0 };
+	struct etdump_log_meta meta = { 0 };
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
 	char *kept = NULL;
@@ -455,7 +455,7 @@ int cmd_record(int argc, char **argv)
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL;
 	uint64_t drops, start;
-	char msg[256];
+	char msg[256], runs[256];
 
 	err = parse_record_args(argc, argv, &o);
 	if (err)
@@ -524,31 +524,34 @@ int cmd_record(int argc, char **argv)
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
 	}
-	err = collector_finish(col, &dump, &stats);
+	/* the runs stream from the collector's log into the file */
+	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
-	if (!dump.nruns) {
+	if (!stats.runs) {
 		no_runs(&o, &stats, drops);
 		goto cleanup;
 	}
-	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
-			 0;
+	summary_describe_log(collector_log(col), runs, sizeof(runs));
+	meta.counter_names = collector_counter_names(col, &meta.ncounters);
+	err = o.output ? etdump_write_log_file(collector_log(col), &meta,
+					       o.output, o.force, &kept) : 0;
 	if (err) {
 		output_error(o.output, err, kept);
 		free(kept);
 		goto cleanup;
 	}
-	print_summary(&o, &t, why, &dump, &stats, drops);
+	print_summary(&o, &t, why, runs, &stats, drops);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
 	target_close(&t);
-	capture_close_in_background(cap);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
 	collector_free(col);
-	etd_dump_free(&dump);
+	/* after the frees: the fork it makes then copies no large page tables */
+	capture_close_in_background(cap);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
 	return ret;

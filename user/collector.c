@@ -6,14 +6,13 @@
 #include "batch.h"
 #include "collector.h"
 #include "etdump_record.h"
-#include "utf8.h"
-
-#define NO_RUN ((size_t)-1)
+#include "run_log.h"
+#include "strtab.h"
 
 struct scope {
 	bool delegate;
 	uint64_t token;
-	char *name;
+	const char *name;       /* interned */
 	int32_t chain;
 	int32_t instr;
 	int64_t id_int;
@@ -29,14 +28,20 @@ struct thread_state {
 	uint32_t tid;
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
 	int32_t instr;
-	size_t run;             /* index in collector.dump.runs, or NO_RUN */
+	bool in_run;            /* run holds the run open on this thread */
+	struct run_view run;
+	size_t events_cap, meta_cap, full_cap;
 	struct scope *stack;
 	size_t depth;
 	size_t cap;
 };
 
 struct collector {
-	struct etd_dump dump;
+	struct run_log *log;    /* the complete runs */
+	struct strtab *names;
+	collector_run_fn on_run; /* where a complete run goes; NULL: log */
+	void *on_run_ctx;
+	uint64_t runs_opened;
 	struct thread_state *threads;
 	size_t nthreads;
 	size_t last;            /* most threads send long bursts */
@@ -50,7 +55,24 @@ struct collector {
 
 struct collector *collector_new(void)
 {
-	return calloc(1, sizeof(struct collector));
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->log = run_log_new();
+	c->names = strtab_new();
+	if (!c->log || !c->names) {
+		collector_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void collector_set_run_sink(struct collector *c, collector_run_fn fn,
+			    void *ctx)
+{
+	c->on_run = fn;
+	c->on_run_ctx = ctx;
 }
 
 void collector_set_start(struct collector *c, uint64_t ts)
@@ -97,16 +119,14 @@ static struct thread_state *thread_get(struct collector *c, uint32_t tid)
 	t->tid = tid;
 	t->chain = -1;
 	t->instr = 0;
-	t->run = NO_RUN;
 	c->last = c->nthreads++;
 	return t;
 }
 
-/* A copy of a bounded name from a record, made valid UTF-8 for flatc. */
-static char *name_dup(struct collector *c, const char *name, uint16_t len)
+/* A bounded name from a record, interned, made valid UTF-8 for flatc. */
+static const char *name_intern(struct collector *c, const char *name,
+			       uint16_t len)
 {
-	char *s;
-
 	if (len == ETDUMP_NAME_UNREAD) {
 		c->stats.unreadable++;
 		len = 0;
@@ -114,57 +134,177 @@ static char *name_dup(struct collector *c, const char *name, uint16_t len)
 		len = ETDUMP_NAME_MAX - 1;
 		c->stats.truncated++;
 	}
-	s = strndup(name, len);
-	if (s)
-		utf8_sanitize(s);
-	return s;
+	return strtab_intern(c->names, name, strnlen(name, len));
 }
 
+/* Room for one more element of an array that grows by doubling. */
+static int room_for(void **arr, size_t *cap, size_t n, size_t more,
+		    size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (n + more <= *cap)
+		return 0;
+	while (ncap < n + more)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* A copy of a string the event only borrows; NULL stays NULL. */
+static int own_str(char **s)
+{
+	if (*s && !(*s = strdup(*s)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * An event the packed form cannot hold, kept whole: its names and
+ * metadata copied (they are borrowed), its other heap pointers taken.
+ */
+static int add_full_event(struct thread_state *t, struct etd_event *ev,
+			  struct packed_event *p)
+{
+	struct run_view *r = &t->run;
+	uint8_t *meta = NULL;
+	int err;
+
+	err = room_for((void **)&r->full, &t->full_cap, r->nfull, 1,
+		       sizeof(*r->full));
+	if (err)
+		return err;
+	if (ev->has_metadata) {
+		meta = malloc(ev->metadata_len ? ev->metadata_len : 1);
+		if (!meta)
+			return -ENOMEM;
+		memcpy(meta, ev->metadata, ev->metadata_len);
+	}
+	ev->metadata = meta;
+	if (own_str(&ev->name) || own_str(&ev->delegate_id_str)) {
+		ev->name = ev->delegate_id_str = NULL;
+		free(meta);
+		return -ENOMEM;
+	}
+	p->flags = PACKED_FULL;
+	p->aux = r->nfull;
+	r->full[r->nfull++] = *ev;
+	return 0;
+}
+
+/*
+ * Add an event to the thread's open run. Its name, delegate string id and
+ * metadata are borrowed (names interned); the event is kept in 48 bytes
+ * unless it carries what only an etd_event holds.
+ */
 static int add_event(struct collector *c, struct thread_state *t,
 		     struct etd_event *ev)
 {
+	struct run_view *r = &t->run;
+	struct packed_event *p;
+	bool delegate = ev->has_metadata;
 	int err;
 
-	if (t->run == NO_RUN) {
+	if (!t->in_run) {
 		c->stats.outside_run++;
-		err = 0;
-		goto drop;
+		return 0;
 	}
-	err = etd_run_add_event(&c->dump.runs[t->run], ev);
+	err = room_for((void **)&r->events, &t->events_cap, r->nevents, 1,
+		       sizeof(*r->events));
 	if (err)
-		goto drop;
+		return err;
+	p = &r->events[r->nevents];
+	memset(p, 0, sizeof(*p));
+	if (ev->kind != ETD_PROFILE || ev->counters.n ||
+	    ev->metadata_len > UINT16_MAX ||
+	    (delegate ? ev->name != NULL :
+			ev->delegate_id_str || ev->delegate_id_int != ETD_UNSET)) {
+		err = add_full_event(t, ev, p);
+	} else {
+		p->start = ev->start_time;
+		p->end = ev->end_time;
+		p->chain = ev->chain_index;
+		p->instr = ev->instruction_id;
+		p->str = delegate ? ev->delegate_id_str : ev->name;
+		p->id_int = ev->delegate_id_int;
+		if (delegate) {
+			p->flags = PACKED_DELEGATE;
+			p->meta_len = ev->metadata_len;
+			p->aux = r->meta_len;
+			err = room_for((void **)&r->meta, &t->meta_cap,
+				       r->meta_len, ev->metadata_len, 1);
+			if (!err && ev->metadata_len)
+				memcpy(r->meta + r->meta_len, ev->metadata,
+				       ev->metadata_len);
+			if (!err)
+				r->meta_len += ev->metadata_len;
+		}
+	}
+	if (err)
+		return err;
+	r->nevents++;
 	c->events_seen++;
 	return 0;
-drop:
-	etd_event_free(ev);
+}
+
+/*
+ * The thread's run is over (a new block, or the end of the capture): a
+ * run with events goes to the sink, the buffers stay for the next.
+ */
+static int close_run(struct collector *c, struct thread_state *t)
+{
+	struct run_view *r = &t->run;
+	size_t i;
+	int err = 0;
+
+	if (!t->in_run)
+		return 0;
+	t->in_run = false;
+	if (!r->nevents) {
+		c->stats.empty_runs++;
+	} else {
+		c->stats.runs++;
+		c->stats.events += r->nevents;
+		err = c->on_run ? c->on_run(c->on_run_ctx, r) :
+				  run_log_append(c->log, r);
+	}
+	/* full events the sink did not take */
+	for (i = 0; i < r->nfull; i++)
+		etd_event_free(&r->full[i]);
+	r->nfull = 0;
+	r->nevents = 0;
+	r->meta_len = 0;
 	return err;
 }
 
 static int on_block(struct collector *c, struct thread_state *t,
 		    const struct etdump_rec_block *r)
 {
-	struct etd_run *run;
-	char *name;
+	const char *name;
 	int err;
 
+	err = close_run(c, t);
+	if (err)
+		return err;
 	/*
 	 * Probes attach one by one: a run opened before the last one was in
 	 * place may miss events, so its events count as outside any run.
 	 */
-	if (r->hdr.ts < c->min_ts) {
-		t->run = NO_RUN;
+	if (r->hdr.ts < c->min_ts)
 		return 0;
-	}
-	name = name_dup(c, r->name, r->name_len);
+	name = name_intern(c, r->name, r->name_len);
 	if (!name)
 		return -ENOMEM;
-	err = etd_dump_add_run(&c->dump, name, &run);
-	free(name);
-	if (err)
-		return err;
-	run->tid = t->tid;
-	run->open_time = r->hdr.ts;
-	t->run = c->dump.nruns - 1;
+	c->runs_opened++;
+	t->in_run = true;
+	t->run.name = name;
+	t->run.tid = t->tid;
+	t->run.open_time = r->hdr.ts;
 	return 0;
 }
 
@@ -189,7 +329,7 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	s->start = r->hdr.ts;
 	s->name = NULL;
 	if (r->token) {
-		s->name = name_dup(c, r->name, r->name_len);
+		s->name = name_intern(c, r->name, r->name_len);
 		if (!s->name)
 			return -ENOMEM;
 	}
@@ -209,18 +349,10 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	return 0;
 }
 
-static uint8_t *meta_dup(struct collector *c, const uint8_t *meta,
-			 uint32_t len, uint32_t len_orig)
+static void meta_check(struct collector *c, uint32_t len, uint32_t len_orig)
 {
-	uint8_t *m;
-
 	if (len_orig > len)
 		c->stats.truncated++;
-	/* an empty vector is still a vector: keep a non-NULL pointer */
-	m = malloc(len ? len : 1);
-	if (m && len)
-		memcpy(m, meta, len);
-	return m;
 }
 
 /*
@@ -295,7 +427,7 @@ static int on_end(struct collector *c, struct thread_state *t,
 	}
 	/* scopes opened inside this one and never ended */
 	while (t->depth > at + 1) {
-		free(t->stack[--t->depth].name);
+		t->depth--;
 		c->stats.unclosed_scopes++;
 	}
 	s = &t->stack[--t->depth];
@@ -307,21 +439,18 @@ static int on_end(struct collector *c, struct thread_state *t,
 	ev.end_time = r->hdr.ts;
 	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
-		ev.name = s->name;
+		ev.name = (char *)s->name;
 		return add_event(c, t, &ev);
 	}
 	/* ETDumpGen: a string id when one was given, else the int id */
 	if (s->name)
-		ev.delegate_id_str = s->name;
+		ev.delegate_id_str = (char *)s->name;
 	else
 		ev.delegate_id_int = s->id_int;
 	ev.has_metadata = true;
 	ev.metadata_len = r->meta_len;
-	ev.metadata = meta_dup(c, r->meta, r->meta_len, r->meta_len_orig);
-	if (!ev.metadata) {
-		free(s->name);
-		return -ENOMEM;
-	}
+	ev.metadata = (uint8_t *)r->meta;
+	meta_check(c, r->meta_len, r->meta_len_orig);
 	return add_event(c, t, &ev);
 }
 
@@ -336,7 +465,8 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 	ev.start_time = r->start;
 	ev.end_time = r->end;
 	if (r->name_len && r->name_len != ETDUMP_NAME_UNREAD) {
-		ev.delegate_id_str = name_dup(c, r->name, r->name_len);
+		ev.delegate_id_str = (char *)name_intern(c, r->name,
+							 r->name_len);
 		if (!ev.delegate_id_str)
 			return -ENOMEM;
 	} else {
@@ -344,11 +474,8 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 	}
 	ev.has_metadata = true;
 	ev.metadata_len = r->meta_len;
-	ev.metadata = meta_dup(c, r->meta, r->meta_len, r->meta_len_orig);
-	if (!ev.metadata) {
-		free(ev.delegate_id_str);
-		return -ENOMEM;
-	}
+	ev.metadata = (uint8_t *)r->meta;
+	meta_check(c, r->meta_len, r->meta_len_orig);
 	return add_event(c, t, &ev);
 }
 
@@ -478,12 +605,95 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 
 uint64_t collector_runs_seen(const struct collector *c)
 {
-	return c->dump.nruns;
+	return c->runs_opened;
 }
 
 uint64_t collector_events_seen(const struct collector *c)
 {
 	return c->events_seen;
+}
+
+/* Drop the thread's open run: a scope is still open in it. */
+static void discard_run(struct collector *c, struct thread_state *t)
+{
+	c->stats.incomplete_runs++;
+	t->run.nevents = 0;
+	t->run.meta_len = 0;
+	while (t->run.nfull)
+		etd_event_free(&t->run.full[--t->run.nfull]);
+	t->in_run = false;
+}
+
+int collector_close(struct collector *c, struct collector_stats *stats)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->nthreads && !err; i++) {
+		if (c->threads[i].depth && c->threads[i].in_run)
+			discard_run(c, &c->threads[i]);
+		else
+			err = close_run(c, &c->threads[i]);
+	}
+	c->stats.threads = c->nthreads;
+	if (stats)
+		*stats = c->stats;
+	return err;
+}
+
+struct run_log *collector_log(struct collector *c)
+{
+	return c->log;
+}
+
+const char *const *collector_counter_names(const struct collector *c,
+					   uint32_t *n)
+{
+	*n = c->ncounters;
+	return (const char *const *)c->counter_names;
+}
+
+/* A run of the log as an etd_run that owns everything it points to. */
+static int materialize_run(void *ctx, struct run_view *r)
+{
+	struct etd_dump *dump = ctx;
+	struct etd_event ev;
+	struct etd_run *run;
+	size_t i;
+	int err;
+
+	err = etd_dump_add_run(dump, r->name, &run);
+	if (err)
+		return err;
+	run->tid = r->tid;
+	run->open_time = r->open_time;
+	for (i = 0; i < r->nevents && !err; i++) {
+		packed_event_view(r, &r->events[i], &ev);
+		if (r->events[i].flags & PACKED_FULL) {
+			/* taken: the log no longer frees it */
+			r->full[r->events[i].aux].debug_entry = NULL;
+			r->full[r->events[i].aux].name = NULL;
+			r->full[r->events[i].aux].delegate_id_str = NULL;
+			r->full[r->events[i].aux].metadata = NULL;
+		} else {
+			if (own_str(&ev.name) || own_str(&ev.delegate_id_str))
+				err = -ENOMEM;
+			if (!err && ev.has_metadata) {
+				ev.metadata = malloc(ev.metadata_len ?
+							     ev.metadata_len : 1);
+				if (ev.metadata)
+					memcpy(ev.metadata,
+					       r->meta + r->events[i].aux,
+					       ev.metadata_len);
+				else
+					err = -ENOMEM;
+			}
+		}
+		err = err ? err : etd_run_add_event(run, &ev);
+		if (err)
+			etd_event_free(&ev);
+	}
+	return err;
 }
 
 static int run_cmp_open_time(const void *a, const void *b)
@@ -500,46 +710,24 @@ static int run_cmp_open_time(const void *a, const void *b)
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats)
 {
-	bool *incomplete;
-	size_t i, kept = 0;
+	struct etd_dump dump = { 0 };
+	int err;
 
-	incomplete = calloc(c->dump.nruns + 1, sizeof(*incomplete));
-	if (!incomplete)
-		return -ENOMEM;
-	for (i = 0; i < c->nthreads; i++)
-		if (c->threads[i].depth && c->threads[i].run != NO_RUN)
-			incomplete[c->threads[i].run] = true;
-
-	for (i = 0; i < c->dump.nruns; i++) {
-		struct etd_run *run = &c->dump.runs[i];
-
-		if (incomplete[i] || !run->nevents) {
-			if (incomplete[i])
-				c->stats.incomplete_runs++;
-			else
-				c->stats.empty_runs++;
-			etd_run_free(run);
-			continue;
-		}
-		c->stats.events += run->nevents;
-		c->dump.runs[kept++] = *run;
+	err = collector_close(c, stats);
+	err = err ? err : run_log_each(c->log, true, materialize_run, &dump);
+	if (err) {
+		etd_dump_free(&dump);
+		return err;
 	}
-	free(incomplete);
-	c->dump.nruns = kept;
-	c->stats.runs = kept;
-	c->stats.threads = c->nthreads;
 	/* one thread's blocks have distinct times, so this order is total */
-	if (c->dump.nruns)
-		qsort(c->dump.runs, c->dump.nruns, sizeof(*c->dump.runs),
+	if (dump.nruns)
+		qsort(dump.runs, dump.nruns, sizeof(*dump.runs),
 		      run_cmp_open_time);
-
-	*out = c->dump;
-	memset(&c->dump, 0, sizeof(c->dump));
+	*out = dump;
 	out->ncounters = c->ncounters;
 	memcpy(out->counter_names, c->counter_names, sizeof(c->counter_names));
 	memset(c->counter_names, 0, sizeof(c->counter_names));
-	if (stats)
-		*stats = c->stats;
+	c->ncounters = 0;
 	return 0;
 }
 
@@ -550,13 +738,19 @@ void collector_free(struct collector *c)
 	if (!c)
 		return;
 	for (i = 0; i < c->nthreads; i++) {
-		while (c->threads[i].depth)
-			free(c->threads[i].stack[--c->threads[i].depth].name);
-		free(c->threads[i].stack);
+		struct thread_state *t = &c->threads[i];
+
+		while (t->run.nfull)
+			etd_event_free(&t->run.full[--t->run.nfull]);
+		free(t->run.full);
+		free(t->run.events);
+		free(t->run.meta);
+		free(t->stack);
 	}
 	free(c->threads);
 	for (i = 0; i < c->ncounters; i++)
 		free(c->counter_names[i]);
-	etd_dump_free(&c->dump);
+	run_log_free(c->log);
+	strtab_free(c->names);
 	free(c);
 }

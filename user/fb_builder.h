@@ -47,6 +47,10 @@ struct fb_builder {
 	fb_ref *vtables;        /* written so far, for sharing */
 	size_t nvtables;
 	size_t vtables_cap;
+	bool mapped;            /* buf is a reserved mapping, never moved */
+	struct fb_shared *shared; /* strings made by fb_create_shared_string */
+	size_t nshared;         /* used slots */
+	size_t shared_cap;      /* slots: a power of two */
 };
 
 void fb_builder_init(struct fb_builder *b);
@@ -56,6 +60,12 @@ void fb_builder_free(struct fb_builder *b);
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out);
 int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 			 fb_ref *out);
+/*
+ * The same, but equal strings are written once and referred to by every
+ * table naming them (FlatBuffers allows it: offsets only point forward,
+ * and a string made earlier lies after every later table).
+ */
+int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);
 int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
