@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "fb_builder.h"
+#include "strtab.h"
 
 /* soffsets are int32; stay clear of their limit, 8-aligned */
 #define FB_MAX_SIZE 0x7ffffff8u
@@ -168,17 +169,6 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 	return 0;
 }
 
-/* FNV-1a */
-static uint32_t str_hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static bool shared_is(const struct fb_builder *b, fb_ref ref, const char *s,
 		      size_t len)
 {
@@ -211,6 +201,7 @@ static int shared_grow(struct fb_builder *b)
 
 int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
 {
+	struct fb_shared_hit *hit;
 	size_t len, i;
 	uint32_t hash;
 	int err;
@@ -218,15 +209,22 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
 	*out = 0;
 	if (!s || b->err)
 		return b->err;
+	/* the caller's strings do not change while it builds: same address, same string */
+	hit = &b->shared_hits[((uintptr_t)s >> 3) % FB_SHARED_HITS];
+	if (hit->s == s) {
+		*out = hit->ref;
+		return 0;
+	}
 	len = strlen(s);
-	hash = str_hash(s, len);
+	hash = strtab_hash(s, len);
 	if (2 * (b->nshared + 1) > b->shared_cap && (err = shared_grow(b)))
 		return err;
 	for (i = hash & (b->shared_cap - 1); b->shared[i].ref;
 	     i = (i + 1) & (b->shared_cap - 1)) {
 		if (b->shared[i].hash == hash &&
 		    shared_is(b, b->shared[i].ref, s, len)) {
-			*out = b->shared[i].ref;
+			*out = hit->ref = b->shared[i].ref;
+			hit->s = s;
 			return 0;
 		}
 	}
@@ -236,6 +234,8 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
 	b->shared[i].hash = hash;
 	b->shared[i].ref = *out;
 	b->nshared++;
+	hit->s = s;
+	hit->ref = *out;
 	return 0;
 }
 
@@ -451,18 +451,28 @@ int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref)
 }
 
 /* An identical vtable written before, or 0. */
-static fb_ref find_vtable(const struct fb_builder *b, const uint8_t *vt,
+static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 			  size_t len)
 {
 	const uint8_t *old;
 	size_t i;
 
-	for (i = 0; i < b->nvtables; i++) {
-		/* its own length first: a shorter one may end the buffer */
+	/* tables of one kind come in runs: the last match of this length first */
+	i = b->vtable_last[len % FB_VTABLE_LAST];
+	if (i < b->nvtables) {
 		old = at(b, b->vtables[i]);
 		if ((size_t)(old[0] | old[1] << 8) == len &&
 		    !memcmp(old, vt, len))
 			return b->vtables[i];
+	}
+	for (i = 0; i < b->nvtables; i++) {
+		/* its own length first: a shorter one may end the buffer */
+		old = at(b, b->vtables[i]);
+		if ((size_t)(old[0] | old[1] << 8) == len &&
+		    !memcmp(old, vt, len)) {
+			b->vtable_last[len % FB_VTABLE_LAST] = i;
+			return b->vtables[i];
+		}
 	}
 	return 0;
 }

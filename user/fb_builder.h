@@ -32,6 +32,8 @@ typedef uint32_t fb_ref;
 
 /* Highest field slot + 1 a table may use. */
 #define FB_MAX_SLOTS 64
+#define FB_VTABLE_LAST 16
+#define FB_SHARED_HITS 64
 
 struct fb_builder {
 	uint8_t *buf;           /* the data is the last `size` bytes */
@@ -48,6 +50,11 @@ struct fb_builder {
 	size_t nvtables;
 	size_t vtables_cap;
 	bool mapped;            /* buf is a reserved mapping, never moved */
+	size_t vtable_last[FB_VTABLE_LAST]; /* by length: the last one matched */
+	struct fb_shared_hit {
+		const char *s;
+		fb_ref ref;
+	} shared_hits[FB_SHARED_HITS]; /* by address: the string made for it */
 	struct fb_shared *shared; /* strings made by fb_create_shared_string */
 	size_t nshared;         /* used slots */
 	size_t shared_cap;      /* slots: a power of two */
@@ -63,7 +70,8 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 /*
  * The same, but equal strings are written once and referred to by every
  * table naming them (FlatBuffers allows it: offsets only point forward,
- * and a string made earlier lies after every later table).
+ * and a string made earlier lies after every later table). A string
+ * given must not change while the builder lives: it is known by address.
  */
 int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,

@@ -24,7 +24,7 @@ const char *strtab_intern(struct strtab *t, const char *s, size_t len);
 size_t strtab_bytes(const struct strtab *t);
 void strtab_free(struct strtab *t);
 
-/* FNV-1a of len bytes: a cheap hash for short names. */
+/* A cheap hash of len bytes, for short names. */
 uint32_t strtab_hash(const void *s, size_t len);
 
 #endif /* ETDUMP_STRTAB_H */
