@@ -87,7 +87,8 @@ void summary_totals_text(const char *how, const char *files, const char *runs,
 {
 	p_info("%s; wrote %s: %llu runs%s%s%s, %llu events, %llu dropped",
 	       how, files, (unsigned long long)st->runs,
-	       st->runs ? " (" : "", runs, st->runs ? ")" : "",
+	       st->runs && *runs ? " (" : "", runs,
+	       st->runs && *runs ? ")" : "",
 	       (unsigned long long)st->events, (unsigned long long)drops);
 }
 
