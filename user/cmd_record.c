@@ -19,12 +19,13 @@
 #include "collector.h"
 #include "counters.h"
 #include "commands.h"
-#include "etdump_writer.h"
+#include "etdump_log_writer.h"
 #include "file_io.h"
 #include "log.h"
 #include "parse.h"
 #include "privileges.h"
 #include "raw_writer.h"
+#include "run_sink.h"
 #include "summary.h"
 #include "symbol_mode.h"
 #include "target.h"
@@ -58,6 +59,15 @@ static const char record_usage[] =
 	"                       (needed for counters; -e implies it)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
 	"\n"
+	"Long recordings (a series is FILE numbered: run.0001.etdp, ...):\n"
+	"      --rotate SIZE|DURATION  a complete ETDump each time the runs\n"
+	"                       held reach SIZE (K/M/G) or DURATION passed\n"
+	"                       (s, ms, min, h)\n"
+	"      --keep-slower-than DURATION  only runs whose events span at\n"
+	"                       least DURATION, with all their events\n"
+	"      --flight-recorder N  hold the last N runs; write them on\n"
+	"                       SIGUSR1 and at the end\n"
+	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
 	"the functions rules name, e.g. ExecuTorch's Method::execute and kernels.\n"
 	"      --symbols        symbol mode even where etdump probes are\n"
@@ -86,10 +96,17 @@ struct record_opts {
 	bool precise;
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
+	struct run_sink_opts sink;
 	char **command;
 };
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t dump_signal;
+
+static void on_dump_signal(int sig)
+{
+	dump_signal = sig;
+}
 
 static void on_stop_signal(int sig)
 {
@@ -105,7 +122,18 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100 };
+enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT };
+
+/* --rotate: a duration when it says its unit, else a size */
+static int parse_rotate(const char *arg, struct run_sink_opts *s)
+{
+	size_t n = strlen(arg);
+
+	if (n && (arg[n - 1] == 's' || arg[n - 1] == 'h' ||
+		  (n > 3 && !strcmp(arg + n - 3, "min"))))
+		return parse_duration(arg, &s->rotate_ns) || !s->rotate_ns;
+	return parse_size(arg, &s->rotate_bytes) || !s->rotate_bytes;
+}
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
@@ -123,9 +151,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "rules", required_argument, NULL, 'R' },
 		{ "program", required_argument, NULL, 'G' },
 		{ "debug-file", required_argument, NULL, 'D' },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "keep-slower-than", required_argument, NULL, OPT_SLOWER },
+		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	uint64_t flight;
 	int c;
 
 	char err[256];
@@ -185,6 +217,23 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'D':
 			o->sym.debug_file = optarg;
 			break;
+		case OPT_ROTATE:
+			if (parse_rotate(optarg, &o->sink))
+				return usage_error("invalid --rotate '%s' (a size such as 64M, or a duration such as 10s, 5min, 1h)",
+						   optarg);
+			break;
+		case OPT_SLOWER:
+			if (parse_duration(optarg, &o->sink.slower_than_ns) ||
+			    !o->sink.slower_than_ns)
+				return usage_error("invalid duration '%s' (e.g. 2ms, 0.5s)",
+						   optarg);
+			break;
+		case OPT_FLIGHT:
+			if (parse_u64(optarg, 1, 1u << 20, &flight))
+				return usage_error("invalid run count '%s' (1 to 1048576)",
+						   optarg);
+			o->sink.flight = flight;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -203,13 +252,31 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
+	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
+		return usage_error("%s", "--flight-recorder and --rotate: give one");
+	if (run_sink_wanted(&o->sink) && !o->output)
+		return usage_error("%s", "--rotate, --keep-slower-than and --flight-recorder write ETDumps: give -o FILE");
+	o->sink.output = o->output;
+	o->sink.force = o->force;
 	return 0;
 }
 
 /* Refuse before attaching anything: losing a capture to a bad path is worse. */
 static int check_output(const struct record_opts *o)
 {
-	int err = o->output ? output_check(o->output, o->force) : 0;
+	char first[4096];
+	const char *out = o->output;
+	int err;
+
+	/* a series: its first file */
+	if (out && run_sink_series(&o->sink)) {
+		if (run_sink_name(out, 1, first, sizeof(first))) {
+			p_err("%s: the series' names are too long", out);
+			return -ENAMETOOLONG;
+		}
+		out = first;
+	}
+	err = out ? output_check(out, o->force) : 0;
 
 	return err || !o->raw ? err : output_check(o->raw, o->force);
 }
@@ -261,7 +328,8 @@ enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
 
 static int collect(const struct record_opts *o, struct target *t,
 		   struct capture *cap, struct collector *col,
-		   struct raw_writer *raw, enum stop_reason *why)
+		   struct raw_writer *raw, struct run_sink *rs,
+		   enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
 	bool tty = isatty(STDERR_FILENO);
@@ -277,10 +345,19 @@ static int collect(const struct record_opts *o, struct target *t,
 		err = capture_consume(cap);
 		if (err < 0)
 			return err;
+		err = 0;
 		/* a crash loses at most one poll interval of the raw capture */
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
 		now = now_ns();
+		if (rs && dump_signal) {
+			dump_signal = 0;
+			err = run_sink_dump(rs);
+		} else if (rs) {
+			err = run_sink_poll(rs, now);
+		}
+		if (err)
+			return err;
 		if (stop_signal) {
 			*why = STOP_SIGNAL;
 			break;
@@ -313,20 +390,63 @@ static const char *const stop_reasons[] = {
 };
 
 static void print_summary(const struct record_opts *o, const struct target *t,
-			  enum stop_reason why, const struct etd_dump *dump,
+			  enum stop_reason why, const char *runs,
 			  const struct collector_stats *st, uint64_t drops)
 {
 	char files[4096];
 
 	snprintf(files, sizeof(files), "%s%s%s", o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
-	summary_totals(stop_reasons[why], files, dump, st, drops);
+	summary_totals_text(stop_reasons[why], files, runs, st, drops);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
 	    WEXITSTATUS(t->wait_status))
 		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
 	if (t->spawned && t->exited && WIFSIGNALED(t->wait_status))
 		p_info("target killed by signal %d", WTERMSIG(t->wait_status));
 	summary_notes(st, drops);
+}
+
+/*
+ * The runs the sink holds go to their (last) file; the summary counts what
+ * was written, and what --keep-slower-than left out.
+ */
+static int finish_sink(const struct record_opts *o, const struct target *t,
+		       enum stop_reason why, struct run_sink *rs,
+		       struct collector_stats *stats, uint64_t drops)
+{
+	const struct run_sink_stats *ss = run_sink_stats(rs);
+	char first[4096], last[4096], files[8300];
+
+	if (run_sink_finish(rs))
+		return EXIT_FAIL;
+	if (o->sink.slower_than_ns)
+		p_info("%llu run(s) seen, %llu kept: slower than %.3f ms",
+		       (unsigned long long)ss->seen,
+		       (unsigned long long)ss->kept,
+		       o->sink.slower_than_ns / 1e6);
+	if (o->sink.flight)
+		p_info("flight recorder: %llu run(s) seen, the last %zu at most held",
+		       (unsigned long long)ss->seen, o->sink.flight);
+	if (!ss->files) {
+		p_info("no run kept: no ETDump written");
+		return drops ? EXIT_LOST : EXIT_OK;
+	}
+	stats->runs = ss->runs;
+	stats->events = ss->events;
+	if (!run_sink_series(&o->sink)) {
+		print_summary(o, t, why, "", stats, drops);
+		return drops ? EXIT_LOST : EXIT_OK;
+	}
+	/* checked when the series started: the names fit */
+	run_sink_name(o->output, 1, first, sizeof(first));
+	run_sink_name(o->output, ss->files, last, sizeof(last));
+	snprintf(files, sizeof(files), "%u file(s) %s%s%s%s%s", ss->files,
+		 first, ss->files > 1 ? " to " : "",
+		 ss->files > 1 ? last : "", o->raw ? " and " : "",
+		 o->raw ? o->raw : "");
+	summary_totals_text(stop_reasons[why], files, "", stats, drops);
+	summary_notes(stats, drops);
+	return drops ? EXIT_LOST : EXIT_OK;
 }
 
 /*
@@ -483,9 +603,10 @@ int cmd_record(int argc, char **argv)
 	struct collector_stats stats = { 0 };
 	struct capture_opts copts = { 0 };
 	struct record_sink sink = { 0 };
-	struct etd_dump dump = { 0 };
+	struct etdump_log_meta meta = { 0 };
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
+	struct run_sink *rs = NULL;
 	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
@@ -493,7 +614,7 @@ int cmd_record(int argc, char **argv)
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL;
 	uint64_t drops, start;
-	char msg[256];
+	char msg[256], runs[256];
 
 	err = parse_record_args(argc, argv, &o);
 	if (err)
@@ -514,6 +635,13 @@ int cmd_record(int argc, char **argv)
 	col = collector_new();
 	if (!col)
 		goto cleanup;
+	if (run_sink_wanted(&o.sink) && run_sink_open(&rs, &o.sink, col))
+		goto cleanup;
+	if (o.sink.flight) {
+		struct sigaction usr = { .sa_handler = on_dump_signal };
+
+		sigaction(SIGUSR1, &usr, NULL);
+	}
 	/* symbol mode: uprobes on functions, neither batched nor counted */
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
@@ -549,9 +677,11 @@ int cmd_record(int argc, char **argv)
 	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, cap, col, sink.raw, &why);
+	err = collect(&o, &t, cap, col, sink.raw, rs, &why);
 	if (err) {
-		if (raw_writer_error(sink.raw))
+		if (run_sink_failed(rs))
+			; /* said, naming the file */
+		else if (raw_writer_error(sink.raw))
 			p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		else
 			p_err("reading the ring buffer: %s", strerror(-err));
@@ -564,31 +694,39 @@ int cmd_record(int argc, char **argv)
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
 	}
-	err = collector_finish(col, &dump, &stats);
+	/* the runs stream from the collector's log into the file */
+	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
-	if (!dump.nruns) {
+	if (!stats.runs) {
 		no_runs(&o, &stats, drops);
 		goto cleanup;
 	}
-	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
-			 0;
+	if (rs) {
+		ret = finish_sink(&o, &t, why, rs, &stats, drops);
+		goto cleanup;
+	}
+	summary_describe_log(collector_log(col), runs, sizeof(runs));
+	meta.counter_names = collector_counter_names(col, &meta.ncounters);
+	err = o.output ? etdump_write_log_file(collector_log(col), &meta,
+					       o.output, o.force, &kept) : 0;
 	if (err) {
 		output_error(o.output, err, kept);
 		free(kept);
 		goto cleanup;
 	}
-	print_summary(&o, &t, why, &dump, &stats, drops);
+	print_summary(&o, &t, why, runs, &stats, drops);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
 	target_close(&t);
-	capture_close_in_background(cap);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
+	run_sink_free(rs);
 	collector_free(col);
-	etd_dump_free(&dump);
+	/* after the frees: the fork it makes then copies no large page tables */
+	capture_close_in_background(cap);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
 	return ret;

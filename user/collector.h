@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "etdump_model.h"
+#include "run_log.h"
 
 struct collector;
 
@@ -89,5 +90,25 @@ uint64_t collector_events_seen(const struct collector *c);
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats);
 void collector_free(struct collector *c);
+
+/*
+ * Where each complete run goes as it completes (its thread opened the
+ * next, or the capture closed); by default into the collector's log. The
+ * run's pointers are valid during the call only (its names as long as the
+ * collector); it may take the full events by setting r->nfull to 0.
+ */
+typedef int (*collector_run_fn)(void *ctx, struct run_view *r);
+void collector_set_run_sink(struct collector *c, collector_run_fn fn,
+			    void *ctx);
+/*
+ * Close the capture without building an etd_dump: every complete run goes
+ * to the sink (or the log), *stats filled. Then collector_log() holds the
+ * runs, in the order they completed, for a writer that streams them
+ * (etdump_log_writer.h); their names live as long as the collector.
+ */
+int collector_close(struct collector *c, struct collector_stats *stats);
+struct run_log *collector_log(struct collector *c);
+const char *const *collector_counter_names(const struct collector *c,
+					   uint32_t *n);
 
 #endif /* ETDUMP_COLLECTOR_H */

@@ -106,7 +106,6 @@ struct etd_run {
 	/* not serialized: which thread produced it, for ordering and reports */
 	uint32_t tid;
 	uint64_t open_time;
-	bool lost_events;             /* the ring lost some: left out */
 };
 
 struct etd_dump {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "etdump_record.h"
 #include "log.h"
@@ -26,6 +27,51 @@ static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
 	}
 }
 
+struct name_count {
+	const char *name;
+	uint64_t first;  /* earliest open time */
+	size_t n;
+};
+
+static int count_name(void *ctx, struct run_view *r)
+{
+	struct name_count *nc = ctx;
+	size_t i;
+
+	/* names are interned: the pointer is the name */
+	for (i = 0; i < 32 && nc[i].name && nc[i].name != r->name; i++)
+		;
+	if (i == 32)
+		return 0;
+	if (!nc[i].name || r->open_time < nc[i].first)
+		nc[i].first = r->open_time;
+	nc[i].name = r->name;
+	nc[i].n++;
+	return 0;
+}
+
+static int first_cmp(const void *a, const void *b)
+{
+	const struct name_count *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+void summary_describe_log(struct run_log *log, char *buf, size_t len)
+{
+	struct name_count nc[33] = { 0 };
+	size_t i, n, off = 0;
+
+	run_log_each(log, false, count_name, nc);
+	for (n = 0; n < 32 && nc[n].name; n++)
+		;
+	qsort(nc, n, sizeof(*nc), first_cmp);
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%zu %s",
+				off ? " + " : "", nc[i].n, nc[i].name);
+}
+
 void summary_totals(const char *how, const char *files,
 		    const struct etd_dump *dump,
 		    const struct collector_stats *st, uint64_t drops)
@@ -33,9 +79,16 @@ void summary_totals(const char *how, const char *files,
 	char runs[256];
 
 	describe_runs(dump, runs, sizeof(runs));
+	summary_totals_text(how, files, runs, st, drops);
+}
+
+void summary_totals_text(const char *how, const char *files, const char *runs,
+			 const struct collector_stats *st, uint64_t drops)
+{
 	p_info("%s; wrote %s: %llu runs%s%s%s, %llu events, %llu dropped",
 	       how, files, (unsigned long long)st->runs,
-	       st->runs ? " (" : "", runs, st->runs ? ")" : "",
+	       st->runs && *runs ? " (" : "", runs,
+	       st->runs && *runs ? ")" : "",
 	       (unsigned long long)st->events, (unsigned long long)drops);
 }
 

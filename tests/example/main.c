@@ -61,7 +61,8 @@ static const char usage[] =
 	"                  instruction without ending Method::execute\n"
 	"  --pool          the delegate runs its relu node on a pool worker\n"
 	"                  thread, which opens no block of its own\n"
-	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n";
+	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n"
+	"  --slow-every K  every K-th execution of a thread takes 20 ms more\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -93,7 +94,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
-	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_POOL, OPT_EXEC };
+	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_POOL, OPT_EXEC,
+	       OPT_SLOW_EVERY };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -104,6 +106,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "abandon-at", required_argument, NULL, OPT_ABANDON_AT },
 		{ "pool", no_argument, NULL, OPT_POOL },
 		{ "exec", required_argument, NULL, OPT_EXEC },
+		{ "slow-every", required_argument, NULL, OPT_SLOW_EVERY },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -146,6 +149,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_EXEC:
 			o->exec = optarg;
+			break;
+		case OPT_SLOW_EVERY:
+			method_slow_every(parse_long("--slow-every", optarg, 1,
+						     INT_MAX));
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -133,6 +133,13 @@ void method_abandon_at(long n)
 	abandon_execution = n;
 }
 
+static long slow_every;
+
+void method_slow_every(long k)
+{
+	slow_every = k;
+}
+
 /* a runtime stuck mid-execution, for a tracer that sees it killed there */
 static void stall(void)
 {
@@ -169,6 +176,8 @@ static void execute_instruction(const struct method *m, struct activations *a,
 		call = tracer_begin(tr, "DELEGATE_CALL");
 		if (a->executions == stall_execution)
 			stall();
+		if (slow_every && a->executions % slow_every == 0)
+			usleep(METHOD_SLOW_MS * 1000);
 		delegate_execute(m->delegate, args, tr);
 	}
 	tracer_end(tr, &call);

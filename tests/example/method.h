@@ -33,6 +33,12 @@ void method_stall_at(long n);
 /* execution n of each thread returns after its first instruction, its
  * Method::execute scope never ended */
 void method_abandon_at(long n);
+/*
+ * For tail-latency tests: every k-th execution of each thread spends
+ * SLOW_MS more inside its DelegateCall. 0 (the default): none.
+ */
+#define METHOD_SLOW_MS 20
+void method_slow_every(long k);
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 
