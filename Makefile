@@ -36,7 +36,7 @@ WARN := -Wall -Wextra -Werror
 INCLUDES := -Ischema -Iuser -I$(OUT)
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE $(INCLUDES)
 # -lstdc++: symbol mode demangles C++ names with abi::__cxa_demangle
-LDLIBS := -lbpf -lelf -lz -lstdc++
+LDLIBS := -lbpf -lelf -lz -lstdc++ -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # clang -target bpf does not search the host's multiarch include folder,

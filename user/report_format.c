@@ -409,7 +409,7 @@ static void print_table(FILE *f, const struct report *r,
 
 /* ---- CSV (RFC 4180) ---- */
 
-static void csv_field(FILE *f, const char *s)
+void report_csv_field(FILE *f, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, f);
@@ -433,14 +433,14 @@ static void print_csv(FILE *f, const struct column *cols, size_t ncols,
 
 	for (j = 0; j < ncols; j++) {
 		fputs(j ? "," : "", f);
-		csv_field(f, cols[j].header);
+		report_csv_field(f, cols[j].header);
 	}
 	fputs("\r\n", f);
 	for (i = 0; i < nrows; i++) {
 		for (j = 0; j < ncols; j++) {
 			cols[j].get(&rows[i], cols[j].arg, &c);
 			fputs(j ? "," : "", f);
-			csv_field(f, cell_text(&c, false, "", buf, sizeof(buf)));
+			report_csv_field(f, cell_text(&c, false, "", buf, sizeof(buf)));
 		}
 		fputs("\r\n", f);
 	}

@@ -45,5 +45,7 @@ int report_print(FILE *f, const struct report *r,
 #define REPORT_NUM_LEN 48
 void report_fmt_readable(double v, char *buf, size_t len);
 void report_fmt_exact(double v, char *buf, size_t len);
+/* One CSV field, quoted when RFC 4180 asks for it. */
+void report_csv_field(FILE *f, const char *s);
 
 #endif /* ETDUMP_REPORT_FORMAT_H */

@@ -55,7 +55,9 @@ static const char usage[] =
 	"                  yield (a context switch), spin (pure compute)\n"
 	"  --stall-at N    execution N of each thread stops inside its\n"
 	"                  DelegateCall, prints 'stalled', waits to be killed\n"
-	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n";
+	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n"
+	"  --slow-op OP:US every call of operator OP (native_call_OP) takes\n"
+	"                  US microseconds longer (a regression to find)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -83,11 +85,22 @@ static long parse_long(const char *opt, const char *arg, long min, long max)
 	return v;
 }
 
+/* OP:US, as --slow-op takes it */
+static void parse_slow_op(char *arg)
+{
+	char *colon = strrchr(arg, ':');
+
+	if (!colon || colon == arg)
+		usage_error("invalid --slow-op '%s': expected OP:US", arg);
+	*colon = '\0';
+	method_slow_op(arg, parse_long("--slow-op", colon + 1, 1, 1000000));
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
-	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_EXEC };
+	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_EXEC, OPT_SLOW_OP };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -96,6 +109,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "counter-ops", no_argument, NULL, OPT_COUNTER_OPS },
 		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
 		{ "exec", required_argument, NULL, OPT_EXEC },
+		{ "slow-op", required_argument, NULL, OPT_SLOW_OP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -131,6 +145,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_EXEC:
 			o->exec = optarg;
+			break;
+		case OPT_SLOW_OP:
+			parse_slow_op(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -30,6 +30,11 @@ void method_execute(const struct method *m, struct activations *a,
  * prints "stalled", and waits to be killed. 0 (the default): never.
  */
 void method_stall_at(long n);
+/*
+ * For diff tests: every call of native_call_<op> spins us microseconds
+ * more inside its scope, as a slower kernel would.
+ */
+void method_slow_op(const char *op, long us);
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 
