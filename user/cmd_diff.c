@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "commands.h"
 #include "diff.h"
 #include "diff_format.h"
@@ -127,6 +128,7 @@ int cmd_diff(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "units", required_argument, NULL, OPT_UNITS },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	struct diff_options dopt = { .alpha = DIFF_DEFAULT_ALPHA,
@@ -141,7 +143,10 @@ int cmd_diff(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h" CLI_COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case OPT_FAIL:
 			if (parse_number(optarg, 0, 1e9, &fail_above))
@@ -182,7 +187,7 @@ int cmd_diff(int argc, char **argv)
 			fputs(diff_usage, stdout);
 			return EXIT_OK;
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return cli_option_error("diff", c, argv);
 		}
 	}
 	if (argc - optind != 2)

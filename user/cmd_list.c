@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "commands.h"
 #include "log.h"
 #include "parse.h"
@@ -98,12 +99,17 @@ int cmd_list(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	int c, pid = 0, n;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:h" CLI_COMMON_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &pid)) {
@@ -115,14 +121,11 @@ int cmd_list(int argc, char **argv)
 			fputs(list_usage, stdout);
 			return EXIT_OK;
 		default:
-			fputs(list_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("list", c, argv);
 		}
 	}
-	if (!pid == (optind >= argc) || argc - optind > 1) {
-		fputs(list_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (!pid == (optind >= argc) || argc - optind > 1)
+		return cli_usage_error("list", "give one binary, or -p PID");
 	if (!pid && access(argv[optind], R_OK)) {
 		p_err("%s: %s", argv[optind], strerror(errno));
 		return EXIT_FAIL;

@@ -18,6 +18,8 @@
 #include "capture.h"
 #include "collector.h"
 #include "counters.h"
+#include "cli.h"
+#include "stdout_output.h"
 #include "commands.h"
 #include "etdump_writer.h"
 #include "file_io.h"
@@ -34,14 +36,19 @@
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull
+/* written without -o and --raw, as perf record writes perf.data */
+#define DEFAULT_OUTPUT "etdump.etdp"
 
 static const char record_usage[] =
-	"usage: etdump-bpf record (-o FILE | --raw FILE) [options] (-p PID | [--] CMD [ARGS...])\n"
+	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID | [--] CMD [ARGS...])\n"
 	"\n"
 	"Trace a runtime carrying etdump USDT probes (or, without them, the\n"
 	"functions rules name: symbol mode) and write an ETDump.\n"
 	"\n"
-	"  -o, --output FILE    the ETDump to write\n"
+	"  -o, --output FILE    the ETDump to write (default " DEFAULT_OUTPUT "; never\n"
+	"                       overwritten without -f); - for standard output\n"
+	"                       (not a terminal; the command's own output then\n"
+	"                       goes to stderr)\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
 	"                       for etdump-bpf convert; -o, --raw or both\n"
 	"  -p, --pid PID        attach to a running process\n"
@@ -123,6 +130,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "program", required_argument, NULL, 'G' },
 		{ "debug-file", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	int c;
@@ -133,7 +141,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	o->ring_bytes = DEFAULT_RING_BYTES;
 	counters_default(&o->counters);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:e:fh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:p:d:e:fh" CLI_COMMON_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -188,8 +200,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			fputs(record_usage, stdout);
 			return -1;
 		default:
-			fputs(record_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("record", c, argv);
 		}
 	}
 	if (optind < argc)
@@ -197,7 +208,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (o->counters_given && o->no_counters)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	if (!o->output && !o->raw)
-		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
+		o->output = DEFAULT_OUTPUT; /* as perf.data: kept unless -f */
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
@@ -208,7 +219,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 /* Refuse before attaching anything: losing a capture to a bad path is worse. */
 static int check_output(const struct record_opts *o)
 {
-	int err = o->output ? output_check(o->output, o->force) : 0;
+	int err = o->output && !stdout_output_is(o->output) ?
+			  output_check(o->output, o->force) : 0;
 
 	return err || !o->raw ? err : output_check(o->raw, o->force);
 }
@@ -317,7 +329,9 @@ static void print_summary(const struct record_opts *o, const struct target *t,
 {
 	char files[4096];
 
-	snprintf(files, sizeof(files), "%s%s%s", o->output ? o->output : "",
+	snprintf(files, sizeof(files), "%s%s%s",
+		 stdout_output_is(o->output) ? "standard output" :
+		 o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
 	summary_totals(stop_reasons[why], files, dump, st, drops);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
@@ -453,7 +467,7 @@ int cmd_record(int argc, char **argv)
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
-	int nattached = 0, err, ret = EXIT_FAIL;
+	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
 	uint64_t drops, start;
 	char msg[256];
 
@@ -466,6 +480,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (check_output(&o))
 		return EXIT_FAIL;
+	if (stdout_output_is(o.output)) {
+		out_fd = stdout_output_begin();
+		if (out_fd < 0) {
+			p_err("-o -: %s", out_fd == -ENOTTY ?
+			      "standard output is a terminal; an ETDump is binary: pipe it (| etdump-bpf report -) or redirect it" :
+			      strerror(-out_fd));
+			return out_fd == -ENOTTY ? EXIT_USAGE : EXIT_FAIL;
+		}
+	}
 
 	/* no SA_RESTART: a signal must cut the poll short */
 	sigaction(SIGINT, &sa, NULL);
@@ -532,8 +555,13 @@ int cmd_record(int argc, char **argv)
 		no_runs(&o, &stats, drops);
 		goto cleanup;
 	}
-	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
-			 0;
+	if (out_fd >= 0) {
+		err = stdout_output_write(out_fd, &dump);
+		out_fd = -1;
+	} else {
+		err = o.output ? etdump_write_file(&dump, o.output, o.force,
+						   &kept) : 0;
+	}
 	if (err) {
 		output_error(o.output, err, kept);
 		free(kept);
@@ -551,5 +579,7 @@ cleanup:
 	etd_dump_free(&dump);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
+	if (out_fd >= 0)
+		close(out_fd); /* the reader sees an empty file: no ETDump */
 	return ret;
 }

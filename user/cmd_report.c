@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include "cli.h"
 #include "commands.h"
 #include "etdump_reader.h"
 #include "log.h"
@@ -55,6 +56,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	struct report_output out = { .format = REPORT_TABLE };
@@ -69,7 +71,11 @@ int cmd_report(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h" CLI_COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'c':
 		case 'j':
@@ -114,14 +120,11 @@ int cmd_report(int argc, char **argv)
 			fputs(report_usage, stdout);
 			return EXIT_OK;
 		default:
-			fputs(report_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("report", c, argv);
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(report_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - optind != 1)
+		return cli_usage_error("report", "give one ETDump (or - for standard input)");
 	if (op_call && no_op_call) {
 		p_err("report: choose one of --operator-call and --no-operator-call");
 		return EXIT_USAGE;
