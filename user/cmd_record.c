@@ -177,6 +177,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			if (counters_parse(optarg, &o->counters, err, sizeof(err)))
 				return usage_error("%s", err);
 			o->counters_given = true;
+			/* what the user named, or nothing: no silent stand-ins */
+			o->counters.required = true;
 			break;
 		case 'P':
 			o->precise = true;
