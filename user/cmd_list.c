@@ -15,15 +15,21 @@
 #include "log.h"
 #include "parse.h"
 #include "process_objects.h"
+#include "symbol_preview.h"
 #include "usdt_notes.h"
 
 static const char list_usage[] =
-	"usage: etdump-bpf list BINARY | -p PID\n"
+	"usage: etdump-bpf list [--rules FILE] [--debug-file F] BINARY | -p PID\n"
 	"\n"
 	"Print the etdump USDT probes of a binary and the shared libraries it\n"
 	"needs, or of a running process (its executable and the libraries it\n"
 	"has mapped):\n"
-	"FILE  PROBE  ADDRESS  SEMAPHORE  ARGUMENTS\n";
+	"FILE  PROBE  ADDRESS  SEMAPHORE  ARGUMENTS\n"
+	"\n"
+	"Where there are none, what `record` would attach to in symbol mode:\n"
+	"FILE  KIND  FUNCTION  EVENT\n"
+	"with the rules (--rules FILE first) and the executable's symbols\n"
+	"(--debug-file F when it is stripped) that record would use.\n";
 
 /* Probes of one file; returns how many etdump probes it has, or -errno. */
 static int list_file(const char *path, bool quiet_errors)
@@ -98,10 +104,14 @@ int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "debug-file", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
 	};
+	const char *rules = NULL, *debug_file = NULL;
+	char exe[PATH_MAX];
 	int c, pid = 0, n;
 
 	optind = 1;
@@ -116,6 +126,12 @@ int cmd_list(int argc, char **argv)
 				p_err("list: invalid PID '%s'", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'R':
+			rules = optarg;
+			break;
+		case 'D':
+			debug_file = optarg;
 			break;
 		case 'h':
 			fputs(list_usage, stdout);
@@ -133,11 +149,12 @@ int cmd_list(int argc, char **argv)
 	n = pid ? list_process(pid) : list_objects(0, argv[optind], false);
 	if (n < 0)
 		return EXIT_FAIL;
-	if (n == 0 && pid)
-		p_err("PID %d: no 'etdump' USDT probes in its executable or libraries",
-		      pid);
-	else if (n == 0)
-		p_err("%s: no 'etdump' USDT probes in it or its libraries",
-		      argv[optind]);
-	return n ? EXIT_OK : EXIT_FAIL;
+	if (n)
+		return EXIT_OK;
+	/* none: what symbol mode would do instead, as record would */
+	if (pid && process_exe(pid, exe))
+		return EXIT_FAIL;
+	n = symbol_preview(pid, pid ? exe : argv[optind], pid != 0, rules,
+			   debug_file);
+	return n > 0 ? EXIT_OK : EXIT_FAIL;
 }
