@@ -69,7 +69,7 @@ static const char record_usage[] =
 	"      --symbols        symbol mode even where etdump probes are\n"
 	"      --rules FILE     rules for your runtime, before the built-in ones\n"
 	"      --program PTE    the program's plan gives kernel calls their ids\n"
-	"                       (else they follow call order, as run names say)\n"
+	"                       (else they follow call order: call-order ids)\n"
 	"      --debug-file F   the executable's symbols, when it is stripped\n"
 	"\n"
 	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
@@ -570,6 +570,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	print_summary(&o, &t, why, &dump, &stats, drops);
+	if (sink.sm && !o.sym.program)
+		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
