@@ -28,8 +28,11 @@ static const char list_usage[] =
 	"\n"
 	"Where there are none, what `record` would attach to in symbol mode:\n"
 	"FILE  KIND  FUNCTION  EVENT\n"
-	"with the rules (--rules FILE first) and the executable's symbols\n"
-	"(--debug-file F when it is stripped) that record would use.\n";
+	"with the rules and the executable's symbols record would use.\n"
+	"\n"
+	"  -p, --pid PID        a running process\n"
+	"      --rules FILE     symbol-mode rules, before the built-in ones\n"
+	"      --debug-file F   the executable's symbols, when it is stripped\n";
 
 /* Probes of one file; returns how many etdump probes it has, or -errno. */
 static int list_file(const char *path, bool quiet_errors)
