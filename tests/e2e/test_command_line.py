@@ -104,6 +104,19 @@ class CommandLineTest(TempDirTest):
         self.assertEqual(len(decode(out)["run_data"]), 3)
         self.assertFalse(os.path.exists(self.path("-")))
 
+    def test_convert_reads_standard_input(self):
+        raw, etdp = self.path("r.raw"), self.path("r.etdp")
+        proc = run([CLI, "record", "-o", etdp, "--raw", raw, "--", EXAMPLE,
+                    "-n", "2"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        piped = self.path("piped.etdp")
+        with open(raw, "rb") as f:
+            proc = subprocess.run([CLI, "convert", "-", "-o", piped],
+                                  stdin=f, capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(etdp, "rb") as a, open(piped, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
     def test_record_to_a_terminal_is_refused(self):
         master, slave = pty.openpty()
         try:
