@@ -36,7 +36,7 @@ WARN := -Wall -Wextra -Werror
 INCLUDES := -Ischema -Iuser -I$(OUT)
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE $(INCLUDES)
 # -lstdc++: symbol mode demangles C++ names with abi::__cxa_demangle
-LDLIBS := -lbpf -lelf -lz -lstdc++
+LDLIBS := -lbpf -lelf -lz -lstdc++ -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # clang -target bpf does not search the host's multiarch include folder,
@@ -120,12 +120,25 @@ $(error missing to build: $(MISSING); run 'make deps' to install the Debian pack
 endif
 endif
 
+.PHONY: install man
 .PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
+all: $(CLI) $(OUT)/etdump-bpf.1 $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
 	$(ET_TARGETS)
+
+# The man page is made from the binary's own --help texts: they cannot drift.
+man: $(OUT)/etdump-bpf.1
+$(OUT)/etdump-bpf.1: $(CLI) scripts/help2man.py
+	$(call msg,MAN,$@)
+	$(Q)scripts/help2man.py $(CLI) > $@
+
+PREFIX ?= /usr/local
+install: $(CLI) $(OUT)/etdump-bpf.1
+	install -D -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/etdump-bpf
+	install -D -m 0644 $(OUT)/etdump-bpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/etdump-bpf.1
+	install -D -m 0644 scripts/etdump-bpf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/etdump-bpf
 
 deps:
 	$(Q)scripts/install-deps.sh

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "chrome_writer.h"
 #include "collector.h"
+#include "cli.h"
 #include "commands.h"
 #include "etdump_writer.h"
 #include "file_io.h"
@@ -77,7 +78,8 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:F:fh", longopts, NULL)) != -1) {
+	opterr = 0; /* cli_option_error() says it in one line */
+	while ((c = getopt_long(argc, argv, ":o:F:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -92,8 +94,7 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 			fputs(convert_usage, stdout);
 			return -1;
 		default:
-			fputs(convert_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("convert", c, argv);
 		}
 	}
 	if (optind + 1 != argc)

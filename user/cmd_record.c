@@ -18,6 +18,8 @@
 #include "capture.h"
 #include "collector.h"
 #include "counters.h"
+#include "cli.h"
+#include "stdout_output.h"
 #include "commands.h"
 #include "etdump_log_writer.h"
 #include "file_io.h"
@@ -36,14 +38,19 @@
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull
+/* written without -o and --raw, as perf record writes perf.data */
+#define DEFAULT_OUTPUT "etdump.etdp"
 
 static const char record_usage[] =
-	"usage: etdump-bpf record (-o FILE | --raw FILE) [options] (-p PID | [--] CMD [ARGS...])\n"
+	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID | [--] CMD [ARGS...])\n"
 	"\n"
 	"Trace a runtime carrying etdump USDT probes (or, without them, the\n"
 	"functions rules name: symbol mode) and write an ETDump.\n"
 	"\n"
-	"  -o, --output FILE    the ETDump to write\n"
+	"  -o, --output FILE    the ETDump to write (default " DEFAULT_OUTPUT "; never\n"
+	"                       overwritten without -f); - for standard output\n"
+	"                       (not a terminal; the command's own output then\n"
+	"                       goes to stderr)\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
 	"                       for etdump-bpf convert; -o, --raw or both\n"
 	"  -p, --pid PID        attach to a running process\n"
@@ -73,7 +80,7 @@ static const char record_usage[] =
 	"      --symbols        symbol mode even where etdump probes are\n"
 	"      --rules FILE     rules for your runtime, before the built-in ones\n"
 	"      --program PTE    the program's plan gives kernel calls their ids\n"
-	"                       (else they follow call order, as run names say)\n"
+	"                       (else they follow call order: call-order ids)\n"
 	"      --debug-file F   the executable's symbols, when it is stripped\n"
 	"\n"
 	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
@@ -155,6 +162,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "keep-slower-than", required_argument, NULL, OPT_SLOWER },
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	uint64_t flight;
@@ -166,7 +174,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	o->ring_bytes = DEFAULT_RING_BYTES;
 	counters_default(&o->counters);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:e:fh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:p:d:e:fh" CLI_COMMON_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -198,6 +210,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			if (counters_parse(optarg, &o->counters, err, sizeof(err)))
 				return usage_error("%s", err);
 			o->counters_given = true;
+			/* what the user named, or nothing: no silent stand-ins */
+			o->counters.required = true;
 			break;
 		case 'P':
 			o->precise = true;
@@ -238,8 +252,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			fputs(record_usage, stdout);
 			return -1;
 		default:
-			fputs(record_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("record", c, argv);
 		}
 	}
 	if (optind < argc)
@@ -247,7 +260,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (o->counters_given && o->no_counters)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	if (!o->output && !o->raw)
-		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
+		o->output = DEFAULT_OUTPUT; /* as perf.data: kept unless -f */
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
@@ -268,6 +281,13 @@ static int check_output(const struct record_opts *o)
 	const char *out = o->output;
 	int err;
 
+	if (stdout_output_is(out)) {
+		if (run_sink_wanted(&o->sink)) {
+			p_err("-o -: --rotate, --keep-slower-than and --flight-recorder write files: give one a name");
+			return -EINVAL;
+		}
+		out = NULL;
+	}
 	/* a series: its first file */
 	if (out && run_sink_series(&o->sink)) {
 		if (run_sink_name(out, 1, first, sizeof(first))) {
@@ -395,7 +415,9 @@ static void print_summary(const struct record_opts *o, const struct target *t,
 {
 	char files[4096];
 
-	snprintf(files, sizeof(files), "%s%s%s", o->output ? o->output : "",
+	snprintf(files, sizeof(files), "%s%s%s",
+		 stdout_output_is(o->output) ? "standard output" :
+		 o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
 	summary_totals_text(stop_reasons[why], files, runs, st, drops);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
@@ -612,7 +634,7 @@ int cmd_record(int argc, char **argv)
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
-	int nattached = 0, err, ret = EXIT_FAIL;
+	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
 	uint64_t drops, start;
 	char msg[256], runs[256];
 
@@ -625,6 +647,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (check_output(&o))
 		return EXIT_FAIL;
+	if (stdout_output_is(o.output)) {
+		out_fd = stdout_output_begin();
+		if (out_fd < 0) {
+			p_err("-o -: %s", out_fd == -ENOTTY ?
+			      "standard output is a terminal; an ETDump is binary: pipe it (| etdump-bpf report -) or redirect it" :
+			      strerror(-out_fd));
+			return out_fd == -ENOTTY ? EXIT_USAGE : EXIT_FAIL;
+		}
+	}
 
 	/* no SA_RESTART: a signal must cut the poll short */
 	sigaction(SIGINT, &sa, NULL);
@@ -709,14 +740,21 @@ int cmd_record(int argc, char **argv)
 	}
 	summary_describe_log(collector_log(col), runs, sizeof(runs));
 	meta.counter_names = collector_counter_names(col, &meta.ncounters);
-	err = o.output ? etdump_write_log_file(collector_log(col), &meta,
-					       o.output, o.force, &kept) : 0;
+	if (out_fd >= 0) {
+		err = stdout_output_write_log(out_fd, collector_log(col), &meta);
+		out_fd = -1;
+	} else {
+		err = o.output ? etdump_write_log_file(collector_log(col), &meta,
+						       o.output, o.force, &kept) : 0;
+	}
 	if (err) {
 		output_error(o.output, err, kept);
 		free(kept);
 		goto cleanup;
 	}
 	print_summary(&o, &t, why, runs, &stats, drops);
+	if (sink.sm && !o.sym.program)
+		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
@@ -729,5 +767,7 @@ cleanup:
 	capture_close_in_background(cap);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
+	if (out_fd >= 0)
+		close(out_fd); /* the reader sees an empty file: no ETDump */
 	return ret;
 }

@@ -78,8 +78,13 @@ static int run_cmp(const void *a, const void *b)
 	return 0;
 }
 
-int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
-			  const char *path, bool force, char **kept)
+/*
+ * Build the file from the log into w.b; fn gets its bytes. The log is
+ * emptied either way.
+ */
+static int write_log(struct run_log *log, const struct etdump_log_meta *m,
+		     int (*fn)(void *ctx, const void *data, size_t len),
+		     void *ctx)
 {
 	struct log_writer w;
 	fb_ref *refs = NULL;
@@ -87,7 +92,6 @@ int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
 	size_t i, len;
 	int err;
 
-	*kept = NULL;
 	memset(&w, 0, sizeof(w));
 	fb_builder_init(&w.b);
 	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
@@ -106,10 +110,43 @@ int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
 	err = err ? err : etdump_write_root(&w.b, 0, refs, w.nruns);
 	data = err ? NULL : fb_data(&w.b, &len);
 	if (!err)
-		err = file_replace(path, data, len, force, kept);
+		err = fn(ctx, data, len);
 	free(refs);
 	free(w.runs);
 	free(w.events);
 	fb_builder_free(&w.b);
 	return err;
+}
+
+struct file_dest {
+	const char *path;
+	bool force;
+	char **kept;
+};
+
+static int to_file(void *ctx, const void *data, size_t len)
+{
+	struct file_dest *d = ctx;
+
+	return file_replace(d->path, data, len, d->force, d->kept);
+}
+
+int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
+			  const char *path, bool force, char **kept)
+{
+	struct file_dest d = { path, force, kept };
+
+	*kept = NULL;
+	return write_log(log, m, to_file, &d);
+}
+
+static int to_fd(void *ctx, const void *data, size_t len)
+{
+	return write_all(*(int *)ctx, data, len);
+}
+
+int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
+			int fd)
+{
+	return write_log(log, m, to_fd, &fd);
 }

@@ -26,5 +26,8 @@ struct etdump_log_meta {
  */
 int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
 			  const char *path, bool force, char **kept);
+/* The same into an open descriptor (standard output): all of it, or -errno. */
+int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
+			int fd);
 
 #endif /* ETDUMP_LOG_WRITER_H */

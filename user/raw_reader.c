@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#include "etdump_reader.h"
 #include "file_io.h"
 #include "raw_format.h"
 #include "raw_reader.h"
@@ -492,6 +493,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/* "-": standard input, read whole (bounded) since a pipe cannot be mapped */
+static int open_stdin(struct raw_reader **out, char *err, size_t errlen)
+{
+	struct raw_reader *r;
+	size_t len;
+	void *buf;
+	int ret;
+
+	ret = etdump_load_file("-", &buf, &len);
+	if (ret) {
+		say(err, errlen, "cannot read: %s", file_error(ret));
+		return ret;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		free(buf);
+		say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* malloc's alignment serves RAW_ALIGN; freed with the reader */
+	r->data = r->copy = buf;
+	r->size = len;
+	return open_data(out, r, err, errlen);
+}
+
 int raw_reader_open(struct raw_reader **out, const char *path, char *err,
 		    size_t errlen)
 {
@@ -499,6 +525,8 @@ int raw_reader_open(struct raw_reader **out, const char *path, char *err,
 	struct stat st;
 	int fd, ret;
 
+	if (!strcmp(path, "-"))
+		return open_stdin(out, err, errlen);
 	fd = file_open_regular(path);
 	if (fd == -ENOTREGULAR) {
 		ret = -EPROTO;

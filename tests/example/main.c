@@ -62,7 +62,9 @@ static const char usage[] =
 	"  --pool          the delegate runs its relu node on a pool worker\n"
 	"                  thread, which opens no block of its own\n"
 	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n"
-	"  --slow-every K  every K-th execution of a thread takes 20 ms more\n";
+	"  --slow-every K  every K-th execution of a thread takes 20 ms more\n"
+	"  --slow-op OP:US every call of operator OP (native_call_OP) takes\n"
+	"                  US microseconds longer (a regression to find)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -90,12 +92,23 @@ static long parse_long(const char *opt, const char *arg, long min, long max)
 	return v;
 }
 
+/* OP:US, as --slow-op takes it */
+static void parse_slow_op(char *arg)
+{
+	char *colon = strrchr(arg, ':');
+
+	if (!colon || colon == arg)
+		usage_error("invalid --slow-op '%s': expected OP:US", arg);
+	*colon = '\0';
+	method_slow_op(arg, parse_long("--slow-op", colon + 1, 1, 1000000));
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
 	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_POOL, OPT_EXEC,
-	       OPT_SLOW_EVERY };
+	       OPT_SLOW_EVERY, OPT_SLOW_OP };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -107,6 +120,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "pool", no_argument, NULL, OPT_POOL },
 		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "slow-every", required_argument, NULL, OPT_SLOW_EVERY },
+		{ "slow-op", required_argument, NULL, OPT_SLOW_OP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -153,6 +167,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_SLOW_EVERY:
 			method_slow_every(parse_long("--slow-every", optarg, 1,
 						     INT_MAX));
+			break;
+		case OPT_SLOW_OP:
+			parse_slow_op(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "delegate.h"
 #include "method.h"
 #include "program.h"
+#include "timings.h"
 
 #define ALIGNMENT 64
 
@@ -149,6 +153,32 @@ static void stall(void)
 		pause();
 }
 
+static const char *slow_op;
+static long slow_op_us;
+
+void method_slow_op(const char *op, long us)
+{
+	slow_op = op;
+	slow_op_us = us;
+}
+
+/* busy, not asleep: a slower kernel keeps its CPU */
+static void spin_for(long us)
+{
+	uint64_t until = timings_now() + (uint64_t)us * 1000;
+
+	while (timings_now() < until)
+		;
+}
+
+static bool is_slow_op(const char *name)
+{
+	const char *prefix = "native_call_";
+
+	return slow_op && !strncmp(name, prefix, strlen(prefix)) &&
+	       !strcmp(name + strlen(prefix), slow_op);
+}
+
 /* codegen's kernel wrapper: the kernel inside a scope of its own */
 static void call_kernel(const struct instruction *in,
 			struct tensor *const *args, struct tracer *tr)
@@ -156,6 +186,8 @@ static void call_kernel(const struct instruction *in,
 	struct timing op = tracer_begin(tr, in->name);
 
 	in->kernel(args);
+	if (is_slow_op(in->name))
+		spin_for(slow_op_us);
 	tracer_end(tr, &op);
 }
 

@@ -39,6 +39,11 @@ void method_abandon_at(long n);
  */
 #define METHOD_SLOW_MS 20
 void method_slow_every(long k);
+/*
+ * For diff tests: every call of native_call_<op> spins us microseconds
+ * more inside its scope, as a slower kernel would.
+ */
+void method_slow_op(const char *op, long us);
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 
