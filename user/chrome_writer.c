@@ -9,25 +9,28 @@
 #include "utf8.h"
 
 /*
- * What goes on the timeline, sorted by time. At equal times a counter
- * falls back to 0 before the next one rises, and enclosing slices come
- * before what they enclose, as the viewers nest slices in file order.
+ * Slices are written as B/E pairs, never as X: a reader then needs no
+ * arithmetic to nest them (speedscope adds ts + dur in doubles and an inner
+ * end lands one ulp past its parent's), and at equal times the file's order
+ * decides (Perfetto keeps it while the file holds no X event; speedscope
+ * keeps it within B and within E). So at one time: counters fall back to 0,
+ * slices end (inner first) and begin (outer first), counters rise, drops.
  */
 enum item_kind {
 	IT_COUNTER_RESET,
-	IT_RUN,
-	IT_EVENT,
+	IT_SLICE,       /* a B or an E, in the order of the walk */
 	IT_COUNTER_SET,
 	IT_DROP,
 };
 
 struct item {
 	uint64_t ts;
-	uint64_t dur;
 	enum item_kind kind;
+	bool end;               /* IT_SLICE: the E */
 	uint32_t tid;
 	size_t run;             /* IT_DROP: the mark */
-	size_t ev;
+	size_t ev;              /* SIZE_MAX: the run's own slice */
+	size_t seq;             /* IT_SLICE: its place in the walk */
 };
 
 struct items {
@@ -60,8 +63,37 @@ static int item_cmp(const void *a, const void *b)
 		return x->ts < y->ts ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	return 0;
+}
+
+/* A run or an event as it nests on its thread. */
+struct slice {
+	uint64_t start, end;
+	uint32_t tid;
+	size_t run;
+	size_t ev;              /* SIZE_MAX: the run itself */
+	bool parent;            /* encloses another slice */
+};
+
+/* Thread, then start; the longer first; a run before its events. */
+static int slice_cmp(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	if ((x->ev == SIZE_MAX) != (y->ev == SIZE_MAX))
+		return x->ev == SIZE_MAX ? -1 : 1;
 	if (x->run != y->run)
 		return x->run < y->run ? -1 : 1;
 	/* same times: ETDumpGen wrote the inner scope first */
@@ -70,104 +102,124 @@ static int item_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static uint64_t span(uint64_t start, uint64_t end)
+/* Every run and profile event, each run spanning its events. */
+static int collect_slices(const struct etd_dump *dump, struct slice **out,
+			  size_t *n)
 {
-	return end > start ? end - start : 0;
-}
+	struct slice *v;
+	size_t r, e, k = 0, total = 0;
 
-/* Every run and event as a slice. */
-static int add_slices(const struct etd_dump *dump, struct items *it)
-{
-	size_t r, e;
-	int err;
-
+	for (r = 0; r < dump->nruns; r++)
+		total += dump->runs[r].nevents + 1;
+	v = calloc(total ? total : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	for (r = 0; r < dump->nruns; r++) {
 		const struct etd_run *run = &dump->runs[r];
-		uint64_t first = run->open_time, last = run->open_time;
+		struct slice *rs = &v[k++];
 
+		*rs = (struct slice){ .start = run->open_time,
+			.end = run->open_time, .tid = run->tid, .run = r,
+			.ev = SIZE_MAX };
 		for (e = 0; e < run->nevents; e++) {
 			const struct etd_event *ev = &run->events[e];
 
 			if (ev->kind != ETD_PROFILE)
 				continue;
-			if (ev->start_time < first)
-				first = ev->start_time;
-			if (ev->end_time > last)
-				last = ev->end_time;
-			err = item_add(it, (struct item){
-				.ts = ev->start_time,
-				.dur = span(ev->start_time, ev->end_time),
-				.kind = IT_EVENT, .tid = run->tid,
-				.run = r, .ev = e });
-			if (err)
-				return err;
+			v[k++] = (struct slice){ .start = ev->start_time,
+				.end = ev->end_time > ev->start_time ?
+				       ev->end_time : ev->start_time,
+				.tid = run->tid, .run = r, .ev = e };
+			if (ev->start_time < rs->start)
+				rs->start = ev->start_time;
+			if (v[k - 1].end > rs->end)
+				rs->end = v[k - 1].end;
 		}
-		err = item_add(it, (struct item){ .ts = first,
-			.dur = last - first, .kind = IT_RUN, .tid = run->tid,
-			.run = r });
-		if (err)
-			return err;
 	}
+	*out = v;
+	*n = k;
 	return 0;
 }
 
-/* The slot of tid among the threads seen, added when new. */
-static size_t thread_slot(uint32_t *tids, uint64_t *next, size_t *n,
-			  uint32_t tid)
+static int add_edge(struct items *it, const struct slice *s, bool end,
+		    size_t *seq)
 {
-	size_t t;
+	return item_add(it, (struct item){ .ts = end ? s->end : s->start,
+		.kind = IT_SLICE, .end = end, .tid = s->tid, .run = s->run,
+		.ev = s->ev, .seq = (*seq)++ });
+}
 
-	for (t = 0; t < *n; t++)
-		if (tids[t] == tid)
-			return t;
-	tids[t] = tid;
-	next[t] = UINT64_MAX;
-	(*n)++;
-	return t;
+/*
+ * Walk each thread's slices in order with a stack of the open ones: a
+ * slice ends (E) when the next one does not fit inside it. One that starts
+ * inside a slice but ends after it (no scope does that; a damaged or
+ * foreign file may) is cut at its parent's end, so that every reader
+ * nests the file the same way; *clipped counts them.
+ */
+static int walk_slices(struct slice *v, size_t n, struct items *it,
+		       size_t *clipped)
+{
+	size_t *stack, depth = 0, seq = 0, i;
+	int err = 0;
+
+	stack = calloc(n ? n : 1, sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		struct slice *s = &v[i];
+
+		while (depth && !err) {
+			struct slice *top = &v[stack[depth - 1]];
+
+			if (top->tid == s->tid && s->start < top->end &&
+			    s->end > top->end) {
+				s->end = top->end;
+				(*clipped)++;
+			}
+			if (top->tid == s->tid && s->end <= top->end)
+				break;
+			err = add_edge(it, top, true, &seq);
+			depth--;
+		}
+		if (depth)
+			v[stack[depth - 1]].parent = true;
+		stack[depth++] = i;
+		if (!err)
+			err = add_edge(it, s, false, &seq);
+	}
+	while (depth && !err)
+		err = add_edge(it, &v[stack[--depth]], true, &seq);
+	free(stack);
+	return err;
 }
 
 /*
  * Counter tracks from the innermost events only: an enclosing event's
- * delta holds its children's, and one track cannot show both. Walking the
- * sorted slices backwards, an event is innermost when its thread's next
- * event starts after it ends.
+ * delta holds its children's, and one track cannot show both.
  */
-static int add_counters(const struct etd_dump *dump, struct items *it)
+static int add_counters(const struct etd_dump *dump, const struct slice *v,
+			size_t n, struct items *it)
 {
-	size_t i, t, nthreads = 0, nslices = it->n;
-	uint64_t *next_start;
-	uint32_t *tids;
+	size_t i;
 	int err = 0;
 
 	if (!dump->ncounters)
 		return 0;
-	tids = calloc(dump->nruns + 1, sizeof(*tids));
-	next_start = calloc(dump->nruns + 1, sizeof(*next_start));
-	if (!tids || !next_start) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = nslices; i-- > 0 && !err;) {
-		struct item x = it->v[i];
-		uint64_t start = x.ts;
+	for (i = 0; i < n && !err; i++) {
+		struct item x = { .tid = v[i].tid, .run = v[i].run,
+				  .ev = v[i].ev };
 
-		if (x.kind != IT_EVENT)
+		if (v[i].parent || v[i].ev == SIZE_MAX ||
+		    !dump->runs[x.run].events[x.ev].counters.n)
 			continue;
-		t = thread_slot(tids, next_start, &nthreads, x.tid);
-		if (next_start[t] >= x.ts + x.dur &&
-		    dump->runs[x.run].events[x.ev].counters.n) {
-			x.kind = IT_COUNTER_SET;
+		x.kind = IT_COUNTER_SET;
+		x.ts = v[i].start;
+		err = item_add(it, x);
+		x.kind = IT_COUNTER_RESET;
+		x.ts = v[i].end;
+		if (!err)
 			err = item_add(it, x);
-			x.kind = IT_COUNTER_RESET;
-			x.ts += x.dur;
-			if (!err)
-				err = item_add(it, x);
-		}
-		next_start[t] = start;
 	}
-out:
-	free(tids);
-	free(next_start);
 	return err;
 }
 
@@ -214,7 +266,9 @@ struct trace {
 	FILE *f;
 	const struct etd_dump *dump;
 	const struct raw_info *info;
+	bool slice_args;        /* CHROME_SLICE_ARGS */
 	size_t nevents;
+	size_t clipped;
 };
 
 /* Microseconds with every nanosecond digit. */
@@ -310,27 +364,19 @@ static void write_counter_args(struct trace *tr, const struct etd_counters *c)
 	}
 }
 
-static void write_run(struct trace *tr, const struct item *x)
+static void write_run_args(struct trace *tr, const struct item *x)
 {
-	const struct etd_run *run = &tr->dump->runs[x->run];
-
-	event_head(tr, "X", x->tid, x->ts, run->name);
-	json_us(tr->f, "dur", x->dur);
-	fprintf(tr->f, ",\"cat\":\"run\",\"args\":{\"run\":%zu,\"events\":%zu}}",
-		x->run, run->nevents);
+	fprintf(tr->f, ",\"args\":{\"run\":%zu,\"events\":%zu}", x->run,
+		tr->dump->runs[x->run].nevents);
 }
 
-static void write_event(struct trace *tr, const struct item *x)
+static void write_event_args(struct trace *tr, const struct item *x,
+			     const struct etd_event *ev)
 {
-	const struct etd_event *ev = &tr->dump->runs[x->run].events[x->ev];
 	FILE *f = tr->f;
-	char buf[32];
 
-	event_head(tr, "X", x->tid, x->ts, event_name(ev, buf, sizeof(buf)));
-	json_us(f, "dur", x->dur);
-	fprintf(f, ",\"cat\":\"%s\",\"args\":{\"run\":%zu,\"chain_index\":%" PRId32
-		",\"instruction_id\":%" PRId32,
-		ev->name ? "profile" : "delegate", x->run, ev->chain_index,
+	fprintf(f, ",\"args\":{\"run\":%zu,\"chain_index\":%" PRId32
+		",\"instruction_id\":%" PRId32, x->run, ev->chain_index,
 		ev->instruction_id);
 	if (ev->delegate_id_str) {
 		fputs(",\"delegate_debug_id_str\":", f);
@@ -344,7 +390,33 @@ static void write_event(struct trace *tr, const struct item *x)
 		write_hex(f, ev->metadata, ev->metadata_len);
 	}
 	write_counter_args(tr, &ev->counters);
-	fputs("}}", f);
+	fputc('}', f);
+}
+
+/*
+ * A B or an E. Speedscope keys a frame by name and args, so without
+ * CHROME_SLICE_ARGS a slice has none: every call of an operator, in every
+ * run, is one frame. An E never has args (speedscope would see another
+ * frame end).
+ */
+static void write_slice(struct trace *tr, const struct item *x)
+{
+	const struct etd_run *run = &tr->dump->runs[x->run];
+	const struct etd_event *ev =
+		x->ev == SIZE_MAX ? NULL : &run->events[x->ev];
+	char buf[32];
+
+	event_head(tr, x->end ? "E" : "B", x->tid, x->ts,
+		   ev ? event_name(ev, buf, sizeof(buf)) : run->name);
+	fprintf(tr->f, ",\"cat\":\"%s\"",
+		!ev ? "run" : ev->name ? "profile" : "delegate");
+	if (tr->slice_args && !x->end) {
+		if (ev)
+			write_event_args(tr, x, ev);
+		else
+			write_run_args(tr, x);
+	}
+	fputc('}', tr->f);
 }
 
 /* One "C" event per known counter: the delta, or 0 once the event ended. */
@@ -401,6 +473,8 @@ static void write_other_data(struct trace *tr)
 		info->pid, info->start_clock, info->start_realtime,
 		state_name(info->state), info->drops);
 	json_str(f, info->stop);
+	if (tr->clipped)
+		fprintf(f, ",\"clipped_slices\":%zu", tr->clipped);
 	fputs("}}\n", f);
 }
 
@@ -410,11 +484,8 @@ static void write_items(struct trace *tr, const struct items *it)
 
 	for (i = 0; i < it->n; i++) {
 		switch (it->v[i].kind) {
-		case IT_RUN:
-			write_run(tr, &it->v[i]);
-			break;
-		case IT_EVENT:
-			write_event(tr, &it->v[i]);
+		case IT_SLICE:
+			write_slice(tr, &it->v[i]);
 			break;
 		case IT_COUNTER_SET:
 		case IT_COUNTER_RESET:
@@ -434,24 +505,41 @@ static void sort_items(struct items *it)
 		qsort(it->v, it->n, sizeof(*it->v), item_cmp);
 }
 
-int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
-		 char **buf, size_t *len)
+/* Every item of the timeline, in the order it is written. */
+static int build_items(struct trace *tr, struct items *it)
 {
-	struct trace tr = { .dump = dump, .info = info };
+	struct slice *v = NULL;
+	size_t n = 0;
+	int err;
+
+	err = collect_slices(tr->dump, &v, &n);
+	if (err)
+		return err;
+	if (n)
+		qsort(v, n, sizeof(*v), slice_cmp);
+	err = walk_slices(v, n, it, &tr->clipped);
+	if (!err)
+		err = add_counters(tr->dump, v, n, it);
+	if (!err)
+		err = add_drops(tr->info, it);
+	free(v);
+	if (!err)
+		sort_items(it);
+	return err;
+}
+
+int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
+		 unsigned int flags, char **buf, size_t *len)
+{
+	struct trace tr = { .dump = dump, .info = info,
+			    .slice_args = flags & CHROME_SLICE_ARGS };
 	struct items it = { 0 };
 	int err;
 
 	*buf = NULL;
-	err = add_slices(dump, &it);
-	if (!err) {
-		sort_items(&it);
-		err = add_counters(dump, &it);
-	}
-	if (!err)
-		err = add_drops(info, &it);
+	err = build_items(&tr, &it);
 	if (err)
 		goto out;
-	sort_items(&it);
 	tr.f = open_memstream(buf, len);
 	if (!tr.f) {
 		err = -ENOMEM;
@@ -475,14 +563,14 @@ out:
 }
 
 int chrome_write_file(const struct etd_dump *dump,
-		      const struct raw_info *info, const char *path,
-		      bool force, char **kept)
+		      const struct raw_info *info, unsigned int flags,
+		      const char *path, bool force, char **kept)
 {
 	size_t len;
 	char *buf;
 	int err;
 
-	err = chrome_write(dump, info, &buf, &len);
+	err = chrome_write(dump, info, flags, &buf, &len);
 	if (!err)
 		err = file_replace(path, buf, len, force, kept);
 	else

@@ -28,6 +28,9 @@ static const char convert_usage[] =
 	"  -o, --output FILE    the file to write (required)\n"
 	"  -F, --format FMT     etdump, or chrome (default when FILE ends in .json)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"      --slice-args     chrome: every slice with its run, ids and counters\n"
+	"                       as args (Perfetto's args panel); speedscope then\n"
+	"                       shows each call as its own frame\n"
 	"\n"
 	"A capture cut short (recorder killed, disk full) converts every complete\n"
 	"chunk, with a warning naming the byte where it ends.\n"
@@ -46,6 +49,7 @@ struct convert_opts {
 	const char *output;
 	enum format format;
 	bool force;
+	unsigned int chrome_flags;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -70,6 +74,7 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 		{ "format", required_argument, NULL, 'F' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "slice-args", no_argument, NULL, 'A' },
 		{},
 	};
 	const char *format = NULL;
@@ -87,6 +92,9 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 			break;
 		case 'f':
 			o->force = true;
+			break;
+		case 'A':
+			o->chrome_flags |= CHROME_SLICE_ARGS;
 			break;
 		case 'h':
 			fputs(convert_usage, stdout);
@@ -196,7 +204,8 @@ int cmd_convert(int argc, char **argv)
 		goto cleanup;
 	}
 	if (o.format == FORMAT_CHROME)
-		err = chrome_write_file(&dump, info, o.output, o.force, &kept);
+		err = chrome_write_file(&dump, info, o.chrome_flags, o.output,
+					 o.force, &kept);
 	else
 		err = etdump_write_file(&dump, o.output, o.force, &kept);
 	if (err) {

@@ -177,10 +177,29 @@ class ConvertTest(TempDirTest):
         self.assertEqual(open(raw, "rb").read(), before)
 
 
+def slices_of(events):
+    """Every B/E pair as one slice: the B with "dur" (microseconds, from the
+    E); checks that each thread's pairs nest, in file order."""
+    stacks, out = {}, []
+    for e in events:
+        track = (e["pid"], e["tid"])
+        if e["ph"] == "B":
+            stacks.setdefault(track, []).append(e)
+        elif e["ph"] == "E":
+            b = stacks[track].pop()
+            assert (b["name"], b["cat"]) == (e["name"], e["cat"]), (b, e)
+            assert "args" not in e, e
+            out.append(dict(b, dur=(round(e["ts"] * 1000) -
+                                    round(b["ts"] * 1000)) / 1000))
+    assert all(not s for s in stacks.values()), stacks
+    return out
+
+
 class ChromeTraceTest(TempDirTest):
     """The trace-event rules Perfetto's JSON importer relies on."""
 
-    def chrome(self, *record_args, n=10, status=0, starved=False):
+    def chrome(self, *record_args, n=10, status=0, starved=False,
+               convert_args=()):
         etdp, raw, js = (self.path("A.etdp"), self.path("R.raw"),
                          self.path("T.json"))
         args = ["-o", etdp, "--raw", raw, *record_args]
@@ -190,7 +209,7 @@ class ChromeTraceTest(TempDirTest):
             proc = run([CLI, "record", *args, "--", EXAMPLE, "-n", str(n)])
             rc, stderr = proc.returncode, proc.stderr
         self.assertEqual(rc, status, stderr)
-        proc = run([CLI, "convert", raw, "-o", js])
+        proc = run([CLI, "convert", raw, "-o", js, *convert_args])
         self.assertEqual(proc.returncode, status, proc.stderr)
         with open(js) as f:
             trace = json.load(f)
@@ -202,17 +221,17 @@ class ChromeTraceTest(TempDirTest):
         for e in events:
             for key in ("ph", "pid", "tid", "ts"):
                 self.assertIn(key, e, e)
-        slices = [e for e in events if e["ph"] == "X"]
-        for e in slices:
-            self.assertGreaterEqual(e["dur"], 0, e)
-        # no B/E pairs to leave unmatched: every slice is complete
-        self.assertFalse([e for e in events if e["ph"] in ("B", "E")])
+        # B/E pairs only: a reader nests them without adding ts + dur, and
+        # Perfetto keeps the file's order at equal times only without X
+        self.assertFalse([e for e in events if e["ph"] == "X"])
         # monotonic per track, in file order
         last = {}
-        for e in slices:
-            track = (e["pid"], e["tid"])
-            self.assertGreaterEqual(e["ts"], last.get(track, 0), e)
-            last[track] = e["ts"]
+        for e in events:
+            if e["ph"] in ("B", "E"):
+                track = (e["pid"], e["tid"])
+                self.assertGreaterEqual(e["ts"], last.get(track, 0), e)
+                last[track] = e["ts"]
+        slices = slices_of(events)
         # one slice per profile event, at the ETDump's times in microseconds
         runs = runs_of(dump)
         want = sorted((int(pe["start_time"]),
@@ -231,31 +250,40 @@ class ChromeTraceTest(TempDirTest):
                       [(e["name"], e["pid"]) for e in meta])
         named = {e["tid"] for e in meta if e["name"] == "thread_name"}
         self.assertEqual(named, {e["tid"] for e in slices})
-        return events
+        return slices
 
-    def test_chrome_trace_rules_and_ids(self):
-        dump, trace = self.chrome()
-        events = self.assert_trace_rules(dump, trace)
-        ops = [e for e in events if e.get("cat") == "profile"]
-        self.assertTrue(all("chain_index" in e["args"] and
-                            "instruction_id" in e["args"] for e in ops))
-        delegates = [e for e in events if e.get("cat") == "delegate"]
-        self.assertIn("linear #0", [e["name"] for e in delegates])
-        self.assertTrue(all("delegate_debug_metadata" in e["args"]
-                            for e in delegates))
+    def test_chrome_trace_slices_have_no_per_run_args(self):
+        dump, trace = self.chrome("--precise")
+        slices = self.assert_trace_rules(dump, trace)
+        self.assertEqual([e for e in slices if "args" in e], [])
         self.assertEqual(trace["otherData"]["capture"], "complete")
         self.assertEqual(trace["otherData"]["stop"], "target exited")
 
-    def test_chrome_trace_counters_are_args_and_tracks(self):
-        dump, trace = self.chrome("--precise")
-        events = self.assert_trace_rules(dump, trace)
-        counters = [e for e in events if e["ph"] == "C"]
-        self.assertTrue(counters)
-        names = {e["name"] for e in counters}
+    def test_chrome_trace_slice_args_keep_ids_and_counters(self):
+        dump, trace = self.chrome("--precise", convert_args=["--slice-args"])
+        slices = self.assert_trace_rules(dump, trace)
+        ops = [e for e in slices if e["cat"] == "profile"]
+        self.assertTrue(all("chain_index" in e["args"] and
+                            "instruction_id" in e["args"] and
+                            "run" in e["args"] for e in ops))
+        delegates = [e for e in slices if e["cat"] == "delegate"]
+        self.assertIn("linear #0", [e["name"] for e in delegates])
+        self.assertTrue(all("delegate_debug_metadata" in e["args"]
+                            for e in delegates))
+        names = {e["name"] for e in trace["traceEvents"] if e["ph"] == "C"}
+        self.assertTrue(names)
         # every scope carries them; delegate-logged events have none
-        for e in events:
-            if e["ph"] == "X" and e["cat"] == "profile":
-                self.assertTrue(names <= set(e["args"]), e)
+        for e in ops:
+            self.assertTrue(names <= set(e["args"]), e)
+        runs = [e for e in slices if e["cat"] == "run"]
+        self.assertEqual(sorted(e["args"]["run"] for e in runs),
+                         list(range(len(runs_of(dump)))))
+
+    def test_chrome_trace_counters_are_tracks(self):
+        dump, trace = self.chrome("--precise")
+        self.assert_trace_rules(dump, trace)
+        counters = [e for e in trace["traceEvents"] if e["ph"] == "C"]
+        self.assertTrue(counters)
         last = {}
         for e in counters:
             key = (e["name"], tuple(e["args"]))
