@@ -81,7 +81,15 @@ struct slice {
 	bool parent;            /* encloses another slice */
 };
 
-/* Thread, then start; the longer first; a run before its events. */
+static bool zero_length(const struct slice *s)
+{
+	return s->start == s->end;
+}
+
+/*
+ * Thread, then start; a run before its events, then what lasts no time
+ * (see nests_in()), then the longer first.
+ */
 static int slice_cmp(const void *a, const void *b)
 {
 	const struct slice *x = a, *y = b;
@@ -90,16 +98,37 @@ static int slice_cmp(const void *a, const void *b)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
 	if ((x->ev == SIZE_MAX) != (y->ev == SIZE_MAX))
 		return x->ev == SIZE_MAX ? -1 : 1;
+	if (zero_length(x) != zero_length(y))
+		return zero_length(x) ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
 	if (x->run != y->run)
 		return x->run < y->run ? -1 : 1;
+	if (x->ev == y->ev)
+		return 0;
+	/* instants in the order they were logged */
+	if (zero_length(x))
+		return x->ev < y->ev ? -1 : 1;
 	/* same times: ETDumpGen wrote the inner scope first */
-	if (x->ev != y->ev)
-		return x->ev > y->ev ? -1 : 1;
-	return 0;
+	return x->ev > y->ev ? -1 : 1;
+}
+
+/*
+ * Whether s goes inside the open slice top. A slice that lasts no time
+ * does only strictly inside (or in its own run): at its parent's first or
+ * last instant speedscope would take its end as the parent's, as it ends
+ * slices before it begins others at equal times.
+ */
+static bool nests_in(const struct slice *s, const struct slice *top)
+{
+	if (top->tid != s->tid)
+		return false;
+	if (zero_length(s))
+		return (top->start < s->start && s->start < top->end) ||
+		       (top->ev == SIZE_MAX && top->run == s->run);
+	return s->end <= top->end;
 }
 
 /* Every run and profile event, each run spanning its events. */
@@ -116,7 +145,9 @@ static int collect_slices(const struct etd_dump *dump, struct slice **out,
 		return -ENOMEM;
 	for (r = 0; r < dump->nruns; r++) {
 		const struct etd_run *run = &dump->runs[r];
-		struct slice *rs = &v[k++];
+		size_t at = k++;
+		struct slice *rs = &v[at];
+		bool any = false;
 
 		*rs = (struct slice){ .start = run->open_time,
 			.end = run->open_time, .tid = run->tid, .run = r,
@@ -126,6 +157,7 @@ static int collect_slices(const struct etd_dump *dump, struct slice **out,
 
 			if (ev->kind != ETD_PROFILE)
 				continue;
+			any = true;
 			v[k++] = (struct slice){ .start = ev->start_time,
 				.end = ev->end_time > ev->start_time ?
 				       ev->end_time : ev->start_time,
@@ -135,6 +167,9 @@ static int collect_slices(const struct etd_dump *dump, struct slice **out,
 			if (v[k - 1].end > rs->end)
 				rs->end = v[k - 1].end;
 		}
+		/* an ETDump's run of debug events only: nothing in time */
+		if (!any && !run->open_time)
+			k = at;
 	}
 	*out = v;
 	*n = k;
@@ -176,7 +211,7 @@ static int walk_slices(struct slice *v, size_t n, struct items *it,
 				s->end = top->end;
 				(*clipped)++;
 			}
-			if (top->tid == s->tid && s->end <= top->end)
+			if (nests_in(s, top))
 				break;
 			err = add_edge(it, top, true, &seq);
 			depth--;
@@ -267,6 +302,7 @@ struct trace {
 	const struct etd_dump *dump;
 	const struct raw_info *info;
 	bool slice_args;        /* CHROME_SLICE_ARGS */
+	bool from_etdump;       /* CHROME_FROM_ETDUMP */
 	size_t nevents;
 	size_t clipped;
 };
@@ -323,7 +359,8 @@ static void write_metadata(struct trace *tr)
 			continue;
 		snprintf(name, sizeof(name), "thread %u", tid);
 		name_track(tr, "thread_name", tid,
-			   tid == tr->info->pid ? process : name);
+			   tid == tr->info->pid && !tr->from_etdump ?
+			   process : name);
 	}
 }
 
@@ -465,6 +502,13 @@ static void write_other_data(struct trace *tr)
 	const struct raw_info *info = tr->info;
 	FILE *f = tr->f;
 
+	if (tr->from_etdump) {
+		fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\","
+		      "\"source\":\"etdump\",\"file\":", f);
+		json_str(f, info->exe);
+		fputs("}}\n", f);
+		return;
+	}
 	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",\"executable\":", f);
 	json_str(f, info->exe);
 	fprintf(f, ",\"pid\":%u,\"clock\":\"CLOCK_MONOTONIC\","
@@ -532,7 +576,8 @@ int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
 		 unsigned int flags, char **buf, size_t *len)
 {
 	struct trace tr = { .dump = dump, .info = info,
-			    .slice_args = flags & CHROME_SLICE_ARGS };
+			    .slice_args = flags & CHROME_SLICE_ARGS,
+			    .from_etdump = flags & CHROME_FROM_ETDUMP };
 	struct items it = { 0 };
 	int err;
 

@@ -24,6 +24,11 @@
 #include "raw_reader.h"
 
 #define CHROME_SLICE_ARGS 1u  /* every slice with its run's details */
+/*
+ * From an ETDump, not a capture: info holds pid, the file's path in exe and
+ * no more; tids are tracks (convert_etdump.h), named "thread N".
+ */
+#define CHROME_FROM_ETDUMP 2u
 
 /* The JSON text in a malloc'd *buf; 0 or a negative errno. */
 int chrome_write(const struct etd_dump *dump, const struct raw_info *info,

@@ -11,6 +11,7 @@
 #include "chrome_writer.h"
 #include "collector.h"
 #include "commands.h"
+#include "convert_etdump.h"
 #include "etdump_writer.h"
 #include "file_io.h"
 #include "log.h"
@@ -190,6 +191,10 @@ int cmd_convert(int argc, char **argv)
 	if (output_check(o.output, o.force))
 		return EXIT_FAIL;
 	err = raw_reader_open(&r, o.input, msg, sizeof(msg));
+	/* an ETDump makes a timeline too */
+	if (err == -EPROTO && o.format == FORMAT_CHROME)
+		return convert_etdump(o.input, o.output, o.chrome_flags,
+				      o.force);
 	if (err) {
 		p_err("%s: %s", o.input, msg);
 		return EXIT_FAIL;
