@@ -245,7 +245,8 @@ class ChromeTraceTest(TempDirTest):
                          len(runs))
         # metadata names the process and every thread with slices
         meta = [e for e in events if e["ph"] == "M"]
-        pid = trace["otherData"]["pid"]
+        # the target's; from an ETDump (which names none), the one used
+        pid = trace["otherData"].get("pid", events[0]["pid"])
         self.assertIn(("process_name", pid),
                       [(e["name"], e["pid"]) for e in meta])
         named = {e["tid"] for e in meta if e["name"] == "thread_name"}
@@ -300,3 +301,36 @@ class ChromeTraceTest(TempDirTest):
         self.assertEqual(sum(e["args"]["dropped"] for e in drops),
                          trace["otherData"]["dropped"])
         self.assertGreater(trace["otherData"]["dropped"], 0)
+
+    def test_chrome_trace_from_an_etdump(self):
+        etdp, js = self.path("A.etdp"), self.path("T.json")
+        proc = run([CLI, "record", "-o", etdp, "--precise", "--", EXAMPLE,
+                    "-n", "10", "--threads", "2"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = run([CLI, "convert", etdp, "-o", js])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("a raw capture", proc.stderr)
+        with open(js) as f:
+            trace = json.load(f)
+        dump = decode(etdp)
+        slices = self.assert_trace_rules(dump, trace)
+        self.assertEqual(trace["otherData"]["source"], "etdump")
+        self.assertTrue([e for e in trace["traceEvents"] if e["ph"] == "C"])
+        # runs on one track never overlap
+        runs = sorted((e["tid"], e["ts"], e["ts"] + e["dur"])
+                      for e in slices if e["cat"] == "run")
+        for a, b in zip(runs, runs[1:]):
+            if a[0] == b[0]:
+                self.assertLessEqual(a[2], b[1])
+
+    def test_chrome_trace_of_what_is_no_etdump_is_one_line(self):
+        text, js = self.path("notes.txt"), self.path("T.json")
+        with open(text, "w") as f:
+            f.write("hello\n")
+        proc = run([CLI, "convert", text, "-o", js])
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stderr.strip().splitlines(),
+                         [f"etdump-bpf: {text}: neither a raw capture nor an "
+                          f"ETDump: " + proc.stderr.split("ETDump: ", 1)[1]
+                          .strip()])
+        self.assertFalse(os.path.exists(js))
