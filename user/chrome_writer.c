@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "chrome_writer.h"
 #include "file_io.h"
 #include "utf8.h"
@@ -341,11 +342,23 @@ static void name_track(struct trace *tr, const char *what, uint32_t tid,
 	fputs("}}", tr->f);
 }
 
+/* The thread's own name (comm) where the capture has it. */
+static const char *thread_comm(const struct raw_info *info, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < info->nthreads; i++)
+		if (info->threads[i].tid == tid && *info->threads[i].name)
+			return info->threads[i].name;
+	return NULL;
+}
+
 static void write_metadata(struct trace *tr)
 {
 	const struct etd_dump *dump = tr->dump;
 	const char *exe = tr->info->exe;
 	const char *process = *exe ? base_name(exe) : "target";
+	const char *comm;
 	char name[32];
 	size_t r, q;
 
@@ -358,7 +371,8 @@ static void write_metadata(struct trace *tr)
 		if (q < r)
 			continue;
 		snprintf(name, sizeof(name), "thread %u", tid);
-		name_track(tr, "thread_name", tid,
+		comm = tr->from_etdump ? NULL : thread_comm(tr->info, tid);
+		name_track(tr, "thread_name", tid, comm ? comm :
 			   tid == tr->info->pid && !tr->from_etdump ?
 			   process : name);
 	}
@@ -496,6 +510,38 @@ static const char *state_name(enum raw_state s)
 	}
 }
 
+/*
+ * What wrote the capture, how it was called and when (UTC), as perf
+ * report --header tells: each member followed by a comma.
+ */
+static void write_recorder(struct trace *tr)
+{
+	const struct raw_info *info = tr->info;
+	time_t secs = (time_t)(info->start_realtime / 1000000000ull);
+	FILE *f = tr->f;
+	char when[32];
+	struct tm tm;
+	uint32_t i;
+
+	if (info->tool && *info->tool) {
+		fputs("\"recorder\":", f);
+		json_str(f, info->tool);
+		fputc(',', f);
+	}
+	if (info->nargs) {
+		fputs("\"command\":[", f);
+		for (i = 0; i < info->nargs; i++) {
+			if (i)
+				fputc(',', f);
+			json_str(f, info->args[i]);
+		}
+		fputs("],", f);
+	}
+	if (info->start_realtime && gmtime_r(&secs, &tm) &&
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		fprintf(f, "\"recorded\":\"%s\",", when);
+}
+
 /* Wall time of ts: ts - start_monotonic_ns + start_realtime_ns. */
 static void write_other_data(struct trace *tr)
 {
@@ -509,7 +555,9 @@ static void write_other_data(struct trace *tr)
 		fputs("}}\n", f);
 		return;
 	}
-	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",\"executable\":", f);
+	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",", f);
+	write_recorder(tr);
+	fputs("\"executable\":", f);
 	json_str(f, info->exe);
 	fprintf(f, ",\"pid\":%u,\"clock\":\"CLOCK_MONOTONIC\","
 		"\"start_monotonic_ns\":%" PRIu64 ",\"start_realtime_ns\":%" PRIu64

@@ -24,10 +24,13 @@
 #include "log.h"
 #include "parse.h"
 #include "privileges.h"
+#include "raw_threads.h"
 #include "raw_writer.h"
 #include "summary.h"
 #include "symbol_mode.h"
 #include "target.h"
+#include "thread_names.h"
+#include "version.h"
 #include "probe_objects.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
@@ -229,6 +232,7 @@ struct record_sink {
 	struct collector *col;
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
+	struct thread_names names; /* --raw: each thread's comm */
 };
 
 static int feed_collector(void *ctx, const void *rec, size_t len)
@@ -238,6 +242,8 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 
 	if (sink->raw) {
 		err = raw_writer_append(sink->raw, rec, len);
+		if (!err)
+			err = raw_name_thread(sink->raw, &sink->names, rec, len);
 		if (err)
 			return err;
 	}
@@ -361,7 +367,8 @@ static void no_runs(const struct record_opts *o,
  */
 static int open_raw(const struct record_opts *o, const struct target *t,
 		    const struct capture *cap, const struct capture_opts *copts,
-		    uint64_t start, struct raw_writer **out)
+		    uint64_t start, char **argv, int argc,
+		    struct raw_writer **out)
 {
 	struct raw_target rt = {
 		.pid = t->pid,
@@ -369,6 +376,9 @@ static int open_raw(const struct record_opts *o, const struct target *t,
 		.counters = copts->counters,
 		.capture_start = start,
 		.just_started = t->spawned,
+		.tool = "etdump-bpf " ETDUMP_BPF_VERSION,
+		.argv = argv,
+		.argc = argc,
 	};
 	int err;
 
@@ -506,7 +516,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	/* after the release: a command's map is the runtime's once it runs */
-	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
+	if (o.raw && open_raw(&o, &t, cap, &copts, start, argv, argc,
+			      &sink.raw))
 		goto cleanup;
 
 	err = collect(&o, &t, cap, col, sink.raw, &why);
@@ -519,7 +530,9 @@ int cmd_record(int argc, char **argv)
 	}
 	target_stop(&t);
 	drops = capture_drops(cap);
-	err = sink.raw ? raw_writer_finish(sink.raw, drops, stop_reasons[why]) : 0;
+	err = raw_rename_threads(sink.raw, &sink.names);
+	if (!err && sink.raw)
+		err = raw_writer_finish(sink.raw, drops, stop_reasons[why]);
 	if (err) {
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
@@ -547,6 +560,7 @@ cleanup:
 	capture_close_in_background(cap);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
+	thread_names_free(&sink.names);
 	collector_free(col);
 	etd_dump_free(&dump);
 	probe_objects_free(&objs);

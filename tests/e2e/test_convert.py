@@ -2,16 +2,18 @@
 runtime: the ETDump converted from a raw capture is the very file record -o
 wrote; a capture cut anywhere converts every complete run; the Chrome trace
 follows the trace-event rules."""
+import datetime
 import json
 import os
 import struct
+import time
 import zlib
 
 from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
                         TempDirTest, decode, record_starved, run, run_keys)
 
 MAGIC = b"ETDPRAW\n"
-CHUNK_HEADER, CHUNK_DATA, CHUNK_END = 1, 2, 3
+CHUNK_HEADER, CHUNK_DATA, CHUNK_END, CHUNK_THREADS = 1, 2, 3, 4
 
 
 def chunks(data):
@@ -71,7 +73,8 @@ class ConvertTest(TempDirTest):
         layout = chunks(open(raw, "rb").read())
         self.assertEqual(layout[0][1], CHUNK_HEADER)
         self.assertEqual(layout[-1][1], CHUNK_END)
-        self.assertTrue(all(t == CHUNK_DATA for _, t, _ in layout[1:-1]))
+        middle = [t for _, t, _ in layout[1:-1]]
+        self.assertEqual(set(middle), {CHUNK_DATA, CHUNK_THREADS})
         runs = runs_of(decode(b))
         self.assertEqual(len(runs), 21)
         self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
@@ -334,3 +337,30 @@ class ChromeTraceTest(TempDirTest):
                           f"ETDump: " + proc.stderr.split("ETDump: ", 1)[1]
                           .strip()])
         self.assertFalse(os.path.exists(js))
+
+    def test_chrome_trace_names_threads_and_the_recording(self):
+        """Each thread by its own name (comm), as perf and uftrace; the
+        file says what wrote it, how it was called and when."""
+        raw, js = self.path("R.raw"), self.path("T.json")
+        before = time.time()
+        # workers outlive a poll turn: their names are read at first sight
+        cmd = ["record", "--raw", raw, "--", EXAMPLE, "-n", "10",
+               "--threads", "3", "--sleep-ms", "30"]
+        proc = run([CLI, *cmd])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        after = time.time()
+        proc = run([CLI, "convert", raw, "-o", js])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(js) as f:
+            trace = json.load(f)
+        names = sorted(e["args"]["name"] for e in trace["traceEvents"]
+                       if e["ph"] == "M" and e["name"] == "thread_name")
+        self.assertEqual(names, ["example-runtime", "worker 1", "worker 2"])
+        other = trace["otherData"]
+        version = run([CLI, "--version"]).stdout.split()[1]
+        self.assertEqual(other["recorder"], f"etdump-bpf {version}")
+        self.assertEqual(other["command"], cmd)
+        recorded = datetime.datetime.strptime(
+            other["recorded"], "%Y-%m-%dT%H:%M:%SZ").replace(
+                tzinfo=datetime.timezone.utc).timestamp()
+        self.assertTrue(int(before) <= recorded <= after, other["recorded"])
