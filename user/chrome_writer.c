@@ -19,19 +19,28 @@
  */
 enum item_kind {
 	IT_COUNTER_RESET,
-	IT_SLICE,       /* a B or an E, in the order of the walk */
+	IT_SLICE,       /* a B, an E or a flow's end, in the order of the walk */
 	IT_COUNTER_SET,
 	IT_DROP,
 };
 
+/*
+ * A slice begins or ends; a flow (v1 "s"/"f", each bound to the slice
+ * open where it stands) links a delegate's event to the instruction that
+ * called it, its parent: "s" just before the event's B, "f" just after.
+ */
+enum edge { EDGE_BEGIN, EDGE_END, EDGE_FLOW_START, EDGE_FLOW_FINISH };
+
 struct item {
 	uint64_t ts;
 	enum item_kind kind;
-	bool end;               /* IT_SLICE: the E */
+	enum edge edge;         /* IT_SLICE */
+	size_t flow;            /* EDGE_FLOW_*: its id */
 	uint32_t tid;
 	size_t run;             /* IT_DROP: the mark */
 	size_t ev;              /* SIZE_MAX: the run's own slice */
 	size_t seq;             /* IT_SLICE: its place in the walk */
+	size_t sub;             /* EDGE_FLOW_START: after the B of seq */
 };
 
 struct items {
@@ -66,6 +75,8 @@ static int item_cmp(const void *a, const void *b)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
+	if (x->sub != y->sub)
+		return x->sub < y->sub ? -1 : 1;
 	if (x->run != y->run)
 		return x->run < y->run ? -1 : 1;
 	if (x->ev != y->ev)
@@ -80,6 +91,8 @@ struct slice {
 	size_t run;
 	size_t ev;              /* SIZE_MAX: the run itself */
 	bool parent;            /* encloses another slice */
+	size_t begin_seq;       /* where its B stands in the walk */
+	size_t flows;           /* flows started from it so far */
 };
 
 static bool zero_length(const struct slice *s)
@@ -177,12 +190,59 @@ static int collect_slices(const struct etd_dump *dump, struct slice **out,
 	return 0;
 }
 
-static int add_edge(struct items *it, const struct slice *s, bool end,
-		    size_t *seq)
+static int add_edge(struct items *it, const struct slice *s, enum edge edge,
+		    size_t flow, size_t *seq)
 {
-	return item_add(it, (struct item){ .ts = end ? s->end : s->start,
-		.kind = IT_SLICE, .end = end, .tid = s->tid, .run = s->run,
-		.ev = s->ev, .seq = (*seq)++ });
+	return item_add(it, (struct item){
+		.ts = edge == EDGE_END ? s->end : s->start,
+		.kind = IT_SLICE, .edge = edge, .flow = flow, .tid = s->tid,
+		.run = s->run, .ev = s->ev, .seq = (*seq)++ });
+}
+
+/* Is s an event a delegate logged inside the instruction slice parent? */
+static bool called_by(const struct etd_dump *dump, const struct slice *s,
+		      const struct slice *parent)
+{
+	const struct etd_event *ev, *call;
+
+	if (s->ev == SIZE_MAX || parent->ev == SIZE_MAX ||
+	    s->run != parent->run)
+		return false;
+	ev = &dump->runs[s->run].events[s->ev];
+	call = &dump->runs[parent->run].events[parent->ev];
+	return !ev->name && call->name &&
+	       ev->instruction_id == call->instruction_id &&
+	       ev->instruction_id != ETD_UNSET;
+}
+
+/*
+ * The B of s; when a delegate logged it, a flow from the instruction that
+ * called it (the nearest open slice of that instruction): its "s" right
+ * after that slice's B, its "f" right after the event's.
+ */
+static int add_begin(const struct etd_dump *dump, struct items *it,
+		     struct slice *v, const size_t *stack, size_t depth,
+		     struct slice *s, size_t *seq, size_t *flows)
+{
+	struct slice *call = NULL;
+	size_t d;
+	int err;
+
+	for (d = depth; d-- > 0 && !call;)
+		if (called_by(dump, s, &v[stack[d]]))
+			call = &v[stack[d]];
+	s->begin_seq = *seq;
+	err = add_edge(it, s, EDGE_BEGIN, 0, seq);
+	if (err || !call)
+		return err;
+	(*flows)++;
+	err = item_add(it, (struct item){ .ts = call->start,
+		.kind = IT_SLICE, .edge = EDGE_FLOW_START, .flow = *flows,
+		.tid = call->tid, .run = call->run, .ev = call->ev,
+		.seq = call->begin_seq, .sub = ++call->flows });
+	if (!err)
+		err = add_edge(it, s, EDGE_FLOW_FINISH, *flows, seq);
+	return err;
 }
 
 /*
@@ -192,10 +252,10 @@ static int add_edge(struct items *it, const struct slice *s, bool end,
  * foreign file may) is cut at its parent's end, so that every reader
  * nests the file the same way; *clipped counts them.
  */
-static int walk_slices(struct slice *v, size_t n, struct items *it,
-		       size_t *clipped)
+static int walk_slices(const struct etd_dump *dump, struct slice *v,
+		       size_t n, struct items *it, size_t *clipped)
 {
-	size_t *stack, depth = 0, seq = 0, i;
+	size_t *stack, depth = 0, seq = 0, flows = 0, i;
 	int err = 0;
 
 	stack = calloc(n ? n : 1, sizeof(*stack));
@@ -214,17 +274,18 @@ static int walk_slices(struct slice *v, size_t n, struct items *it,
 			}
 			if (nests_in(s, top))
 				break;
-			err = add_edge(it, top, true, &seq);
+			err = add_edge(it, top, EDGE_END, 0, &seq);
 			depth--;
 		}
 		if (depth)
 			v[stack[depth - 1]].parent = true;
-		stack[depth++] = i;
 		if (!err)
-			err = add_edge(it, s, false, &seq);
+			err = add_begin(dump, it, v, stack, depth, s, &seq,
+					&flows);
+		stack[depth++] = i;
 	}
 	while (depth && !err)
-		err = add_edge(it, &v[stack[--depth]], true, &seq);
+		err = add_edge(it, &v[stack[--depth]], EDGE_END, 0, &seq);
 	free(stack);
 	return err;
 }
@@ -444,6 +505,16 @@ static void write_event_args(struct trace *tr, const struct item *x,
 	fputc('}', f);
 }
 
+/* One end of a flow: Perfetto draws the arrow, speedscope ignores it. */
+static void write_flow(struct trace *tr, const struct item *x)
+{
+	bool start = x->edge == EDGE_FLOW_START;
+
+	event_head(tr, start ? "s" : "f", x->tid, x->ts, "delegate call");
+	fprintf(tr->f, ",\"cat\":\"flow\",\"id\":%zu%s}", x->flow,
+		start ? "" : ",\"bp\":\"e\"");
+}
+
 /*
  * A B or an E. Speedscope keys a frame by name and args, so without
  * CHROME_SLICE_ARGS a slice has none: every call of an operator, in every
@@ -457,11 +528,15 @@ static void write_slice(struct trace *tr, const struct item *x)
 		x->ev == SIZE_MAX ? NULL : &run->events[x->ev];
 	char buf[32];
 
-	event_head(tr, x->end ? "E" : "B", x->tid, x->ts,
+	if (x->edge == EDGE_FLOW_START || x->edge == EDGE_FLOW_FINISH) {
+		write_flow(tr, x);
+		return;
+	}
+	event_head(tr, x->edge == EDGE_END ? "E" : "B", x->tid, x->ts,
 		   ev ? event_name(ev, buf, sizeof(buf)) : run->name);
 	fprintf(tr->f, ",\"cat\":\"%s\"",
 		!ev ? "run" : ev->name ? "profile" : "delegate");
-	if (tr->slice_args && !x->end) {
+	if (tr->slice_args && x->edge == EDGE_BEGIN) {
 		if (ev)
 			write_event_args(tr, x, ev);
 		else
@@ -609,7 +684,7 @@ static int build_items(struct trace *tr, struct items *it)
 		return err;
 	if (n)
 		qsort(v, n, sizeof(*v), slice_cmp);
-	err = walk_slices(v, n, it, &tr->clipped);
+	err = walk_slices(tr->dump, v, n, it, &tr->clipped);
 	if (!err)
 		err = add_counters(tr->dump, v, n, it);
 	if (!err)

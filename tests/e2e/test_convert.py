@@ -364,3 +364,34 @@ class ChromeTraceTest(TempDirTest):
             other["recorded"], "%Y-%m-%dT%H:%M:%SZ").replace(
                 tzinfo=datetime.timezone.utc).timestamp()
         self.assertTrue(int(before) <= recorded <= after, other["recorded"])
+
+    def test_chrome_trace_links_delegate_events_to_their_call(self):
+        """A flow from the instruction's slice to each event its delegate
+        logged, each end bound where Perfetto's importer binds it: "s" to
+        the slice open where it stands, "f" (bp "e") to the one enclosing
+        it."""
+        dump, trace = self.chrome(convert_args=["--slice-args"])
+        events = trace["traceEvents"]
+        open_at, starts, finishes = [], {}, {}
+        for e in events:
+            if e["ph"] == "B":
+                open_at.append(e)
+            elif e["ph"] == "E":
+                open_at.pop()
+            elif e["ph"] == "s":
+                starts[e["id"]] = open_at[-1]
+            elif e["ph"] == "f":
+                self.assertEqual(e["bp"], "e")
+                finishes[e["id"]] = open_at[-1]
+        delegates = [e for e in events
+                     if e["ph"] == "B" and e["cat"] == "delegate"]
+        self.assertTrue(delegates)
+        self.assertEqual(sorted(starts), sorted(finishes))
+        self.assertEqual(len(finishes), len(delegates))
+        for flow, event in finishes.items():
+            call = starts[flow]
+            self.assertEqual(event["cat"], "delegate")
+            self.assertEqual(call["cat"], "profile")
+            self.assertEqual(call["args"]["instruction_id"],
+                             event["args"]["instruction_id"])
+            self.assertEqual(call["args"]["run"], event["args"]["run"])
