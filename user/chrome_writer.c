@@ -7,6 +7,7 @@
 #include <time.h>
 #include "chrome_writer.h"
 #include "file_io.h"
+#include "sched_lanes.h"
 #include "utf8.h"
 
 /*
@@ -29,7 +30,16 @@ enum item_kind {
  * open where it stands) links a delegate's event to the instruction that
  * called it, its parent: "s" just before the event's B, "f" just after.
  */
-enum edge { EDGE_BEGIN, EDGE_END, EDGE_FLOW_START, EDGE_FLOW_FINISH };
+enum edge { EDGE_BEGIN, EDGE_END, EDGE_FLOW_START, EDGE_FLOW_FINISH,
+	    EDGE_LANE_BEGIN, EDGE_LANE_END };
+
+/*
+ * record --sched: a lane per thread, a track of its own beside the
+ * thread's (tid + LANE_TID), on which each span is a slice: on a CPU
+ * (item run: the CPU), or off CPU (item ev: how).
+ */
+#define LANE_TID (1u << 30)
+enum lane_span { LANE_ON_CPU, LANE_PREEMPTED, LANE_BLOCKED };
 
 struct item {
 	uint64_t ts;
@@ -290,6 +300,53 @@ static int walk_slices(const struct etd_dump *dump, struct slice *v,
 	return err;
 }
 
+static int add_lane_span(struct items *it, uint32_t tid, uint64_t start,
+			 uint64_t end, uint32_t cpu, enum lane_span how,
+			 size_t *seq)
+{
+	struct item x = { .ts = start, .kind = IT_SLICE,
+			  .edge = EDGE_LANE_BEGIN, .tid = tid + LANE_TID,
+			  .run = cpu, .ev = how, .seq = (*seq)++ };
+	int err = item_add(it, x);
+
+	x.ts = end;
+	x.edge = EDGE_LANE_END;
+	x.seq = (*seq)++;
+	return err ? err : item_add(it, x);
+}
+
+/*
+ * Each thread's switches as spans: on a CPU from a switch-in to the next
+ * switch-out (to `end` for the last), off CPU from a switch-out to the
+ * next switch-in (none after the last: the thread ended, or waited past
+ * the recording).
+ */
+static int add_lanes(const struct sched_lanes *l, uint64_t end,
+		     struct items *it)
+{
+	size_t i, seq = SIZE_MAX / 2;
+	int err = 0;
+
+	for (i = 0; i < l->n && !err; i++) {
+		const struct sched_switch *sw = &l->v[i];
+		const struct sched_switch *next =
+			i + 1 < l->n && l->v[i + 1].tid == sw->tid ?
+			&l->v[i + 1] : NULL;
+
+		if (!sw->out)
+			err = add_lane_span(it, sw->tid, sw->ts,
+					    next ? next->ts :
+					    end > sw->ts ? end : sw->ts,
+					    sw->cpu, LANE_ON_CPU, &seq);
+		else if (next && !next->out)
+			err = add_lane_span(it, sw->tid, sw->ts, next->ts,
+					    sw->cpu, sw->preempted ?
+					    LANE_PREEMPTED : LANE_BLOCKED,
+					    &seq);
+	}
+	return err;
+}
+
 /*
  * Counter tracks from the innermost events only: an enclosing event's
  * delta holds its children's, and one track cannot show both.
@@ -363,6 +420,7 @@ struct trace {
 	FILE *f;
 	const struct etd_dump *dump;
 	const struct raw_info *info;
+	const struct sched_lanes *lanes;
 	bool slice_args;        /* CHROME_SLICE_ARGS */
 	bool from_etdump;       /* CHROME_FROM_ETDUMP */
 	size_t nevents;
@@ -412,6 +470,27 @@ static const char *thread_comm(const struct raw_info *info, uint32_t tid)
 		if (info->threads[i].tid == tid && *info->threads[i].name)
 			return info->threads[i].name;
 	return NULL;
+}
+
+/* "<thread> sched" for each lane. */
+static void name_lanes(struct trace *tr)
+{
+	const struct sched_lanes *l = tr->lanes;
+	const char *comm;
+	char name[64];
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++) {
+		if (i && l->v[i - 1].tid == l->v[i].tid)
+			continue;
+		comm = thread_comm(tr->info, l->v[i].tid);
+		if (comm)
+			snprintf(name, sizeof(name), "%s sched", comm);
+		else
+			snprintf(name, sizeof(name), "thread %u sched",
+				 l->v[i].tid);
+		name_track(tr, "thread_name", l->v[i].tid + LANE_TID, name);
+	}
 }
 
 static void write_metadata(struct trace *tr)
@@ -505,6 +584,21 @@ static void write_event_args(struct trace *tr, const struct item *x,
 	fputc('}', f);
 }
 
+static void write_lane(struct trace *tr, const struct item *x)
+{
+	static const char *const off[] = {
+		[LANE_PREEMPTED] = "preempted",
+		[LANE_BLOCKED] = "blocked",
+	};
+	char name[32];
+
+	if (x->ev == LANE_ON_CPU)
+		snprintf(name, sizeof(name), "CPU %zu", x->run);
+	event_head(tr, x->edge == EDGE_LANE_BEGIN ? "B" : "E", x->tid, x->ts,
+		   x->ev == LANE_ON_CPU ? name : off[x->ev]);
+	fputs(",\"cat\":\"sched\"}", tr->f);
+}
+
 /* One end of a flow: Perfetto draws the arrow, speedscope ignores it. */
 static void write_flow(struct trace *tr, const struct item *x)
 {
@@ -530,6 +624,10 @@ static void write_slice(struct trace *tr, const struct item *x)
 
 	if (x->edge == EDGE_FLOW_START || x->edge == EDGE_FLOW_FINISH) {
 		write_flow(tr, x);
+		return;
+	}
+	if (x->edge == EDGE_LANE_BEGIN || x->edge == EDGE_LANE_END) {
+		write_lane(tr, x);
 		return;
 	}
 	event_head(tr, x->edge == EDGE_END ? "E" : "B", x->tid, x->ts,
@@ -642,6 +740,8 @@ static void write_other_data(struct trace *tr)
 	json_str(f, info->stop);
 	if (tr->clipped)
 		fprintf(f, ",\"clipped_slices\":%zu", tr->clipped);
+	if (tr->lanes && tr->lanes->n)
+		fprintf(f, ",\"sched_lane_tid\":\"tid + %u\"", LANE_TID);
 	fputs("}}\n", f);
 }
 
@@ -672,6 +772,22 @@ static void sort_items(struct items *it)
 		qsort(it->v, it->n, sizeof(*it->v), item_cmp);
 }
 
+/* The latest time the timeline knows of. */
+static uint64_t last_time(const struct slice *v, size_t n,
+			  const struct sched_lanes *l)
+{
+	uint64_t last = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].end > last)
+			last = v[i].end;
+	for (i = 0; l && i < l->n; i++)
+		if (l->v[i].ts > last)
+			last = l->v[i].ts;
+	return last;
+}
+
 /* Every item of the timeline, in the order it is written. */
 static int build_items(struct trace *tr, struct items *it)
 {
@@ -685,6 +801,8 @@ static int build_items(struct trace *tr, struct items *it)
 	if (n)
 		qsort(v, n, sizeof(*v), slice_cmp);
 	err = walk_slices(tr->dump, v, n, it, &tr->clipped);
+	if (!err && tr->lanes)
+		err = add_lanes(tr->lanes, last_time(v, n, tr->lanes), it);
 	if (!err)
 		err = add_counters(tr->dump, v, n, it);
 	if (!err)
@@ -696,9 +814,10 @@ static int build_items(struct trace *tr, struct items *it)
 }
 
 int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
-		 unsigned int flags, char **buf, size_t *len)
+		 const struct sched_lanes *lanes, unsigned int flags,
+		 char **buf, size_t *len)
 {
-	struct trace tr = { .dump = dump, .info = info,
+	struct trace tr = { .dump = dump, .info = info, .lanes = lanes,
 			    .slice_args = flags & CHROME_SLICE_ARGS,
 			    .from_etdump = flags & CHROME_FROM_ETDUMP };
 	struct items it = { 0 };
@@ -715,6 +834,7 @@ int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[\n", tr.f);
 	write_metadata(&tr);
+	name_lanes(&tr);
 	write_items(&tr, &it);
 	fputs("\n]", tr.f);
 	write_other_data(&tr);
@@ -731,14 +851,15 @@ out:
 }
 
 int chrome_write_file(const struct etd_dump *dump,
-		      const struct raw_info *info, unsigned int flags,
+		      const struct raw_info *info,
+		      const struct sched_lanes *lanes, unsigned int flags,
 		      const char *path, bool force, char **kept)
 {
 	size_t len;
 	char *buf;
 	int err;
 
-	err = chrome_write(dump, info, flags, &buf, &len);
+	err = chrome_write(dump, info, lanes, flags, &buf, &len);
 	if (!err)
 		err = file_replace(path, buf, len, force, kept);
 	else

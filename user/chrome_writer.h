@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include "etdump_model.h"
 #include "raw_reader.h"
+#include "sched_lanes.h"
 
 #define CHROME_SLICE_ARGS 1u  /* every slice with its run's details */
 /*
@@ -30,12 +31,17 @@
  */
 #define CHROME_FROM_ETDUMP 2u
 
-/* The JSON text in a malloc'd *buf; 0 or a negative errno. */
+/*
+ * The JSON text in a malloc'd *buf; 0 or a negative errno. lanes (record
+ * --sched; NULL: none), sorted, add a lane per thread.
+ */
 int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
-		 unsigned int flags, char **buf, size_t *len);
+		 const struct sched_lanes *lanes, unsigned int flags,
+		 char **buf, size_t *len);
 /* The same, replacing path as etdump_write_file() does. */
 int chrome_write_file(const struct etd_dump *dump,
-		      const struct raw_info *info, unsigned int flags,
+		      const struct raw_info *info,
+		      const struct sched_lanes *lanes, unsigned int flags,
 		      const char *path, bool force, char **kept);
 
 #endif /* ETDUMP_CHROME_WRITER_H */

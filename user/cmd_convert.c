@@ -16,6 +16,7 @@
 #include "file_io.h"
 #include "log.h"
 #include "raw_reader.h"
+#include "sched_lanes.h"
 #include "summary.h"
 #include "symbol_translate.h"
 
@@ -122,8 +123,12 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 	return 0;
 }
 
-/* Every readable record, in file order: the order record fed them. */
-static int replay(struct raw_reader *r, struct collector *col)
+/*
+ * Every readable record, in file order: the order record fed them; the
+ * switches of record --sched into lanes.
+ */
+static int replay(struct raw_reader *r, struct collector *col,
+		  struct sched_lanes *lanes)
 {
 	const struct raw_info *info = raw_reader_info(r);
 	struct symbol_translator *tr = NULL;
@@ -141,7 +146,10 @@ static int replay(struct raw_reader *r, struct collector *col)
 					    symbol_translator_to_collector, col);
 	while (!err && (n = raw_reader_next(r, &rec, &len)) > 0) {
 		/* a malformed record is counted by the collector */
-		err = symbol_translator_feed(tr, rec, len);
+		if (sched_record_is(rec, len))
+			err = sched_lanes_add(lanes, rec, len);
+		else
+			err = symbol_translator_feed(tr, rec, len);
 		if (err != -ENOMEM)
 			err = 0;
 	}
@@ -175,6 +183,7 @@ static void report_end(const struct convert_opts *o,
 int cmd_convert(int argc, char **argv)
 {
 	struct collector_stats stats = { 0 };
+	struct sched_lanes lanes = { 0 };
 	struct etd_dump dump = { 0 };
 	const struct raw_info *info;
 	struct collector *col = NULL;
@@ -201,16 +210,17 @@ int cmd_convert(int argc, char **argv)
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
-	err = col ? replay(r, col) : -ENOMEM;
+	err = col ? replay(r, col, &lanes) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
 	if (err) {
 		p_err("%s: %s", o.input, strerror(-err));
 		goto cleanup;
 	}
+	sched_lanes_sort(&lanes);
 	if (o.format == FORMAT_CHROME)
-		err = chrome_write_file(&dump, info, o.chrome_flags, o.output,
-					 o.force, &kept);
+		err = chrome_write_file(&dump, info, &lanes, o.chrome_flags,
+					o.output, o.force, &kept);
 	else
 		err = etdump_write_file(&dump, o.output, o.force, &kept);
 	if (err) {
@@ -230,6 +240,7 @@ int cmd_convert(int argc, char **argv)
 cleanup:
 	collector_free(col);
 	etd_dump_free(&dump);
+	sched_lanes_free(&lanes);
 	raw_reader_free(r);
 	return ret;
 }

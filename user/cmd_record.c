@@ -26,6 +26,7 @@
 #include "privileges.h"
 #include "raw_threads.h"
 #include "raw_writer.h"
+#include "sched_lanes.h"
 #include "summary.h"
 #include "symbol_mode.h"
 #include "target.h"
@@ -59,6 +60,9 @@ static const char record_usage[] =
 	"      --precise        per-scope probes even where the runtime can batch\n"
 	"                       (needed for counters; -e implies it)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"      --sched          with --raw: when each of the target's threads was\n"
+	"                       switched out and on which CPU it ran, as lanes in\n"
+	"                       the timeline convert makes\n"
 	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
 	"the functions rules name, e.g. ExecuTorch's Method::execute and kernels.\n"
@@ -84,6 +88,7 @@ struct record_opts {
 	uint64_t ring_bytes;
 	bool force;
 	bool no_counters;
+	bool sched;
 	bool counters_given;
 	bool precise;
 	struct counter_set counters;
@@ -107,13 +112,14 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100 };
+enum { OPT_RAW = 0x100, OPT_SCHED };
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
@@ -172,6 +178,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'P':
 			o->precise = true;
 			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
 		case 'N':
 			o->no_counters = true;
 			break;
@@ -201,6 +210,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	if (!o->output && !o->raw)
 		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
+	if (o->sched && !o->raw)
+		return usage_error("%s", "--sched needs --raw FILE: its lanes are in the timeline convert makes of it");
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
@@ -247,6 +258,9 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 		if (err)
 			return err;
 	}
+	/* --sched's switches are the timeline's, not the ETDump's */
+	if (sched_record_is(rec, len))
+		return 0;
 	/* a malformed record is counted by the collector; keep reading */
 	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
 			 collector_feed(sink->col, rec, len);
@@ -497,6 +511,7 @@ int cmd_record(int argc, char **argv)
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
 	copts.pid = t.pid;
+	copts.sched = o.sched;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
 	sink.col = col;

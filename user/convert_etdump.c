@@ -80,7 +80,7 @@ int convert_etdump(const char *input, const char *output,
 		       input);
 	ret = etdump_assign_tracks(&dump);
 	if (!ret)
-		ret = chrome_write_file(&dump, &info,
+		ret = chrome_write_file(&dump, &info, NULL,
 					chrome_flags | CHROME_FROM_ETDUMP,
 					output, force, &kept);
 	if (ret) {

@@ -70,7 +70,7 @@ static void replay(struct raw_reader *r, const struct raw_info *info)
 		goto out;
 	if (!etdump_write(&dump, &out, &len))
 		free(out);
-	if (!chrome_write(&dump, info, size & 1 ? CHROME_SLICE_ARGS : 0,
+	if (!chrome_write(&dump, info, NULL, size & 1 ? CHROME_SLICE_ARGS : 0,
 			  &json, &len))
 		free(json);
 out:
