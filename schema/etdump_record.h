@@ -42,6 +42,7 @@ enum etdump_rec_type {
 	ETDUMP_REC_FUNC_ENTRY = 10,    /* struct etdump_rec_func_entry */
 	ETDUMP_REC_FUNC_EXIT = 11,     /* struct etdump_rec_func_exit */
 	ETDUMP_REC_BATCH = 12,         /* struct etdump_rec_batch */
+	ETDUMP_REC_SCHED = 13,         /* struct etdump_rec_sched (--sched) */
 };
 
 struct etdump_rec_hdr {
@@ -126,6 +127,18 @@ struct etdump_rec_end {
 	__u8 meta[ETDUMP_META_MAX];
 	__u64 switches;
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
+};
+
+/*
+ * record --sched: a target thread switched out (hdr: its pid and tid, the
+ * CPU it left, when) or in (the CPU it runs on). For the timeline only:
+ * record and convert keep it from the collector.
+ */
+struct etdump_rec_sched {
+	struct etdump_rec_hdr hdr;
+	__u8 out;              /* 1 switched out, 0 switched in */
+	__u8 preempted;        /* out: still runnable; 0: it blocked */
+	__u8 pad[6];
 };
 
 struct etdump_rec_instruction {

@@ -26,11 +26,15 @@
 #include "log.h"
 #include "parse.h"
 #include "privileges.h"
+#include "raw_threads.h"
 #include "raw_writer.h"
 #include "run_sink.h"
+#include "sched_lanes.h"
 #include "summary.h"
 #include "symbol_mode.h"
 #include "target.h"
+#include "thread_names.h"
+#include "version.h"
 #include "probe_objects.h"
 #include "probe_semaphores.h"
 
@@ -65,6 +69,9 @@ static const char record_usage[] =
 	"      --precise        per-scope probes even where the runtime can batch\n"
 	"                       (needed for counters; -e implies it)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"      --sched          with --raw: when each of the target's threads was\n"
+	"                       switched out and on which CPU it ran, as lanes in\n"
+	"                       the timeline convert makes\n"
 	"\n"
 	"Long recordings (a series is FILE numbered: run.0001.etdp, ...):\n"
 	"      --rotate SIZE|DURATION  a complete ETDump each time the runs\n"
@@ -99,6 +106,7 @@ struct record_opts {
 	uint64_t ring_bytes;
 	bool force;
 	bool no_counters;
+	bool sched;
 	bool counters_given;
 	bool precise;
 	struct counter_set counters;
@@ -129,7 +137,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT };
+enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -147,6 +155,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
@@ -216,6 +225,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'P':
 			o->precise = true;
 			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
 		case 'N':
 			o->no_counters = true;
 			break;
@@ -261,6 +273,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	if (!o->output && !o->raw)
 		o->output = DEFAULT_OUTPUT; /* as perf.data: kept unless -f */
+	if (o->sched && !o->raw)
+		return usage_error("%s", "--sched needs --raw FILE: its lanes are in the timeline convert makes of it");
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
@@ -317,6 +331,7 @@ struct record_sink {
 	struct collector *col;
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
+	struct thread_names names; /* --raw: each thread's comm */
 };
 
 static int feed_collector(void *ctx, const void *rec, size_t len)
@@ -326,9 +341,14 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 
 	if (sink->raw) {
 		err = raw_writer_append(sink->raw, rec, len);
+		if (!err)
+			err = raw_name_thread(sink->raw, &sink->names, rec, len);
 		if (err)
 			return err;
 	}
+	/* --sched's switches are the timeline's, not the ETDump's */
+	if (sched_record_is(rec, len))
+		return 0;
 	/* a malformed record is counted by the collector; keep reading */
 	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
 			 collector_feed(sink->col, rec, len);
@@ -504,7 +524,8 @@ static void no_runs(const struct record_opts *o,
  */
 static int open_raw(const struct record_opts *o, const struct target *t,
 		    const struct capture *cap, const struct capture_opts *copts,
-		    uint64_t start, struct raw_writer **out)
+		    uint64_t start, char **argv, int argc,
+		    struct raw_writer **out)
 {
 	struct raw_target rt = {
 		.pid = t->pid,
@@ -512,6 +533,9 @@ static int open_raw(const struct record_opts *o, const struct target *t,
 		.counters = copts->counters,
 		.capture_start = start,
 		.just_started = t->spawned,
+		.tool = "etdump-bpf " ETDUMP_BPF_VERSION,
+		.argv = argv,
+		.argc = argc,
 	};
 	int err;
 
@@ -686,6 +710,7 @@ int cmd_record(int argc, char **argv)
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
 	copts.pid = t.pid;
+	copts.sched = o.sched;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
 	sink.col = col;
@@ -705,7 +730,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	/* after the release: a command's map is the runtime's once it runs */
-	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
+	if (o.raw && open_raw(&o, &t, cap, &copts, start, argv, argc,
+			      &sink.raw))
 		goto cleanup;
 
 	err = collect(&o, &t, cap, col, sink.raw, rs, &why);
@@ -720,7 +746,9 @@ int cmd_record(int argc, char **argv)
 	}
 	target_stop(&t);
 	drops = capture_drops(cap);
-	err = sink.raw ? raw_writer_finish(sink.raw, drops, stop_reasons[why]) : 0;
+	err = raw_rename_threads(sink.raw, &sink.names);
+	if (!err && sink.raw)
+		err = raw_writer_finish(sink.raw, drops, stop_reasons[why]);
 	if (err) {
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
@@ -762,6 +790,7 @@ cleanup:
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
 	run_sink_free(rs);
+	thread_names_free(&sink.names);
 	collector_free(col);
 	/* after the frees: the fork it makes then copies no large page tables */
 	capture_close_in_background(cap);

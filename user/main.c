@@ -11,7 +11,7 @@
 #include "etdump_usdt.h"
 #include "log.h"
 
-#define ETDUMP_BPF_VERSION "0.1.0"
+#include "version.h"
 
 static const struct command {
 	const char *name;

@@ -3,6 +3,7 @@ backend's thread pool would not) reach the ETDump: each goes into the run
 open in the process when it ended, after that run's own events, and the
 summary says how many were placed so.
 """
+import json
 import unittest
 
 from etdump_e2e import (CLI, EXAMPLE, EXECUTE_EVENTS, TempDirTest, decode,
@@ -33,6 +34,27 @@ class WorkerThreadsTest(TempDirTest):
             # execution whose run holds it
             self.assertLessEqual(rows[k]["start_ns"], int(pe["start_time"]))
             self.assertLessEqual(int(pe["end_time"]), rows[k]["end_ns"])
+
+    def test_timeline_draws_the_worker_on_its_own_thread(self):
+        raw, trace = self.path("out.raw"), self.path("out.json")
+        proc = run([CLI, "record", "--raw", raw, "-o", self.path("o.etdp"),
+                    "--", EXAMPLE, "-n", str(EXECUTIONS), "--pool"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = run([CLI, "convert", raw, "-o", trace])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        jobs = {e["tid"] for e in events if e.get("name") == "pool_job"}
+        runs = {e["tid"] for e in events
+                if e.get("name", "").startswith("Method::execute")}
+        self.assertEqual(len(jobs), 1, events)
+        self.assertEqual(len(runs), 1)
+        self.assertNotEqual(jobs, runs)
+        named = {e["tid"] for e in events
+                 if e.get("ph") == "M" and e["name"] == "thread_name"}
+        self.assertLessEqual(jobs | runs, named)
+        self.assertEqual(sum(e.get("name") == "pool_job" and e["ph"] == "B"
+                             for e in events), EXECUTIONS)
 
     def test_batched(self):
         self.check([])

@@ -4,6 +4,7 @@
  * Loads the method once on the main thread, then --threads threads each
  * execute it -n times; see README.md for the events a tracer sees.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -43,6 +44,7 @@ struct worker {
 	struct timings timings;
 	float probabilities[PROGRAM_CLASSES];
 	int err;
+	long index;
 };
 
 static const char usage[] =
@@ -239,6 +241,12 @@ static void worker_run(struct worker *w)
 
 static void *worker_thread(void *arg)
 {
+	struct worker *w = arg;
+	char name[16];
+
+	/* a name of its own, as a timeline shows it (comm) */
+	snprintf(name, sizeof(name), "worker %ld", w->index);
+	pthread_setname_np(pthread_self(), name);
 	worker_setup(arg);
 	worker_run(arg);
 	return NULL;
@@ -254,8 +262,10 @@ static int run_workers(const struct options *opts, struct worker *w)
 	long started;
 	int err = 0;
 
-	for (long i = 0; i < opts->threads; i++)
+	for (long i = 0; i < opts->threads; i++) {
 		w[i].opts = opts;
+		w[i].index = i;
+	}
 	worker_setup(&w[0]);
 	m = load_method(&w[0].tracer);
 	if (!m)
