@@ -14,6 +14,7 @@ struct open_call {
 	uint32_t site;
 	bool instruction;       /* a kernel or delegate call */
 	bool sets_state;        /* it set the instruction state: reset it */
+	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
 };
 
 struct thread {
@@ -140,15 +141,23 @@ static uint64_t site_token(uint32_t site)
 	return (uint64_t)site + 1;
 }
 
+/* The OPERATOR_CALL around a site's kernel: apart from any site's token. */
+static uint64_t operator_token(uint32_t site)
+{
+	return ((uint64_t)1 << 32) + site + 1;
+}
+
+static const char operator_call[] = "OPERATOR_CALL";
+
 static int emit_begin(struct symbol_translator *t, struct thread *th,
-		      const struct etdump_rec_hdr *from, uint32_t site,
+		      const struct etdump_rec_hdr *from, uint64_t token,
 		      const char *name, size_t len)
 {
 	struct etdump_rec_begin r;
 
 	memset(&r, 0, sizeof(r));
 	stamp(&r.hdr, from, ETDUMP_REC_PROFILE_BEGIN, sizeof(r));
-	r.token = site_token(site);
+	r.token = token;
 	/* chain -1: the instruction state applies, as for ETDumpGen */
 	r.chain = -1;
 	r.instr = 0;
@@ -242,7 +251,7 @@ static bool in_instruction(const struct thread *th)
 }
 
 static int push_call(struct thread *th, uint32_t site, bool instruction,
-		     bool sets_state)
+		     bool sets_state, bool op_call)
 {
 	struct open_call *calls;
 
@@ -256,7 +265,7 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
 		th->cap = cap;
 	}
 	th->calls[th->depth++] =
-		(struct open_call){ site, instruction, sets_state };
+		(struct open_call){ site, instruction, sets_state, op_call };
 	return 0;
 }
 
@@ -266,7 +275,7 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	const struct etdump_func_site *s = &r->site;
 	bool instruction = s->kind == ETDUMP_FUNC_KERNEL ||
 			   s->kind == ETDUMP_FUNC_DELEGATE;
-	bool sets_state = false;
+	bool sets_state = false, op_call;
 	char name[ETDUMP_NAME_MAX];
 	int32_t chain, instr;
 	int err;
@@ -285,21 +294,42 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		th->next = (struct plan_pos){ 0, 0 };
 	}
 	/* a kernel another one calls belongs to the caller's instruction */
-	if (instruction && !in_instruction(th))
+	op_call = instruction && !in_instruction(th);
+	if (op_call)
 		sets_state = assign_ids(t, th, s->kind, name, &chain, &instr);
-	err = push_call(th, s->id, instruction, sets_state);
+	/*
+	 * ETDumpGen's OPERATOR_CALL is Method::execute_instruction's scope
+	 * around a KernelCall's kernel: the kernel's own span stands for it,
+	 * without a probe of its own (symbol_translate.h).
+	 */
+	op_call = op_call && s->kind == ETDUMP_FUNC_KERNEL;
+	err = push_call(th, s->id, instruction, sets_state, op_call);
 	if (!err && sets_state)
 		err = emit_instruction(t, th, &r->hdr, chain, instr);
+	if (!err && op_call)
+		err = emit_begin(t, th, &r->hdr, operator_token(s->id),
+				 operator_call, sizeof(operator_call) - 1);
 	if (err)
 		return err;
-	return emit_begin(t, th, &r->hdr, s->id, name, strlen(name));
+	return emit_begin(t, th, &r->hdr, site_token(s->id), name,
+			  strlen(name));
+}
+
+static int emit_end(struct symbol_translator *t, struct thread *th,
+		    const struct etdump_rec_hdr *from, uint64_t token)
+{
+	struct etdump_rec_end end;
+
+	memset(&end, 0, sizeof(end));
+	stamp(&end.hdr, from, ETDUMP_REC_PROFILE_END, sizeof(end));
+	end.token = token;
+	return emit(t, th, &end, sizeof(end));
 }
 
 static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
-	struct etdump_rec_end end;
-	bool reset = false;
+	bool reset = false, op_call = false;
 	size_t i;
 	int err;
 
@@ -310,14 +340,14 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
 			reset = th->calls[i].sets_state;
+			op_call = th->calls[i].operator_call;
 			th->depth = i;
 			break;
 		}
 	}
-	memset(&end, 0, sizeof(end));
-	stamp(&end.hdr, &r->hdr, ETDUMP_REC_PROFILE_END, sizeof(end));
-	end.token = site_token(r->id);
-	err = emit(t, th, &end, sizeof(end));
+	err = emit_end(t, th, &r->hdr, site_token(r->id));
+	if (!err && op_call)
+		err = emit_end(t, th, &r->hdr, operator_token(r->id));
 	if (err || !reset)
 		return err;
 	return emit_instruction(t, th, &r->hdr, -1, 0);

@@ -13,7 +13,13 @@
  *    (INSTRUCTION chain, instr), then opens its scope, as ExecuTorch sets
  *    the debug handle before an instruction runs;
  *  - an exit ends the innermost open scope of its site (PROFILE_END), and
- *    an instruction's end resets the state to (-1, 0).
+ *    an instruction's end resets the state to (-1, 0);
+ *  - a kernel call not inside another instruction call is also its
+ *    instruction's OPERATOR_CALL, which ETDumpGen opens in
+ *    Method::execute_instruction around the kernel: it begins just before
+ *    the kernel's scope and ends just after, at the kernel's own times.
+ *    A probe on execute_instruction would add two probe hits per
+ *    instruction for the few instructions it runs outside the kernel.
  * Instruction ids:
  *  - a kernel or delegate call inside another one (a kernel calling a
  *    kernel) belongs to the outer call's instruction: it sets nothing;

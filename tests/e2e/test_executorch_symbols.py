@@ -3,10 +3,9 @@ tracer compiled out, no probes), its stripped copy with the debug file found
 through .gnu_debuglink or given with --debug-file, for every model, against
 the ETDumps ETDumpGen wrote (reference/). What symbol mode can see must be
 what ETDumpGen wrote: the blocks, the framework events, every kernel event
-with its name, chain and instruction id, in order, per run, and the
-DELEGATE_CALL of a delegated instruction. What no function spans is left
-out: OPERATOR_CALL (ETDumpGen's scope around the kernel call inside
-Method::execute_instruction) and the events a delegate logs itself.
+and its instruction's OPERATOR_CALL with name, chain and instruction id, in
+order, per run, and the DELEGATE_CALL of a delegated instruction. Left out
+is what no function spans: the events a delegate logs itself.
 The xnn_* models need the XNNPACK backend, which the stock runner lacks: they
 are recorded from our runner (tests/executorch/runner.cpp) in symbol mode.
 """
@@ -23,11 +22,9 @@ EXECUTIONS = 3
 
 def visible(ev):
     """(name, chain, instruction) of an event symbol mode can see, or None
-    for what it cannot: OPERATOR_CALL and delegate-logged events."""
+    for what it cannot: delegate-logged events."""
     pe = ev["profile_event"]
     if pe.get("delegate_debug_id_str") or pe["delegate_debug_id_int"] != -1:
-        return None
-    if pe.get("name") == "OPERATOR_CALL":
         return None
     return (pe["name"], pe["chain_index"], pe["instruction_id"])
 
