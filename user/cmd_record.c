@@ -532,6 +532,10 @@ int cmd_record(int argc, char **argv)
 		no_runs(&o, &stats, drops);
 		goto cleanup;
 	}
+	if (sink.sm && symbol_mode_annotate(sink.sm, &dump)) {
+		p_err("%s", strerror(ENOMEM));
+		goto cleanup;
+	}
 	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
 			 0;
 	if (err) {
@@ -540,6 +544,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	print_summary(&o, &t, why, &dump, &stats, drops);
+	if (sink.sm)
+		symbol_mode_summary(sink.sm);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);

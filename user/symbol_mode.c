@@ -5,7 +5,9 @@
 #include <string.h>
 #include "log.h"
 #include "pte_reader.h"
+#include "etdump_model.h"
 #include "symbol_attach.h"
+#include "symbol_calibrate.h"
 #include "symbol_mode.h"
 #include "symbol_sites.h"
 #include "symbol_translate.h"
@@ -19,6 +21,7 @@ struct symbol_mode {
 	struct symbol_translator *translator;
 	struct symbol_sites sites;
 	struct symbol_attach *attach;
+	struct symbol_calibration cal;
 };
 
 bool symbol_mode_wanted(const struct symbol_mode_opts *o,
@@ -127,6 +130,74 @@ static void say_why(const struct symbol_mode *sm)
 	       sm->have_plan ? sm->opts.program : "");
 }
 
+/* Measure what the probes add here, and have the translator take it out. */
+static int calibrate(struct symbol_mode *sm)
+{
+	bool *stepped;
+	size_t i;
+	int ret;
+
+	if (symbol_calibrate(&sm->cal))
+		return 0;       /* said so; the times stay as recorded */
+	stepped = calloc(sm->sites.n, sizeof(*stepped));
+	if (!stepped)
+		return -ENOMEM;
+	for (i = 0; i < sm->sites.n; i++)
+		stepped[i] = sm->sites.sites[i].single_step;
+	ret = symbol_translator_calibrate(sm->translator, &sm->cal, stepped,
+					  sm->sites.n);
+	free(stepped);
+	return ret;
+}
+
+static void say_calibration(const struct symbol_mode *sm, const char *when)
+{
+	const struct symbol_calibration *c = &sm->cal;
+
+	if (!c->done) {
+		p_info("symbol mode: durations include the probes' own time (not measured)");
+		return;
+	}
+	p_info("symbol mode: durations %s less the probes' own time, measured at attach: %llu ns per probed scope and %llu ns per probed call within one (single-stepped entries: %llu and %llu ns)",
+	       when,
+	       (unsigned long long)c->scope_ns[SYMBOL_ENTRY_EMULATED],
+	       (unsigned long long)c->call_ns[SYMBOL_ENTRY_EMULATED],
+	       (unsigned long long)c->scope_ns[SYMBOL_ENTRY_STEPPED],
+	       (unsigned long long)c->call_ns[SYMBOL_ENTRY_STEPPED]);
+}
+
+void symbol_mode_summary(const struct symbol_mode *sm)
+{
+	say_calibration(sm, "were written");
+}
+
+int symbol_mode_annotate(const struct symbol_mode *sm, struct etd_dump *dump)
+{
+	char text[192];
+	struct etd_event *ev;
+	size_t i, len;
+
+	if (!sm->cal.done)
+		return 0;
+	symbol_calibration_text(&sm->cal, text, sizeof(text));
+	len = strlen(text);
+	for (i = 0; i < dump->nruns; i++) {
+		if (!dump->runs[i].nevents)
+			continue;
+		/* the run's outermost scope ends last: the block's */
+		ev = &dump->runs[i].events[dump->runs[i].nevents - 1];
+		if (ev->kind != ETD_PROFILE || ev->has_metadata)
+			continue;
+		ev->metadata = malloc(len);
+		if (!ev->metadata)
+			return -ENOMEM;
+		memcpy(ev->metadata, text, len);
+		ev->metadata_len = len;
+		ev->has_metadata = true;
+	}
+	return 0;
+}
+
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		       const struct target *t, int *nattached)
 {
@@ -145,10 +216,14 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		explain_no_site(sm, t->exe);
 		return -ENOENT;
 	}
-	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
-				 nattached);
+	ret = calibrate(sm);
 	if (!ret)
+		ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
+					 nattached);
+	if (!ret) {
 		say_why(sm);
+		say_calibration(sm, "are written");
+	}
 	return ret;
 }
 

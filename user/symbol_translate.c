@@ -8,6 +8,7 @@
 #include "log.h"
 #include "plan_walk.h"
 #include "pte_reader.h"
+#include "symbol_calibrate.h"
 #include "symbol_translate.h"
 
 struct open_call {
@@ -33,6 +34,9 @@ struct thread {
 	bool by_call_order;     /* a call of this run got a call-order id */
 	uint32_t calls_in_run;
 	struct plan_pos next;   /* where the plan walk goes on */
+	/* the probes' own time so far in the outermost call, and the last
+	   time handed on (symbol_translator_calibrate()) */
+	uint64_t probe_ns, last_ts;
 };
 
 struct symbol_translator {
@@ -42,6 +46,9 @@ struct symbol_translator {
 	struct thread **threads;
 	size_t nthreads;
 	struct symbol_translator_stats stats;
+	struct symbol_calibration cal;
+	bool *stepped;          /* by site id: a single-stepped entry */
+	size_t nstepped;
 };
 
 int symbol_translator_new(struct symbol_translator **out,
@@ -269,9 +276,39 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
 	return 0;
 }
 
+/*
+ * A probe's time stamp without the time the thread's probes took so far
+ * (symbol_translate.h). Of a call's whole cost, the part within its own
+ * scope is split between the entry's tail and the return's head, the rest
+ * between the entry's head and the return's tail.
+ */
+static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
+			  uint64_t ts, uint32_t site, bool entry)
+{
+	const struct symbol_calibration *c = &t->cal;
+	uint64_t scope, rest, at;
+	int k;
+
+	if (!c->done)
+		return ts;
+	k = site < t->nstepped && t->stepped[site] ? SYMBOL_ENTRY_STEPPED :
+						      SYMBOL_ENTRY_EMULATED;
+	scope = c->scope_ns[k];
+	rest = c->call_ns[k] - scope;
+	th->probe_ns += entry ? rest / 2 : scope / 2;
+	at = ts > th->probe_ns ? ts - th->probe_ns : 0;
+	/* a measure off by noise never runs time backwards */
+	if (at < th->last_ts)
+		at = th->last_ts;
+	th->last_ts = at;
+	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
+	return at;
+}
+
 static int on_func_entry(struct symbol_translator *t, struct thread *th,
 			 const struct etdump_rec_func_entry *r)
 {
+	struct etdump_rec_hdr hdr = r->hdr;
 	const struct etdump_func_site *s = &r->site;
 	bool instruction = s->kind == ETDUMP_FUNC_KERNEL ||
 			   s->kind == ETDUMP_FUNC_DELEGATE;
@@ -280,6 +317,9 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	int32_t chain, instr;
 	int err;
 
+	if (!th->depth)
+		th->probe_ns = 0;
+	hdr.ts = corrected(t, th, r->hdr.ts, s->id, true);
 	copy_name(name, s->name, s->name_len);
 	if (s->kind == ETDUMP_FUNC_BLOCK) {
 		/* a run still waiting had no event end: hand it on empty */
@@ -287,7 +327,7 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		if (err)
 			return err;
 		th->block_pending = true;
-		th->block_hdr = r->hdr;
+		th->block_hdr = hdr;
 		copy_name(th->run, s->arg, s->arg_len);
 		th->by_call_order = false;
 		th->calls_in_run = 0;
@@ -305,13 +345,13 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	op_call = op_call && s->kind == ETDUMP_FUNC_KERNEL;
 	err = push_call(th, s->id, instruction, sets_state, op_call);
 	if (!err && sets_state)
-		err = emit_instruction(t, th, &r->hdr, chain, instr);
+		err = emit_instruction(t, th, &hdr, chain, instr);
 	if (!err && op_call)
-		err = emit_begin(t, th, &r->hdr, operator_token(s->id),
+		err = emit_begin(t, th, &hdr, operator_token(s->id),
 				 operator_call, sizeof(operator_call) - 1);
 	if (err)
 		return err;
-	return emit_begin(t, th, &r->hdr, site_token(s->id), name,
+	return emit_begin(t, th, &hdr, site_token(s->id), name,
 			  strlen(name));
 }
 
@@ -329,10 +369,12 @@ static int emit_end(struct symbol_translator *t, struct thread *th,
 static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
+	struct etdump_rec_hdr hdr = r->hdr;
 	bool reset = false, op_call = false;
 	size_t i;
 	int err;
 
+	hdr.ts = corrected(t, th, r->hdr.ts, r->id, false);
 	err = flush_block(t, th);
 	if (err)
 		return err;
@@ -345,12 +387,14 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 			break;
 		}
 	}
-	err = emit_end(t, th, &r->hdr, site_token(r->id));
+	if (!th->depth)
+		th->probe_ns = 0;
+	err = emit_end(t, th, &hdr, site_token(r->id));
 	if (!err && op_call)
-		err = emit_end(t, th, &r->hdr, operator_token(r->id));
+		err = emit_end(t, th, &hdr, operator_token(r->id));
 	if (err || !reset)
 		return err;
-	return emit_instruction(t, th, &r->hdr, -1, 0);
+	return emit_instruction(t, th, &hdr, -1, 0);
 }
 
 int symbol_translator_feed(void *translator, const void *rec, size_t len)
@@ -384,6 +428,23 @@ int symbol_translator_to_collector(void *col, const void *rec, size_t len)
 	return err == -EINVAL ? 0 : err;
 }
 
+int symbol_translator_calibrate(struct symbol_translator *t,
+				const struct symbol_calibration *c,
+				const bool *stepped, size_t nsites)
+{
+	bool *copy = calloc(nsites ? nsites : 1, sizeof(*copy));
+
+	if (!copy)
+		return -ENOMEM;
+	if (nsites)
+		memcpy(copy, stepped, nsites * sizeof(*copy));
+	free(t->stepped);
+	t->stepped = copy;
+	t->nstepped = nsites;
+	t->cal = *c;
+	return 0;
+}
+
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st)
 {
@@ -402,5 +463,6 @@ void symbol_translator_free(struct symbol_translator *t)
 		free(t->threads[i]);
 	}
 	free(t->threads);
+	free(t->stepped);
 	free(t);
 }

@@ -41,11 +41,13 @@
 #ifndef ETDUMP_SYMBOL_TRANSLATE_H
 #define ETDUMP_SYMBOL_TRANSLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "capture.h"
 
 struct pte_plan;
+struct symbol_calibration;
 struct symbol_translator;
 
 #define SYMBOL_CALL_ORDER_NOTE " (call-order ids)"
@@ -66,6 +68,16 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len);
  * collector's to count, so only -ENOMEM stops the translation.
  */
 int symbol_translator_to_collector(void *col, const void *rec, size_t len);
+/*
+ * Take the probes' own time (symbol_calibrate.h) out of the times handed
+ * on: within a thread's outermost call, each record's time less what the
+ * probes took before it, so each scope loses what its own probes added to
+ * it and the whole cost of each probed call inside it. stepped[id]: site
+ * id's entry is single-stepped. -ENOMEM.
+ */
+int symbol_translator_calibrate(struct symbol_translator *t,
+				const struct symbol_calibration *c,
+				const bool *stepped, size_t nsites);
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st);
 void symbol_translator_free(struct symbol_translator *t);
