@@ -16,6 +16,7 @@
 #include "log.h"
 #include "raw_reader.h"
 #include "summary.h"
+#include "symbol_calibrate.h"
 #include "symbol_translate.h"
 
 static const char convert_usage[] =
@@ -114,7 +115,8 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 }
 
 /* Every readable record, in file order: the order record fed them. */
-static int replay(struct raw_reader *r, struct collector *col)
+static int replay(struct raw_reader *r, struct collector *col,
+		  struct symbol_calibration *probe_time)
 {
 	const struct raw_info *info = raw_reader_info(r);
 	struct symbol_translator *tr = NULL;
@@ -136,6 +138,8 @@ static int replay(struct raw_reader *r, struct collector *col)
 		if (err != -ENOMEM)
 			err = 0;
 	}
+	if (tr)
+		symbol_translator_probe_time(tr, probe_time);
 	symbol_translator_free(tr);
 	return err ? err : n;
 }
@@ -165,6 +169,7 @@ static void report_end(const struct convert_opts *o,
 
 int cmd_convert(int argc, char **argv)
 {
+	struct symbol_calibration probe_time = { 0 };
 	struct collector_stats stats = { 0 };
 	struct etd_dump dump = { 0 };
 	const struct raw_info *info;
@@ -188,9 +193,12 @@ int cmd_convert(int argc, char **argv)
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
-	err = col ? replay(r, col) : -ENOMEM;
+	err = col ? replay(r, col, &probe_time) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
+	/* as record wrote it: symbol mode's probe time said in the ETDump */
+	if (!err)
+		err = symbol_calibration_annotate(&probe_time, &dump);
 	if (err) {
 		p_err("%s: %s", o.input, strerror(-err));
 		goto cleanup;

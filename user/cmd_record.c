@@ -231,9 +231,8 @@ struct record_sink {
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
 };
 
-static int feed_collector(void *ctx, const void *rec, size_t len)
+static int feed_one(struct record_sink *sink, const void *rec, size_t len)
 {
-	struct record_sink *sink = ctx;
 	int err;
 
 	if (sink->raw) {
@@ -245,6 +244,24 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
 			 collector_feed(sink->col, rec, len);
 	return err == -ENOMEM ? err : 0;
+}
+
+static int feed_collector(void *ctx, const void *rec, size_t len)
+{
+	struct record_sink *sink = ctx;
+	const void *note;
+	size_t note_len;
+	int err;
+
+	/* symbol mode's measure of its probes goes first, raw capture too */
+	note = sink->sm ? symbol_mode_note(sink->sm, rec, len, &note_len) :
+			  NULL;
+	if (note) {
+		err = feed_one(sink, note, note_len);
+		if (err)
+			return err;
+	}
+	return feed_one(sink, rec, len);
 }
 
 static void print_status(struct collector *col, struct capture *cap,

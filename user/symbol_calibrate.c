@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "etdump_model.h"
 #include "etdump_record.h"
 #include "log.h"
 #include "symbol_attach.h"
@@ -175,6 +176,8 @@ static int calibration_sites(struct symbol_site *site, size_t n,
 		site[k].path = paths[k];
 		site[k].function = name;
 		site[k].single_step = k == SYMBOL_ENTRY_STEPPED;
+		site[k].desc.flags = site[k].single_step ? ETDUMP_FUNC_STEPPED :
+							   0;
 		site[k].desc.id = k;
 		site[k].desc.kind = ETDUMP_FUNC_EVENT;
 		site[k].desc.name_len = strlen(name);
@@ -266,4 +269,63 @@ void symbol_calibration_text(const struct symbol_calibration *c, char *buf,
 		 (unsigned long long)c->call_ns[SYMBOL_ENTRY_EMULATED],
 		 (unsigned long long)c->scope_ns[SYMBOL_ENTRY_STEPPED],
 		 (unsigned long long)c->call_ns[SYMBOL_ENTRY_STEPPED]);
+}
+
+void symbol_calibration_record(const struct symbol_calibration *c,
+			       const struct etdump_rec_hdr *like,
+			       struct etdump_rec_probe_time *r)
+{
+	int k;
+
+	memset(r, 0, sizeof(*r));
+	r->hdr = *like;
+	r->hdr.type = ETDUMP_REC_PROBE_TIME;
+	r->hdr.ncounters = 0;
+	r->hdr.size = sizeof(*r);
+	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
+		r->scope_ns[k] = c->scope_ns[k];
+		r->call_ns[k] = c->call_ns[k];
+	}
+}
+
+void symbol_calibration_from_record(struct symbol_calibration *c,
+				    const struct etdump_rec_probe_time *r)
+{
+	int k;
+
+	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
+		c->scope_ns[k] = r->scope_ns[k];
+		/* a call costs its caller at least what its scope gains */
+		c->call_ns[k] = r->call_ns[k] > r->scope_ns[k] ?
+					r->call_ns[k] : r->scope_ns[k];
+	}
+	c->done = true;
+}
+
+int symbol_calibration_annotate(const struct symbol_calibration *c,
+				struct etd_dump *dump)
+{
+	char text[192];
+	struct etd_event *ev;
+	size_t i, len;
+
+	if (!c->done)
+		return 0;
+	symbol_calibration_text(c, text, sizeof(text));
+	len = strlen(text);
+	for (i = 0; i < dump->nruns; i++) {
+		if (!dump->runs[i].nevents)
+			continue;
+		/* the run's outermost scope ends last: the block's */
+		ev = &dump->runs[i].events[dump->runs[i].nevents - 1];
+		if (ev->kind != ETD_PROFILE || ev->has_metadata)
+			continue;
+		ev->metadata = malloc(len);
+		if (!ev->metadata)
+			return -ENOMEM;
+		memcpy(ev->metadata, text, len);
+		ev->metadata_len = len;
+		ev->has_metadata = true;
+	}
+	return 0;
 }

@@ -18,8 +18,12 @@
 #define ETDUMP_SYMBOL_CALIBRATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "etdump_record.h"
+
+struct etd_dump;
 
 enum symbol_entry_kind { SYMBOL_ENTRY_EMULATED, SYMBOL_ENTRY_STEPPED,
 			 SYMBOL_ENTRY_KINDS };
@@ -44,5 +48,19 @@ int symbol_calibrate(struct symbol_calibration *out);
  */
 void symbol_calibration_text(const struct symbol_calibration *c, char *buf,
 			     size_t len);
+
+/* The record that carries it in a capture, stamped like `like`. */
+void symbol_calibration_record(const struct symbol_calibration *c,
+			       const struct etdump_rec_hdr *like,
+			       struct etdump_rec_probe_time *r);
+void symbol_calibration_from_record(struct symbol_calibration *c,
+				    const struct etdump_rec_probe_time *r);
+/*
+ * Say in the ETDump that its times are corrected, and by how much: the
+ * text in the delegate_debug_metadata of each run's outermost event (one
+ * that has none). Nothing when c was not measured. -ENOMEM.
+ */
+int symbol_calibration_annotate(const struct symbol_calibration *c,
+				struct etd_dump *dump);
 
 #endif /* ETDUMP_SYMBOL_CALIBRATE_H */

@@ -21,7 +21,9 @@ struct symbol_mode {
 	struct symbol_translator *translator;
 	struct symbol_sites sites;
 	struct symbol_attach *attach;
-	struct symbol_calibration cal;
+	struct symbol_calibration cal;  /* measured at attach */
+	struct etdump_rec_probe_time note;
+	bool noted;             /* handed on, before the first record */
 };
 
 bool symbol_mode_wanted(const struct symbol_mode_opts *o,
@@ -130,30 +132,9 @@ static void say_why(const struct symbol_mode *sm)
 	       sm->have_plan ? sm->opts.program : "");
 }
 
-/* Measure what the probes add here, and have the translator take it out. */
-static int calibrate(struct symbol_mode *sm)
+static void say_calibration(const struct symbol_calibration *c,
+			    const char *when)
 {
-	bool *stepped;
-	size_t i;
-	int ret;
-
-	if (symbol_calibrate(&sm->cal))
-		return 0;       /* said so; the times stay as recorded */
-	stepped = calloc(sm->sites.n, sizeof(*stepped));
-	if (!stepped)
-		return -ENOMEM;
-	for (i = 0; i < sm->sites.n; i++)
-		stepped[i] = sm->sites.sites[i].single_step;
-	ret = symbol_translator_calibrate(sm->translator, &sm->cal, stepped,
-					  sm->sites.n);
-	free(stepped);
-	return ret;
-}
-
-static void say_calibration(const struct symbol_mode *sm, const char *when)
-{
-	const struct symbol_calibration *c = &sm->cal;
-
 	if (!c->done) {
 		p_info("symbol mode: durations include the probes' own time (not measured)");
 		return;
@@ -168,34 +149,29 @@ static void say_calibration(const struct symbol_mode *sm, const char *when)
 
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
-	say_calibration(sm, "were written");
+	struct symbol_calibration applied;
+
+	if (symbol_translator_probe_time(sm->translator, &applied))
+		say_calibration(&applied, "were written");
 }
 
 int symbol_mode_annotate(const struct symbol_mode *sm, struct etd_dump *dump)
 {
-	char text[192];
-	struct etd_event *ev;
-	size_t i, len;
+	struct symbol_calibration applied;
 
-	if (!sm->cal.done)
-		return 0;
-	symbol_calibration_text(&sm->cal, text, sizeof(text));
-	len = strlen(text);
-	for (i = 0; i < dump->nruns; i++) {
-		if (!dump->runs[i].nevents)
-			continue;
-		/* the run's outermost scope ends last: the block's */
-		ev = &dump->runs[i].events[dump->runs[i].nevents - 1];
-		if (ev->kind != ETD_PROFILE || ev->has_metadata)
-			continue;
-		ev->metadata = malloc(len);
-		if (!ev->metadata)
-			return -ENOMEM;
-		memcpy(ev->metadata, text, len);
-		ev->metadata_len = len;
-		ev->has_metadata = true;
-	}
-	return 0;
+	symbol_translator_probe_time(sm->translator, &applied);
+	return symbol_calibration_annotate(&applied, dump);
+}
+
+const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
+			     size_t len, size_t *note_len)
+{
+	if (!sm->cal.done || sm->noted || len < sizeof(struct etdump_rec_hdr))
+		return NULL;
+	sm->noted = true;
+	symbol_calibration_record(&sm->cal, rec, &sm->note);
+	*note_len = sizeof(sm->note);
+	return &sm->note;
 }
 
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
@@ -216,13 +192,13 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		explain_no_site(sm, t->exe);
 		return -ENOENT;
 	}
-	ret = calibrate(sm);
-	if (!ret)
-		ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
-					 nattached);
+	/* a failure is said, and the times stay as they were recorded */
+	symbol_calibrate(&sm->cal);
+	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
+				 nattached);
 	if (!ret) {
 		say_why(sm);
-		say_calibration(sm, "are written");
+		say_calibration(&sm->cal, "are written");
 	}
 	return ret;
 }

@@ -49,6 +49,13 @@ int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len);
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		       const struct target *t, int *nattached);
 /*
+ * What must go before the first record rec (len bytes) into the raw
+ * capture and symbol_mode_feed(): the probes' time measured at attach
+ * (an ETDUMP_REC_PROBE_TIME record), once; else NULL.
+ */
+const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
+			     size_t len, size_t *note_len);
+/*
  * Before the ETDump is written: the probes' time taken out of it
  * (symbol_calibrate.h), as text in the delegate_debug_metadata of each
  * run's outermost event. -ENOMEM.

@@ -95,6 +95,7 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	skip = n > 0 ? attach_skip(insn, n) : 0;
 	s->offset += skip;
 	s->single_step = n > 0 && !symbol_entry_emulated(insn + skip, n - skip);
+	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
 	out->n++;
 	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,

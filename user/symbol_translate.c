@@ -16,6 +16,7 @@ struct open_call {
 	bool instruction;       /* a kernel or delegate call */
 	bool sets_state;        /* it set the instruction state: reset it */
 	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
+	bool stepped;           /* its entry is single-stepped */
 };
 
 struct thread {
@@ -47,8 +48,6 @@ struct symbol_translator {
 	size_t nthreads;
 	struct symbol_translator_stats stats;
 	struct symbol_calibration cal;
-	bool *stepped;          /* by site id: a single-stepped entry */
-	size_t nstepped;
 };
 
 int symbol_translator_new(struct symbol_translator **out,
@@ -258,7 +257,7 @@ static bool in_instruction(const struct thread *th)
 }
 
 static int push_call(struct thread *th, uint32_t site, bool instruction,
-		     bool sets_state, bool op_call)
+		     bool sets_state, bool op_call, bool stepped)
 {
 	struct open_call *calls;
 
@@ -272,7 +271,8 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
 		th->cap = cap;
 	}
 	th->calls[th->depth++] =
-		(struct open_call){ site, instruction, sets_state, op_call };
+		(struct open_call){ site, instruction, sets_state, op_call,
+				    stepped };
 	return 0;
 }
 
@@ -283,7 +283,7 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
  * between the entry's head and the return's tail.
  */
 static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
-			  uint64_t ts, uint32_t site, bool entry)
+			  uint64_t ts, bool stepped, bool entry)
 {
 	const struct symbol_calibration *c = &t->cal;
 	uint64_t scope, rest, at;
@@ -291,8 +291,7 @@ static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
 
 	if (!c->done)
 		return ts;
-	k = site < t->nstepped && t->stepped[site] ? SYMBOL_ENTRY_STEPPED :
-						      SYMBOL_ENTRY_EMULATED;
+	k = stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
 	scope = c->scope_ns[k];
 	rest = c->call_ns[k] - scope;
 	th->probe_ns += entry ? rest / 2 : scope / 2;
@@ -319,7 +318,8 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 
 	if (!th->depth)
 		th->probe_ns = 0;
-	hdr.ts = corrected(t, th, r->hdr.ts, s->id, true);
+	hdr.ts = corrected(t, th, r->hdr.ts, s->flags & ETDUMP_FUNC_STEPPED,
+			   true);
 	copy_name(name, s->name, s->name_len);
 	if (s->kind == ETDUMP_FUNC_BLOCK) {
 		/* a run still waiting had no event end: hand it on empty */
@@ -343,7 +343,8 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	 * without a probe of its own (symbol_translate.h).
 	 */
 	op_call = op_call && s->kind == ETDUMP_FUNC_KERNEL;
-	err = push_call(th, s->id, instruction, sets_state, op_call);
+	err = push_call(th, s->id, instruction, sets_state, op_call,
+			s->flags & ETDUMP_FUNC_STEPPED);
 	if (!err && sets_state)
 		err = emit_instruction(t, th, &hdr, chain, instr);
 	if (!err && op_call)
@@ -370,23 +371,24 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
 	struct etdump_rec_hdr hdr = r->hdr;
-	bool reset = false, op_call = false;
+	bool reset = false, op_call = false, stepped = false;
 	size_t i;
 	int err;
 
-	hdr.ts = corrected(t, th, r->hdr.ts, r->id, false);
-	err = flush_block(t, th);
-	if (err)
-		return err;
 	/* calls above it never returned (longjmp, exceptions): forget them */
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
 			reset = th->calls[i].sets_state;
 			op_call = th->calls[i].operator_call;
+			stepped = th->calls[i].stepped;
 			th->depth = i;
 			break;
 		}
 	}
+	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
+	err = flush_block(t, th);
+	if (err)
+		return err;
 	if (!th->depth)
 		th->probe_ns = 0;
 	err = emit_end(t, th, &hdr, site_token(r->id));
@@ -404,6 +406,12 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	struct thread *th;
 	size_t need;
 
+	if (len >= sizeof(struct etdump_rec_probe_time) &&
+	    h->type == ETDUMP_REC_PROBE_TIME &&
+	    h->size >= sizeof(struct etdump_rec_probe_time)) {
+		symbol_calibration_from_record(&t->cal, rec);
+		return 0;
+	}
 	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
 				 h->type != ETDUMP_REC_FUNC_EXIT))
 		return t->sink(t->sink_ctx, rec, len);
@@ -428,21 +436,11 @@ int symbol_translator_to_collector(void *col, const void *rec, size_t len)
 	return err == -EINVAL ? 0 : err;
 }
 
-int symbol_translator_calibrate(struct symbol_translator *t,
-				const struct symbol_calibration *c,
-				const bool *stepped, size_t nsites)
+bool symbol_translator_probe_time(const struct symbol_translator *t,
+				  struct symbol_calibration *c)
 {
-	bool *copy = calloc(nsites ? nsites : 1, sizeof(*copy));
-
-	if (!copy)
-		return -ENOMEM;
-	if (nsites)
-		memcpy(copy, stepped, nsites * sizeof(*copy));
-	free(t->stepped);
-	t->stepped = copy;
-	t->nstepped = nsites;
-	t->cal = *c;
-	return 0;
+	*c = t->cal;
+	return c->done;
 }
 
 void symbol_translator_stats(const struct symbol_translator *t,
@@ -463,6 +461,5 @@ void symbol_translator_free(struct symbol_translator *t)
 		free(t->threads[i]);
 	}
 	free(t->threads);
-	free(t->stepped);
 	free(t);
 }

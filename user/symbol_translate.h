@@ -69,15 +69,14 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len);
  */
 int symbol_translator_to_collector(void *col, const void *rec, size_t len);
 /*
- * Take the probes' own time (symbol_calibrate.h) out of the times handed
- * on: within a thread's outermost call, each record's time less what the
- * probes took before it, so each scope loses what its own probes added to
- * it and the whole cost of each probed call inside it. stepped[id]: site
- * id's entry is single-stepped. -ENOMEM.
+ * A PROBE_TIME record (symbol_calibrate.h) has the probes' own time taken
+ * out of the times handed on from then: within a thread's outermost call,
+ * each record's time less what the probes took before it, so each scope
+ * loses what its own probes added to it and the whole cost of each probed
+ * call inside it. True when there was one, with what it said in c.
  */
-int symbol_translator_calibrate(struct symbol_translator *t,
-				const struct symbol_calibration *c,
-				const bool *stepped, size_t nsites);
+bool symbol_translator_probe_time(const struct symbol_translator *t,
+				  struct symbol_calibration *c);
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st);
 void symbol_translator_free(struct symbol_translator *t);

@@ -5,11 +5,14 @@ the ETDumps ETDumpGen wrote (reference/). What symbol mode can see must be
 what ETDumpGen wrote: the blocks, the framework events, every kernel event
 and its instruction's OPERATOR_CALL with name, chain and instruction id, in
 order, per run, and the DELEGATE_CALL of a delegated instruction. Left out
-is what no function spans: the events a delegate logs itself.
+is what no function spans: the events a delegate logs itself. Each
+recording says what its probes' own time, measured at attach, was taken out
+of the durations: at attach, in its summary and in the ETDump.
 The xnn_* models need the XNNPACK backend, which the stock runner lacks: they
 are recorded from our runner (tests/executorch/runner.cpp) in symbol mode.
 """
 import os
+import re
 import shutil
 import unittest
 
@@ -18,6 +21,8 @@ from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
 
 RUNNER = os.path.join(BUILD, "executorch-runner")
 EXECUTIONS = 3
+# user/symbol_calibrate.h: the probes' time taken out, said in the ETDump
+PROBE_TIME = "etdump-bpf-probe-time:1;"
 
 
 def visible(ev):
@@ -46,7 +51,28 @@ class ExecuTorchSymbolModeTest(TempDirTest):
                     "--num_executions", str(EXECUTIONS)], timeout=120)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("symbol mode", proc.stderr)
-        return proc, decode(out)
+        dump = decode(out)
+        self.assert_probe_time_said(proc.stderr, dump)
+        return proc, dump
+
+    def assert_probe_time_said(self, stderr, dump):
+        """Measured at attach, said then and in the summary, and in the
+        metadata of each run's outermost event, the same figures."""
+        said = re.findall(r"durations (?:are|were) written less the "
+                          r"probes' own time, measured at attach: "
+                          r"(\d+) ns per probed scope and (\d+) ns", stderr)
+        self.assertEqual(len(said), 2, stderr)
+        self.assertEqual(said[0], said[1])
+        scope, call = map(int, said[0])
+        self.assertGreater(scope, 0)
+        self.assertGreaterEqual(call, scope)
+        for r in dump["run_data"]:
+            meta = bytes(r["events"][-1]["profile_event"]
+                         ["delegate_debug_metadata"]).decode()
+            self.assertTrue(meta.startswith(PROBE_TIME), meta)
+            fields = dict(f.split("=") for f in meta.split(";")[1:])
+            self.assertEqual((int(fields["scope_ns"]),
+                              int(fields["call_ns"])), (scope, call))
 
     def assert_as_etdumpgen(self, binary, model, *extra):
         proc, ours = self.record(binary, model, *extra)

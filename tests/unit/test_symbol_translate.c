@@ -13,6 +13,7 @@
 #include "collector.h"
 #include "etdump_record.h"
 #include "pte_reader.h"
+#include "symbol_calibrate.h"
 #include "symbol_translate.h"
 #include "testlib.h"
 
@@ -423,6 +424,76 @@ TEST(operator_calls)
 	rig_close(&r);
 }
 
+static uint64_t duration(const struct etd_event *ev)
+{
+	return ev ? ev->end_time - ev->start_time : 0;
+}
+
+/*
+ * The probes' measured time (a PROBE_TIME record first, as record sends
+ * it): each scope loses what its own probes add (30 ns, single-stepped
+ * 300 ns) and the whole cost of each probed call inside it (50 ns).
+ * Every record here is 100 ns after the one before.
+ */
+TEST(probe_time_taken_out)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD };
+	struct symbol_calibration cal = {
+		.done = true, .scope_ns = { 30, 300 }, .call_ns = { 50, 400 },
+	}, said;
+	struct etdump_rec_probe_time pt;
+	struct etdump_rec_hdr like;
+	const struct etd_run *run;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	memset(&like, 0, sizeof(like));
+	like.pid = 7;
+	like.tid = 1;
+	symbol_calibration_record(&cal, &like, &pt);
+	CHECK_EQ_INT(symbol_translator_feed(r.tr, &pt, sizeof(pt)), 0);
+	execute(&r, 1, calls, 2);
+	rig_finish(&r);
+	CHECK(symbol_translator_probe_time(r.tr, &said));
+	CHECK_EQ_INT(said.scope_ns[1], 300);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns != 1) {
+		rig_close(&r);
+		return;
+	}
+	run = &r.dump.runs[0];
+	CHECK_EQ_INT(duration(nth_event(run, 0)), 100 - 30);
+	CHECK_EQ_INT(duration(nth_event(run, 1)), 100 - 30);
+	CHECK_EQ_INT(duration(nth_event(run, 2)), 500 - 30 - 2 * 50);
+	/* nested scopes stay nested */
+	CHECK(nth_event(run, 1)->end_time <= nth_event(run, 2)->end_time);
+	CHECK_EQ_INT(symbol_calibration_annotate(&said, &r.dump), 0);
+	CHECK(nth_event(run, 2)->has_metadata);
+	CHECK(!memcmp(nth_event(run, 2)->metadata, SYMBOL_CALIBRATION_MAGIC,
+		      strlen(SYMBOL_CALIBRATION_MAGIC)));
+	CHECK(!nth_event(run, 0)->has_metadata);
+	rig_close(&r);
+}
+
+/* Without a PROBE_TIME record the times are the probes'. */
+TEST(no_probe_time_no_change)
+{
+	static const enum site_id calls[] = { S_MUL };
+	struct symbol_calibration said;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	execute(&r, 1, calls, 1);
+	rig_finish(&r);
+	CHECK(!symbol_translator_probe_time(r.tr, &said));
+	if (r.dump.nruns == 1) {
+		CHECK_EQ_INT(duration(nth_event(&r.dump.runs[0], 0)), 100);
+		CHECK_EQ_INT(symbol_calibration_annotate(&said, &r.dump), 0);
+		CHECK(!nth_event(&r.dump.runs[0], 1)->has_metadata);
+	}
+	rig_close(&r);
+}
+
 TEST(threads_keep_their_own_runs)
 {
 	static const enum site_id calls[] = { S_MUL, S_ADD };
@@ -508,6 +579,8 @@ int main(void)
 	RUN(plan_names_delegates_and_chains);
 	RUN(nested_kernel_belongs_to_the_outer_instruction);
 	RUN(operator_calls);
+	RUN(probe_time_taken_out);
+	RUN(no_probe_time_no_change);
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);
 	RUN(other_records_pass_through);
