@@ -138,25 +138,38 @@ static int on_record(void *ctx, void *data, size_t size)
 }
 
 /*
- * The median time per call of fn over BATCHES loops (a warm-up first),
- * the ring emptied after each.
+ * Time per call of fn, and (traced) the median of the scopes recorded, in
+ * the least disturbed of BATCHES loops (a warm-up first), the ring emptied
+ * after each: a loop a busy machine slowed says what the machine did, not
+ * what the probes cost.
  */
-static uint64_t loop_ns(void (*fn)(void), struct ring_buffer *rb)
+static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
+		    struct scopes *s, int kind, uint64_t *call, uint64_t *scope)
 {
-	void (*volatile call)(void) = fn;
-	uint64_t per_call[BATCHES], t0;
+	void (*volatile fn_call)(void) = fn;
+	uint64_t per_call, t0, m;
+	size_t from;
 	int b, i;
 
+	*call = *scope = UINT64_MAX;
 	for (b = -1; b < BATCHES; b++) {
+		from = s ? s->n[kind] : 0;
 		t0 = now_ns();
 		for (i = 0; i < BATCH_CALLS; i++)
-			call();
-		if (b >= 0)
-			per_call[b] = (now_ns() - t0) / BATCH_CALLS;
+			fn_call();
+		per_call = (now_ns() - t0) / BATCH_CALLS;
 		if (rb)
 			ring_buffer__consume(rb);
+		if (b < 0)
+			continue;
+		if (per_call < *call)
+			*call = per_call;
+		if (!s || s->n[kind] == from)
+			continue;
+		m = median(s->ns[kind] + from, s->n[kind] - from);
+		if (m < *scope)
+			*scope = m;
 	}
-	return median(per_call, BATCHES);
 }
 
 /* The sites: each calibration function, as symbol mode would attach. */
@@ -196,7 +209,7 @@ static int measure(struct symbol_calibration *out, struct scopes *s,
 	struct symbol_site site[SYMBOL_ENTRY_KINDS];
 	static char paths[SYMBOL_ENTRY_KINDS][PATH_MAX];
 	struct symbol_sites sites = { .sites = site, .n = KINDS_MEASURED };
-	uint64_t bare[SYMBOL_ENTRY_KINDS], traced;
+	uint64_t bare[SYMBOL_ENTRY_KINDS], traced, unused;
 	struct symbol_attach *a = NULL;
 	struct ring_buffer *rb;
 	int k, err, nprobes;
@@ -205,21 +218,22 @@ static int measure(struct symbol_calibration *out, struct scopes *s,
 	if (err)
 		return err;
 	for (k = 0; k < KINDS_MEASURED; k++)
-		bare[k] = loop_ns(functions[k], NULL);
+		loop_ns(functions[k], NULL, NULL, k, &bare[k], &unused);
 	rb = ring_buffer__new(ring_fd, on_record, s, NULL);
 	if (!rb)
 		return -errno;
 	err = symbol_attach_to_ring(&a, &sites, ring_fd, drops_fd, getpid(),
 				    &nprobes);
 	for (k = 0; !err && k < KINDS_MEASURED; k++) {
-		traced = loop_ns(functions[k], rb);
-		out->scope_ns[k] = median(s->ns[k], s->n[k]);
+		loop_ns(functions[k], rb, s, k, &traced, &out->scope_ns[k]);
+		if (!s->n[k]) {
+			err = -ENODATA;
+			break;
+		}
 		out->call_ns[k] = traced > bare[k] ? traced - bare[k] : 0;
 		/* noise: a call costs its caller at least its scope's share */
 		if (out->call_ns[k] < out->scope_ns[k])
 			out->call_ns[k] = out->scope_ns[k];
-		if (!s->n[k])
-			err = -ENODATA;
 	}
 	symbol_attach_close(a);
 	ring_buffer__free(rb);
