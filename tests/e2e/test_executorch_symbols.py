@@ -7,7 +7,8 @@ and its instruction's OPERATOR_CALL with name, chain and instruction id, in
 order, per run, and the DELEGATE_CALL of a delegated instruction. Left out
 is what no function spans: the events a delegate logs itself. Each
 recording says what its probes' own time, measured at attach, was taken out
-of the durations: at attach, in its summary and in the ETDump.
+of the durations: at attach, in its summary and in the ETDump. A build
+whose kernel no rule names records the rest and names what it cannot.
 The xnn_* models need the XNNPACK backend, which the stock runner lacks: they
 are recorded from our runner (tests/executorch/runner.cpp) in symbol mode.
 """
@@ -20,6 +21,9 @@ import executorch_env as et
 from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
 
 RUNNER = os.path.join(BUILD, "executorch-runner")
+# torch::executor::native::relu_out(KernelRuntimeContext&, ...), mangled
+RELU_SYMBOL = "6native8relu_outERN10executorch7runtime20KernelRuntimeContextE" \
+    "RKNS3_7etensor6TensorERS7_"
 EXECUTIONS = 3
 # user/symbol_calibrate.h: the probes' time taken out, said in the ETDump
 PROBE_TIME = "etdump-bpf-probe-time:1;"
@@ -100,6 +104,32 @@ class ExecuTorchSymbolModeTest(TempDirTest):
         for model in ("cnn", "linear"):
             with self.subTest(model=model):
                 self.assert_as_etdumpgen(et.STRIPPED_RUNNER, model)
+
+    def test_another_build_records_what_it_can(self):
+        """A build whose relu kernel no rule names (renamed, as another
+        build or vendor library would): the rest of cnn.pte is recorded as
+        ETDumpGen wrote it, and what is missing is named once."""
+        proc = run(["nm", et.STOCK_RUNNER])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        relu = [line.split()[2] for line in proc.stdout.splitlines()
+                if line.endswith(RELU_SYMBOL)]
+        self.assertEqual(len(relu), 1, relu)
+        other = self.path("other_build_runner")
+        proc = run(["objcopy", "--redefine-sym",
+                    f"{relu[0]}=vendor_relu_kernel", et.STOCK_RUNNER, other])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc, ours = self.record(other, "cnn")
+        said = re.findall(r"no function of the target stands for .*",
+                          proc.stderr)
+        self.assertEqual(len(said), 1, proc.stderr)
+        self.assertIn("2 of its 10 kernel and delegate instructions", said[0])
+        self.assertIn("relu.out (instructions 1, 4)", said[0])
+        self.assertNotIn("convolution", said[0])
+        # relu's instructions (1 and 4) and nothing else left out
+        ref = decode(et.reference("cnn", EXECUTIONS))
+        expect = [(name, [k for k in keys if k[1:] not in ((0, 1), (0, 4))])
+                  for name, keys in runs_visible(ref)]
+        self.assertEqual(runs_visible(ours), expect)
 
     def test_stripped_runner_with_debug_file_option(self):
         # a copy alone in a folder: no debuglink lookup can find it
