@@ -124,7 +124,7 @@ static void say_why(const struct symbol_mode *sm)
 	char rules[PATH_MAX + 64], cost[192] = "";
 
 	if (sm->sites.single_step)
-		snprintf(cost, sizeof(cost), "; %zu of them start with an instruction the kernel must single-step (dearer than an emulated one; scripts/bench-uprobes.sh measures both on this machine)",
+		snprintf(cost, sizeof(cost), "; %zu of them start with an instruction the kernel must single-step (what that costs here: the next line)",
 			 sm->sites.single_step);
 	p_info("symbol mode (%s): %zu function(s) named by %s%s; instruction ids %s%s",
 	       sm->opts.force ? "--symbols" : "no 'etdump' USDT probes in the target",
