@@ -270,7 +270,8 @@ int symbol_calibrate(struct symbol_calibration *out)
 	out->done = !err;
 	if (err)
 		p_warn("cannot measure what the probes add to a scope (%s): durations are not corrected",
-		       strerror(-err));
+		       err == -ENODATA ? "its probes on functions of its own never fired" :
+					 strerror(-err));
 	return err;
 }
 
