@@ -28,7 +28,8 @@
 #define SYMBOL_GUARD_BYTES 128
 
 /*
- * code: the function's first len bytes. The offset into it of the first
+ * code: the function's first len bytes, none past its end (a conditional
+ * tail call may jump to the next function, which no guard is). The offset into it of the first
  * instruction after its guard that the kernel emulates, or 0 when there is
  * no such guard.
  */

@@ -45,7 +45,8 @@ bool symbol_entry_emulated(const uint8_t *b, size_t len)
  * stack still holds the return address for the uretprobe. Else past a
  * guard, when one comes first (symbol_guard.h).
  */
-static size_t attach_skip(const uint8_t *insn, size_t len, bool *guarded)
+static size_t attach_skip(const uint8_t *insn, size_t len, bool sized,
+			  bool *guarded)
 {
 	size_t skip = 0, guard;
 
@@ -54,7 +55,8 @@ static size_t attach_skip(const uint8_t *insn, size_t len, bool *guarded)
 		skip = sizeof(endbr64);
 	if (symbol_entry_emulated(insn + skip, len - skip))
 		return skip;
-	guard = symbol_guard_skip(insn + skip, len - skip);
+	/* a function of unknown size: its guard's jump might leave it */
+	guard = sized ? symbol_guard_skip(insn + skip, len - skip) : 0;
 	*guarded = guard > 0;
 	return guard ? skip + guard : 0;
 }
@@ -71,7 +73,8 @@ static bool seen(const struct walk *w, uint64_t offset)
 }
 
 static int add_site(struct walk *w, char *function, uint64_t offset,
-		    const struct symbol_rule *rule, const char *event)
+		    uint64_t size, const struct symbol_rule *rule,
+		    const char *event)
 {
 	struct symbol_sites *out = w->out;
 	struct symbol_site *sites, *s;
@@ -97,8 +100,10 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 		s->desc.arg_len = strlen(rule->run);
 		memcpy(s->desc.arg, rule->run, s->desc.arg_len);
 	}
-	n = pread(w->fd, insn, sizeof(insn), offset);
-	skip = n > 0 ? attach_skip(insn, n, &guarded) : 0;
+	/* no further than the function */
+	n = pread(w->fd, insn, size && size < sizeof(insn) ? size :
+						     sizeof(insn), offset);
+	skip = n > 0 ? attach_skip(insn, n, size > 0, &guarded) : 0;
 	s->offset += skip;
 	s->single_step = n > 0 && !symbol_entry_emulated(insn + skip, n - skip);
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
@@ -111,7 +116,8 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	return 0;
 }
 
-static int on_symbol(void *ctx, const char *symbol, uint64_t offset)
+static int on_symbol(void *ctx, const char *symbol, uint64_t offset,
+		     uint64_t size)
 {
 	struct walk *w = ctx;
 	char event[ETDUMP_NAME_MAX];
@@ -132,7 +138,8 @@ static int on_symbol(void *ctx, const char *symbol, uint64_t offset)
 		free(function);
 		return 0;
 	}
-	err = add_site(w, function, offset, &w->rules->rules[rule], event);
+	err = add_site(w, function, offset, size, &w->rules->rules[rule],
+		       event);
 	if (err)
 		free(function);
 	return err;
