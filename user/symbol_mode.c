@@ -5,7 +5,6 @@
 #include <string.h>
 #include "log.h"
 #include "pte_reader.h"
-#include "etdump_model.h"
 #include "symbol_attach.h"
 #include "symbol_calibrate.h"
 #include "symbol_coverage.h"

@@ -36,7 +36,7 @@ struct thread {
 	uint32_t calls_in_run;
 	struct plan_pos next;   /* where the plan walk goes on */
 	/* the probes' own time so far in the outermost call, and the last
-	   time handed on (symbol_translator_calibrate()) */
+	   time handed on (symbol_translator_probe_time()) */
 	uint64_t probe_ns, last_ts;
 };
 
