@@ -217,6 +217,8 @@ int cmd_convert(int argc, char **argv)
 	report_end(&o, info, how, sizeof(how));
 	summary_totals(how, o.output, &dump, &stats, drops);
 	summary_notes(&stats, drops);
+	if (probe_time.done)
+		symbol_calibration_say(&probe_time, "were written");
 	if (info->state == RAW_CORRUPT)
 		ret = EXIT_DAMAGED;
 	else

@@ -49,6 +49,13 @@ int symbol_calibrate(struct symbol_calibration *out);
 void symbol_calibration_text(const struct symbol_calibration *c, char *buf,
 			     size_t len);
 
+/*
+ * One line: "symbol mode: durations WHEN less the probes' own time,
+ * measured at attach: ...", or that they include it when c was not
+ * measured.
+ */
+void symbol_calibration_say(const struct symbol_calibration *c,
+			    const char *when);
 /* The record that carries it in a capture, stamped like `like`. */
 void symbol_calibration_record(const struct symbol_calibration *c,
 			       const struct etdump_rec_hdr *like,

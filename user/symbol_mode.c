@@ -132,27 +132,12 @@ static void say_why(const struct symbol_mode *sm)
 	       sm->have_plan ? sm->opts.program : "");
 }
 
-static void say_calibration(const struct symbol_calibration *c,
-			    const char *when)
-{
-	if (!c->done) {
-		p_info("symbol mode: durations include the probes' own time (not measured)");
-		return;
-	}
-	p_info("symbol mode: durations %s less the probes' own time, measured at attach: %llu ns per probed scope and %llu ns per probed call within one (single-stepped entries: %llu and %llu ns)",
-	       when,
-	       (unsigned long long)c->scope_ns[SYMBOL_ENTRY_EMULATED],
-	       (unsigned long long)c->call_ns[SYMBOL_ENTRY_EMULATED],
-	       (unsigned long long)c->scope_ns[SYMBOL_ENTRY_STEPPED],
-	       (unsigned long long)c->call_ns[SYMBOL_ENTRY_STEPPED]);
-}
-
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
 	struct symbol_calibration applied;
 
 	if (symbol_translator_probe_time(sm->translator, &applied))
-		say_calibration(&applied, "were written");
+		symbol_calibration_say(&applied, "were written");
 }
 
 int symbol_mode_annotate(const struct symbol_mode *sm, struct etd_dump *dump)
@@ -200,7 +185,7 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 				 nattached);
 	if (!ret) {
 		say_why(sm);
-		say_calibration(&sm->cal, "are written");
+		symbol_calibration_say(&sm->cal, "are written");
 	}
 	return ret;
 }

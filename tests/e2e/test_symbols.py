@@ -4,6 +4,7 @@ functions tests/example/example.rules names, against the USDT recording of
 the probed build, both decoded with flatc. Also: stripped copies with and
 without a separate debug file, --program, -p PID, threads, errors."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -124,10 +125,16 @@ class SymbolModeTest(TempDirTest):
         proc = run([CLI, "record", "-o", out, "--raw", raw, "--rules", RULES,
                     "--", EXAMPLE_NOPROBES, "-n", "3"])
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        proc = run([CLI, "convert", raw, "-o", again])
-        self.assertEqual(proc.returncode, 0, proc.stderr)
+        converted = run([CLI, "convert", raw, "-o", again])
+        self.assertEqual(converted.returncode, 0, converted.stderr)
         with open(out, "rb") as a, open(again, "rb") as b:
             self.assertEqual(a.read(), b.read())
+        # the probes' time measured at record, taken out by both, said by both
+        said = [re.findall(r"durations were written less the probes' own "
+                           r"time, measured at attach: .*", p.stderr)
+                for p in (proc, converted)]
+        self.assertEqual(len(said[0]), 1, proc.stderr)
+        self.assertEqual(said[0], said[1])
 
     def stripped_copy(self, debuglink):
         """A stripped copy of the runtime, its debug file elsewhere or next
