@@ -99,6 +99,26 @@ static void describe(const struct unmapped *u, size_t n, char *text)
 	}
 }
 
+/*
+ * Without a program, only that a runtime that opens runs (a block) has no
+ * kernel mapped at all can be told.
+ */
+static size_t no_kernel_at_all(const struct symbol_sites *sites)
+{
+	bool blocks = false;
+	size_t i;
+
+	for (i = 0; i < sites->n; i++) {
+		if (sites->sites[i].desc.kind == ETDUMP_FUNC_KERNEL)
+			return 0;
+		blocks |= sites->sites[i].desc.kind == ETDUMP_FUNC_BLOCK;
+	}
+	if (!blocks)
+		return 0;
+	p_warn("no kernel function of the target matches a rule: no kernel call is recorded, only the runtime's own functions (another build? --program PTE names the operators missing; a rule with --rules FILE can name their functions)");
+	return 1;
+}
+
 size_t symbol_coverage_report(const struct pte_plan *plan,
 			      const struct symbol_sites *sites,
 			      const char *program)
@@ -108,6 +128,8 @@ size_t symbol_coverage_report(const struct pte_plan *plan,
 	struct plan_pos pos;
 	char *text;
 
+	if (!plan)
+		return no_kernel_at_all(sites);
 	for (pos.chain = 0; pos.chain < plan->nchains; pos.chain++) {
 		const struct pte_chain *c = &plan->chains[pos.chain];
 

@@ -17,7 +17,8 @@ struct symbol_sites;
 /*
  * One warning naming each operator (and the instructions using it) and
  * the delegate instructions no site maps; nothing when every one maps.
- * Returns how many instructions are not mapped.
+ * Returns how many instructions are not mapped. Without a plan (NULL),
+ * one warning when runs are opened but no kernel at all is mapped, and 1.
  */
 size_t symbol_coverage_report(const struct pte_plan *plan,
 			      const struct symbol_sites *sites,

@@ -177,8 +177,8 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		explain_no_site(sm, t->exe);
 		return -ENOENT;
 	}
-	if (sm->have_plan)
-		symbol_coverage_report(&sm->plan, &sm->sites, sm->opts.program);
+	symbol_coverage_report(sm->have_plan ? &sm->plan : NULL, &sm->sites,
+			       sm->opts.program);
 	/* a failure is said, and the times stay as they were recorded */
 	symbol_calibrate(&sm->cal);
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,

@@ -105,19 +105,29 @@ class ExecuTorchSymbolModeTest(TempDirTest):
             with self.subTest(model=model):
                 self.assert_as_etdumpgen(et.STRIPPED_RUNNER, model)
 
-    def test_another_build_records_what_it_can(self):
-        """A build whose relu kernel no rule names (renamed, as another
-        build or vendor library would): the rest of cnn.pte is recorded as
-        ETDumpGen wrote it, and what is missing is named once."""
+    def renamed_copy(self, name, keep):
+        """A copy of the stock runner whose kernel symbols for which
+        keep(symbol) is false get names no rule knows, as another build or
+        vendor library would spell them."""
         proc = run(["nm", et.STOCK_RUNNER])
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        relu = [line.split()[2] for line in proc.stdout.splitlines()
-                if line.endswith(RELU_SYMBOL)]
-        self.assertEqual(len(relu), 1, relu)
-        other = self.path("other_build_runner")
-        proc = run(["objcopy", "--redefine-sym",
-                    f"{relu[0]}=vendor_relu_kernel", et.STOCK_RUNNER, other])
+        kernels = [line.split()[2] for line in proc.stdout.splitlines()
+                   if re.search(r" T \S*6native\d+\w*_outE", line)]
+        renames = [f"--redefine-sym={k}=vendor_kernel_{i}"
+                   for i, k in enumerate(kernels) if not keep(k)]
+        self.assertTrue(renames)
+        copy = self.path(name)
+        proc = run(["objcopy", *renames, et.STOCK_RUNNER, copy])
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        return copy, len(renames)
+
+    def test_another_build_records_what_it_can(self):
+        """A build whose relu kernel no rule names: the rest of cnn.pte is
+        recorded as ETDumpGen wrote it, and what is missing is named
+        once."""
+        other, n = self.renamed_copy("other_build",
+                                     lambda k: not k.endswith(RELU_SYMBOL))
+        self.assertEqual(n, 1)
         proc, ours = self.record(other, "cnn")
         said = re.findall(r"no function of the target stands for .*",
                           proc.stderr)
@@ -130,6 +140,22 @@ class ExecuTorchSymbolModeTest(TempDirTest):
         expect = [(name, [k for k in keys if k[1:] not in ((0, 1), (0, 4))])
                   for name, keys in runs_visible(ref)]
         self.assertEqual(runs_visible(ours), expect)
+
+    def test_a_build_with_no_kernel_mapped_says_so(self):
+        """Without --program, that no kernel at all maps is what can be
+        told; the runtime's own functions are still recorded."""
+        other, _ = self.renamed_copy("no_kernels", lambda k: False)
+        out = self.path("no_kernels.etdp")
+        proc = run([CLI, "record", "-o", out, "--", other, "--model_path",
+                    et.model("cnn"), "--print_output", "none"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stderr.count("no kernel function of the "
+                                           "target matches a rule"), 1,
+                         proc.stderr)
+        names = [[e["profile_event"]["name"] for e in r["events"]]
+                 for r in decode(out)["run_data"]]
+        self.assertEqual(names, [["Method::init", "Program::load_method"],
+                                 ["Method::execute"]])
 
     def test_stripped_runner_with_debug_file_option(self):
         # a copy alone in a folder: no debuglink lookup can find it
