@@ -20,11 +20,12 @@ struct walk {
 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 bool symbol_entry_emulated(const uint8_t *b, size_t len)
 {
 #if defined(__x86_64__)
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
 	if (len >= 1 && ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90))
 		return true;    /* push %rax..%rdi; nop */
 	if (len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
