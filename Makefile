@@ -95,7 +95,9 @@ PYTHON ?= python3
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 INCLUDES := -Ischema -Iuser -I$(OUT)
-ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE $(INCLUDES)
+# -ffp-contract=off: report's numbers are the Inspector's (numpy's), one IEEE
+# operation at a time; aarch64 gcc would fuse a*b+c into one fmadd
+ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE -ffp-contract=off $(INCLUDES)
 # -lstdc++: symbol mode demangles C++ names with abi::__cxa_demangle
 LDLIBS := -lbpf -lelf -lz -lstdc++
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)

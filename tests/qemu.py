@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""The arm64 build under qemu-aarch64, beside the host's (make test ARCH=arm64).
+
+qemu-user runs aarch64 programs on this machine, not an aarch64 kernel, so
+what needs one cannot be run here: recording (BPF programs and uprobes
+attach to the host kernel, whose uprobes would patch x86 breakpoints into
+aarch64 code). Everything else is: the unit tests, the example runtime
+detached (its results equal to the host build's), and report, convert and
+list of the arm64 build on the ETDumps, raw captures and binaries the host
+suite uses, compared byte for byte with the host build's output. The raw
+captures and their ETDumps are recorded by the host build, so this needs
+root, as the host suite does.
+
+The programs run on Debian's arm64 multiarch libraries (libc6:arm64, as
+`make deps ARCH=arm64` installs), not with `-L /usr/aarch64-linux-gnu`: with
+that cross sysroot qemu 7.2's forked children spin before they reach their
+next line (a ten-line fork-and-exec program shows it), so any test that
+forks a command, as test_raw does, fails there for qemu's sake.
+
+usage: tests/qemu.py --build build/arm64 --host-build build [-k PATTERN]
+"""
+import argparse
+import filecmp
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from run import ROOT, run_unit
+
+QEMU = "qemu-aarch64"
+NOT_RUN = ("not run under qemu-aarch64: record (attaching BPF programs and "
+           "uprobes needs an arm64 kernel)")
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=300, cwd=ROOT, **kw)
+
+
+class Suite:
+    def __init__(self, build, host, pattern):
+        self.build, self.host, self.pattern = build, host, pattern
+        self.passed = self.failed = 0
+        self.tmp = tempfile.mkdtemp(prefix="etdump-qemu.")
+
+    def check(self, name, why_not):
+        """One case: why_not is None when it holds, else what differs."""
+        if self.pattern and self.pattern not in name:
+            return
+        if why_not is None:
+            print(f"ok - {name}", flush=True)
+            self.passed += 1
+        else:
+            print(f"FAIL - {name}: {why_not}", flush=True)
+            self.failed += 1
+
+    def same(self, name, args, outputs=()):
+        """args run by both builds' etdump-bpf: the same exit status and
+        output, and the same bytes in each file of outputs (an {out}
+        placeholder in args, one folder per build)."""
+        got = []
+        for cli, wrap in ((os.path.join(self.host, "etdump-bpf"), []),
+                          (os.path.join(self.build, "etdump-bpf"), [QEMU])):
+            out = os.path.join(self.tmp, f"{len(got)}")
+            os.makedirs(out, exist_ok=True)
+            p = run([*wrap, cli, *[a.format(out=out) for a in args]])
+            files = []
+            for f in outputs:
+                path = os.path.join(out, f)
+                files.append(path if os.path.exists(path) else None)
+            got.append((p.returncode, p.stdout.replace(out.encode(), b"OUT"),
+                        p.stderr.replace(out.encode(), b"OUT"), files))
+        (hrc, hout, herr, hfiles), (arc, aout, aerr, afiles) = got
+        why = None
+        if hrc != arc:
+            why = f"exit status {arc}, the host build's {hrc}: {aerr[-300:]!r}"
+        elif hout != aout or herr != aerr:
+            why = "its output differs from the host build's"
+        elif not hout and not herr and not hfiles:
+            why = "the host build printed nothing to compare"
+        for h, a in zip(hfiles, afiles):
+            if why is None and (h is None or a is None):
+                why = "an output file was not written"
+            elif why is None and not filecmp.cmp(h, a, shallow=False):
+                why = f"{os.path.basename(a)} differs from the host build's"
+        self.check(name, why)
+
+    def unit(self):
+        p, f = run_unit(self.build, self.pattern, wrap=[QEMU])
+        self.passed += p
+        self.failed += f
+        if p + f == 0 and not self.pattern:
+            self.check("unit tests", "none ran")
+
+    def example_detached(self):
+        for args in (["-n", "3"], ["-n", "2", "--threads", "2"]):
+            for name in ("example-runtime", "example-runtime-shared",
+                         "example-runtime-noprobes"):
+                h = run([os.path.join(self.host, name), *args])
+                a = run([QEMU, os.path.join(self.build, name), *args])
+                why = None
+                if a.returncode or h.returncode:
+                    why = f"exit status {a.returncode} ({h.returncode} here)"
+                elif a.stdout != h.stdout or b"probabilities" not in a.stdout:
+                    why = (f"prints {a.stdout[:200]!r}, the host build "
+                           f"{h.stdout[:200]!r}")
+                self.check(f"{name} {' '.join(args)} detached: the host "
+                           f"build's results", why)
+
+    def record_captures(self):
+        """Raw captures and ETDumps recorded by the host build, as the host
+        suite records them: batched, per-scope, and with a delegate."""
+        cli = os.path.join(self.host, "etdump-bpf")
+        made = []
+        for tag, extra in (("batched", []), ("precise", ["--precise",
+                                                         "--no-counters"])):
+            raw = os.path.join(self.tmp, f"{tag}.raw")
+            etdp = os.path.join(self.tmp, f"{tag}.etdp")
+            p = run([cli, "record", "-o", etdp, "--raw", raw, *extra, "--",
+                     os.path.join(self.host, "example-runtime"), "-n", "5"])
+            self.check(f"host build records the example ({tag})",
+                       None if p.returncode == 0 else
+                       f"exit status {p.returncode}: {p.stderr[-300:]!r}")
+            if p.returncode == 0:
+                made.append((raw, etdp))
+        return made
+
+    def convert_report_list(self):
+        captures = self.record_captures()
+        etdumps = [e for _, e in captures]
+        etdumps += sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures",
+                                                 "*.etdp")))
+        reference = os.path.join(ROOT, "..", "shared", "executorch",
+                                 "reference")
+        etdumps += sorted(glob.glob(os.path.join(reference, "*.etdp")))
+        for raw, _ in captures:
+            base = os.path.basename(raw)
+            self.same(f"convert {base} to an ETDump", ["convert", raw, "-o",
+                      "{out}/x.etdp"], ["x.etdp"])
+            self.same(f"convert {base} to a Chrome trace", ["convert", raw,
+                      "-o", "{out}/x.json"], ["x.json"])
+        for etdp in etdumps:
+            base = os.path.relpath(etdp, ROOT)
+            self.same(f"report {base}", ["report", etdp])
+            self.same(f"report --json --units us {base}",
+                      ["report", "--json", "--units", "us", etdp])
+            self.same(f"report --csv --no-operator-call {base}",
+                      ["report", "--csv", "--no-operator-call", etdp])
+        binaries = [os.path.join(b, n) for b in (self.host, self.build)
+                    for n in ("example-runtime", "example-runtime-shared",
+                              "libexample-runtime.so", "example-forker")]
+        for b in binaries:
+            self.same(f"list {os.path.relpath(b, ROOT)}", ["list", b])
+        # what has no probes, or is no ELF file: the same one line and status
+        self.same("list of a binary without probes",
+                  ["list", os.path.join(self.build,
+                                        "example-runtime-noprobes")])
+        self.same("list of what is not an ELF file",
+                  ["list", os.path.join(ROOT, "README.md")])
+        self.same("report of what is not an ETDump",
+                  ["report", os.path.join(ROOT, "README.md")])
+
+    def finish(self, t0):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        print(f"\n{NOT_RUN}")
+        print(f"arm64 under qemu: {time.monotonic() - t0:.0f} s "
+              f"({os.path.relpath(self.build, ROOT)} against "
+              f"{os.path.relpath(self.host, ROOT)})")
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed or not self.passed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build/arm64")
+    ap.add_argument("--host-build", default="build")
+    ap.add_argument("-k", dest="pattern", default="")
+    args = ap.parse_args()
+    build = os.path.join(ROOT, args.build)
+    host = os.path.join(ROOT, args.host_build)
+    if not shutil.which(QEMU):
+        print(f"FAIL - {QEMU} is not installed: make deps ARCH=arm64\n"
+              f"0 passed, 1 failed")
+        return 1
+    t0 = time.monotonic()
+    s = Suite(build, host, args.pattern)
+    s.unit()
+    s.example_detached()
+    s.convert_report_list()
+    return s.finish(t0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
