@@ -31,6 +31,9 @@ import time
 
 from run import ROOT, run_unit
 
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+import executorch_env  # noqa: E402
+
 QEMU = "qemu-aarch64"
 NOT_RUN = ("not run under qemu-aarch64: record (attaching BPF programs and "
            "uprobes needs an arm64 kernel)")
@@ -164,6 +167,81 @@ class Suite:
         self.same("report of what is not an ETDump",
                   ["report", os.path.join(ROOT, "README.md")])
 
+    def sites(self, arm64, args):
+        """list --symbols by the arm64 (else the host) build: the exit
+        status and each site's (function, event, kind)."""
+        if arm64:
+            cmd = [QEMU, os.path.join(self.build, "etdump-bpf")]
+        else:
+            cmd = [os.path.join(self.host, "etdump-bpf")]
+        p = run([*cmd, "list", "--symbols", *args])
+        lines = p.stdout.decode().splitlines()
+        return p.returncode, sorted(tuple(ln.split("\t")[1:4])
+                                    for ln in lines)
+
+    def same_sites(self, name, host_args, arm64_args):
+        hrc, hsites = self.sites(False, host_args)
+        arc, asites = self.sites(True, arm64_args)
+        why = None
+        if hrc or arc:
+            why = f"exit status {arc} (the host build's {hrc})"
+        elif not hsites:
+            why = "the host build found no site"
+        elif asites != hsites:
+            missing = set(hsites) - set(asites)
+            extra = set(asites) - set(hsites)
+            why = f"missing {sorted(missing)[:3]}, more {sorted(extra)[:3]}"
+        self.check(name, why)
+
+    def symbols(self):
+        """Symbol mode's ELF, rules and debug-file parts: the arm64 build
+        on arm64 binaries finds the functions the host build finds on the
+        host's."""
+        rules = os.path.join(ROOT, "tests", "example", "example.rules")
+        for name in ("example-runtime-noprobes", "example-runtime"):
+            self.same_sites(f"list --symbols --rules: {name} (arm64) has "
+                            f"the host's sites",
+                            ["--rules", rules,
+                             os.path.join(self.host, name)],
+                            ["--rules", rules,
+                             os.path.join(self.build, name)])
+        ok, why = executorch_env.available()
+        arm64_bin = os.path.join(executorch_env.DIR, "arm64", "bin")
+        if not ok or not os.path.isdir(arm64_bin):
+            why = why or f"{arm64_bin} is missing"
+            print(f"# ExecuTorch's arm64 runner did not run: {why}")
+            if os.environ.get("ETDUMP_REQUIRE_EXECUTORCH") == "1":
+                self.check("ExecuTorch's arm64 runner", why)
+            return
+        host_runner = executorch_env.STOCK_RUNNER
+        runner = os.path.join(arm64_bin, "executor_runner")
+        stripped = os.path.join(arm64_bin, "executor_runner_stripped")
+        self.same_sites("list --symbols: ExecuTorch's arm64 runner has the "
+                        "x86-64 runner's kernels and framework functions",
+                        [host_runner], [runner])
+        self.same_sites("list --symbols: the stripped arm64 runner, by its "
+                        ".gnu_debuglink", [host_runner], [stripped])
+        self.same_sites("list --symbols --debug-file: the stripped arm64 "
+                        "runner", [host_runner],
+                        ["--debug-file", stripped + ".debug", stripped])
+        # ExecuTorch's Method::init opens with stp x29, x30, [sp, #-n]!,
+        # which arm64 uprobes single-step (tests/unit/test_arm64_insn.c)
+        p = run([QEMU, os.path.join(self.build, "etdump-bpf"), "list",
+                 "--symbols", runner])
+        init = [ln.split("\t") for ln in p.stdout.decode().splitlines()
+                if ln.split("\t")[2:3] == ["Method::init"]]
+        why = f"Method::init: {init!r}"
+        if len(init) == 1:
+            with open(runner, "rb") as f:
+                f.seek(int(init[0][4], 16))
+                word = int.from_bytes(f.read(4), "little")
+            if word & 0xffc07fff != 0xa9807bfd:
+                why = f"Method::init starts with {word:#010x}, not stp x29, x30"
+            elif init[0][5] == "single-stepped":
+                why = None
+        self.check("list --symbols: a site whose entry is stp x29, x30 is "
+                   "single-stepped on arm64", why)
+
     def finish(self, t0):
         shutil.rmtree(self.tmp, ignore_errors=True)
         print(f"\n{NOT_RUN}")
@@ -191,6 +269,7 @@ def main():
     s.unit()
     s.example_detached()
     s.convert_report_list()
+    s.symbols()
     return s.finish(t0)
 
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "list_symbols.h"
 #include "log.h"
 #include "parse.h"
 #include "process_objects.h"
@@ -18,11 +19,17 @@
 
 static const char list_usage[] =
 	"usage: etdump-bpf list BINARY | -p PID\n"
+	"       etdump-bpf list --symbols [--rules FILE] [--debug-file F] BINARY | -p PID\n"
 	"\n"
 	"Print the etdump USDT probes of a binary and the shared libraries it\n"
 	"needs, or of a running process (its executable and the libraries it\n"
 	"has mapped):\n"
-	"FILE  PROBE  ADDRESS  SEMAPHORE  ARGUMENTS\n";
+	"FILE  PROBE  ADDRESS  SEMAPHORE  ARGUMENTS\n"
+	"\n"
+	"With --symbols, the functions symbol mode attaches to there (record\n"
+	"--symbols takes the same --rules and --debug-file), and whether the\n"
+	"kernel simulates their first instruction or single-steps it:\n"
+	"FILE  FUNCTION  EVENT  KIND  OFFSET  simulated|single-stepped\n";
 
 /* Probes of one file; returns how many etdump probes it has, or -errno. */
 static int list_file(const char *path, bool quiet_errors)
@@ -93,13 +100,35 @@ static int list_process(int pid)
 	return list_objects(pid, exe, true);
 }
 
+static int list_symbols(int pid, const char *binary, const char *rules,
+			const char *debug_file)
+{
+	char exe[PATH_MAX];
+	int n;
+
+	if (pid && process_exe(pid, exe)) {
+		p_err("no process with PID %d", pid);
+		return EXIT_FAIL;
+	}
+	n = list_symbol_sites(pid, pid ? exe : binary, pid != 0, rules,
+			      debug_file);
+	if (n == 0)
+		p_err("%s: no function a rule names", pid ? exe : binary);
+	return n > 0 ? EXIT_OK : EXIT_FAIL;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "symbols", no_argument, NULL, 'S' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "debug-file", required_argument, NULL, 'D' },
 		{},
 	};
+	const char *rules = NULL, *debug_file = NULL;
+	bool symbols = false;
 	int c, pid = 0, n;
 
 	optind = 1;
@@ -110,6 +139,15 @@ int cmd_list(int argc, char **argv)
 				p_err("list: invalid PID '%s'", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'S':
+			symbols = true;
+			break;
+		case 'R':
+			rules = optarg;
+			break;
+		case 'D':
+			debug_file = optarg;
 			break;
 		case 'h':
 			fputs(list_usage, stdout);
@@ -127,6 +165,13 @@ int cmd_list(int argc, char **argv)
 		p_err("%s: %s", argv[optind], strerror(errno));
 		return EXIT_FAIL;
 	}
+	if ((rules || debug_file) && !symbols) {
+		p_err("list: --rules and --debug-file go with --symbols");
+		return EXIT_USAGE;
+	}
+	if (symbols)
+		return list_symbols(pid, pid ? NULL : argv[optind], rules,
+				    debug_file);
 	n = pid ? list_process(pid) : list_objects(0, argv[optind], false);
 	if (n < 0)
 		return EXIT_FAIL;

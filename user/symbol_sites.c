@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "arm64_insn.h"
 #include "demangle.h"
 #include "log.h"
 #include "symbol_sites.h"
@@ -32,6 +33,8 @@ bool symbol_entry_emulated(const uint8_t *b, size_t len)
 		return true;    /* push %r8..%r15 */
 	/* optimized into a call; other multi-byte nops are single-stepped */
 	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
+#elif defined(__aarch64__)
+	return arm64_uprobe_simulated(b, len);
 #else
 	(void)b;
 	(void)len;
