@@ -242,6 +242,27 @@ class Suite:
         self.check("list --symbols: a site whose entry is stp x29, x30 is "
                    "single-stepped on arm64", why)
 
+    def doctor(self):
+        """doctor of the arm64 build under qemu: it finds the arm64
+        runner's functions by its debug file, and names what qemu lacks
+        for recording (bpf() is not emulated: no ring buffer)."""
+        stripped = os.path.join(executorch_env.DIR, "arm64", "bin",
+                                "executor_runner_stripped")
+        if not os.path.exists(stripped):
+            return
+        p = run([QEMU, os.path.join(self.build, "etdump-bpf"), "doctor",
+                 stripped])
+        out = p.stdout.decode()
+        want = ["MISSING  ring buffer", "ok       symbols",
+                "ok       debug file", "ok       kernel"]
+        why = None
+        if p.returncode != 1:
+            why = f"exit status {p.returncode}, not 1: {out!r}"
+        elif not all(w in out for w in want):
+            why = f"{out!r} lacks one of {want}"
+        self.check("doctor under qemu: the runner's symbols by its debug "
+                   "file, and no BPF ring buffer (what qemu lacks)", why)
+
     def finish(self, t0):
         shutil.rmtree(self.tmp, ignore_errors=True)
         print(f"\n{NOT_RUN}")
@@ -270,6 +291,7 @@ def main():
     s.example_detached()
     s.convert_report_list()
     s.symbols()
+    s.doctor()
     return s.finish(t0)
 
 
