@@ -68,7 +68,10 @@ ifneq ($(ARCH),$(HOST_ARCH))
 DEPS_ARCH := $(ARCH)
 TEST_RUN = $(MAKE) --no-print-directory ARCH=$(HOST_ARCH) CC=cc CXX=g++ \
 	AR=ar OUT=build STATIC=0 all && \
-	$(PYTHON) tests/qemu.py --build $(OUT) --host-build build
+	$(MAKE) --no-print-directory STATIC=1 OUT=$(OUT)-static \
+	$(OUT)-static/etdump-bpf && \
+	$(PYTHON) tests/qemu.py --build $(OUT) --host-build build \
+	--static $(OUT)-static/etdump-bpf
 endif
 # --- end of arm64 and static builds ---
 

@@ -24,6 +24,7 @@ import filecmp
 import glob
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -263,6 +264,29 @@ class Suite:
         self.check("doctor under qemu: the runner's symbols by its debug "
                    "file, and no BPF ring buffer (what qemu lacks)", why)
 
+    def static(self, path):
+        """make ARCH=arm64 STATIC=1: an aarch64 executable with no program
+        interpreter and no dynamic section, whose report is the host's."""
+        with open(path, "rb") as f:
+            elf = f.read()
+        machine, = struct.unpack_from("<H", elf, 18)
+        phoff, = struct.unpack_from("<Q", elf, 32)
+        phentsize, phnum = struct.unpack_from("<HH", elf, 54)
+        types = {struct.unpack_from("<I", elf, phoff + i * phentsize)[0]
+                 for i in range(phnum)}
+        why = None
+        if elf[:4] != b"\x7fELF" or machine != 183:     # EM_AARCH64
+            why = "not an aarch64 ELF file"
+        elif types & {3, 2}:                            # PT_INTERP, PT_DYNAMIC
+            why = "it has a program interpreter or a dynamic section"
+        self.check("the static arm64 etdump-bpf needs no shared library", why)
+        etdp = os.path.join(ROOT, "tests", "fixtures", "executorch-add.etdp")
+        h = run([os.path.join(self.host, "etdump-bpf"), "report", etdp])
+        a = run([QEMU, path, "report", etdp])
+        self.check("the static arm64 etdump-bpf reports as the host build",
+                   None if a.returncode == 0 and a.stdout == h.stdout else
+                   f"exit status {a.returncode}: {a.stderr[-200:]!r}")
+
     def finish(self, t0):
         shutil.rmtree(self.tmp, ignore_errors=True)
         print(f"\n{NOT_RUN}")
@@ -277,6 +301,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build/arm64")
     ap.add_argument("--host-build", default="build")
+    ap.add_argument("--static", help="make ARCH=arm64 STATIC=1's etdump-bpf")
     ap.add_argument("-k", dest="pattern", default="")
     args = ap.parse_args()
     build = os.path.join(ROOT, args.build)
@@ -292,6 +317,8 @@ def main():
     s.convert_report_list()
     s.symbols()
     s.doctor()
+    if args.static:
+        s.static(os.path.join(ROOT, args.static))
     return s.finish(t0)
 
 
