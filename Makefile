@@ -318,6 +318,7 @@ fuzz-run: $(FUZZ_BINS) $(CLI) $(EXAMPLE)
 	$(Q)$(PYTHON) tests/fuzz/run.py --build $(OUT) --seconds $(FUZZ_SECONDS)
 
 vmlinux:
+	$(if $(CROSS_COMPILE),$(error make vmlinux dumps the running kernel's BTF, not an $(ARCH) kernel's: vmlinux/README says how vmlinux/$(ARCH)/vmlinux.h is made))
 	$(call msg,GEN,vmlinux/$(ARCH)/vmlinux.h)
 	$(Q)mkdir -p vmlinux/$(ARCH)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

@@ -136,12 +136,21 @@ class Suite:
         suite records them: batched, per-scope, and with a delegate."""
         cli = os.path.join(self.host, "etdump-bpf")
         made = []
-        for tag, extra in (("batched", []), ("precise", ["--precise",
-                                                         "--no-counters"])):
+        example = os.path.join(self.host, "example-runtime")
+        rules = os.path.join(ROOT, "tests", "example", "example.rules")
+        for tag, extra, target in (
+                ("batched", [], [example, "-n", "5"]),
+                ("precise", ["--precise", "--no-counters"],
+                 [example, "-n", "5"]),
+                ("threads-counters", ["-e", "task-clock,page-faults"],
+                 [example, "-n", "3", "--threads", "2"]),
+                ("symbols", ["--symbols", "--rules", rules],
+                 [os.path.join(self.host, "example-runtime-noprobes"),
+                  "-n", "3"])):
             raw = os.path.join(self.tmp, f"{tag}.raw")
             etdp = os.path.join(self.tmp, f"{tag}.etdp")
             p = run([cli, "record", "-o", etdp, "--raw", raw, *extra, "--",
-                     os.path.join(self.host, "example-runtime"), "-n", "5"])
+                     *target])
             self.check(f"host build records the example ({tag})",
                        None if p.returncode == 0 else
                        f"exit status {p.returncode}: {p.stderr[-300:]!r}")
@@ -173,6 +182,12 @@ class Suite:
         binaries = [os.path.join(b, n) for b in (self.host, self.build)
                     for n in ("example-runtime", "example-runtime-shared",
                               "libexample-runtime.so", "example-forker")]
+        # ExecuTorch's: ours with the EventTracer's probes, the stock ones
+        binaries += [b for b in (
+            os.path.join(self.host, "executorch-runner"),
+            executorch_env.STOCK_RUNNER,
+            os.path.join(executorch_env.DIR, "arm64", "bin",
+                         "executor_runner")) if os.path.exists(b)]
         for b in binaries:
             self.same(f"list {os.path.relpath(b, ROOT)}", ["list", b])
         # what has no probes, or is no ELF file: the same one line and status
