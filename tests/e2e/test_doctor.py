@@ -58,6 +58,32 @@ class DoctorTest(TempDirTest):
         self.assertIn("run as root", got["privileges"][1])
         self.assertIn("1 thing is missing", proc.stdout.splitlines()[-1])
 
+    def test_what_a_device_kernel_lacks_is_named(self):
+        # a kernel without BTF, without the uprobe event source and locked
+        # down for confidentiality, as a device may be: shown to doctor in
+        # a private mount namespace, the machine itself untouched
+        script = (
+            "mount -t tmpfs none /sys/kernel/btf && "
+            "mount -t tmpfs none /sys/bus/event_source/devices && "
+            "mount -t tmpfs none /sys/kernel/security && "
+            "echo 'none integrity [confidentiality]' "
+            "> /sys/kernel/security/lockdown && "
+            f"exec {CLI} doctor")
+        proc = subprocess.run(["unshare", "--mount", "--propagation",
+                               "private", "sh", "-c", script],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        got = lines(proc.stdout)
+        self.assertEqual(got["BTF"][0], "MISSING")
+        self.assertIn("CONFIG_DEBUG_INFO_BTF", got["BTF"][1])
+        self.assertEqual(got["uprobes"][0], "MISSING")
+        self.assertIn("CONFIG_UPROBE_EVENTS", got["uprobes"][1])
+        self.assertEqual(got["lockdown"][0], "MISSING")
+        self.assertIn("confidentiality", got["lockdown"][1])
+        self.assertEqual(got["privileges"][0], "ok")
+        self.assertIn("3 things are missing", proc.stdout.splitlines()[-1])
+
     def test_a_binary_with_probes(self):
         proc = run([CLI, "doctor", EXAMPLE])
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
