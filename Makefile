@@ -73,6 +73,11 @@ TEST_RUN = $(MAKE) --no-print-directory ARCH=$(HOST_ARCH) CC=cc CXX=g++ \
 	$(PYTHON) tests/qemu.py --build $(OUT) --host-build build \
 	--static $(OUT)-static/etdump-bpf
 endif
+# the man page is made by running the binary: the host build's, not a
+# cross build's (the page is the same)
+ifeq ($(ARCH),$(HOST_ARCH))
+MAN_PAGE = $(OUT)/etdump-bpf.1
+endif
 # --- end of arm64 and static builds ---
 
 SAN ?= 0
@@ -102,7 +107,7 @@ INCLUDES := -Ischema -Iuser -I$(OUT)
 # operation at a time; aarch64 gcc would fuse a*b+c into one fmadd
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE -ffp-contract=off $(INCLUDES)
 # -lstdc++: symbol mode demangles C++ names with abi::__cxa_demangle
-LDLIBS := -lbpf -lelf -lz -lstdc++
+LDLIBS := -lbpf -lelf -lz -lstdc++ -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # clang -target bpf does not search the host's multiarch include folder,
@@ -186,12 +191,25 @@ $(error missing to build: $(MISSING); run 'make deps' to install the Debian pack
 endif
 endif
 
+.PHONY: install man
 .PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
+all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
 	$(ET_TARGETS)
+
+# The man page is made from the binary's own --help texts: they cannot drift.
+man: $(OUT)/etdump-bpf.1
+$(OUT)/etdump-bpf.1: $(CLI) scripts/help2man.py
+	$(call msg,MAN,$@)
+	$(Q)scripts/help2man.py $(CLI) > $@
+
+PREFIX ?= /usr/local
+install: $(CLI) $(OUT)/etdump-bpf.1
+	install -D -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/etdump-bpf
+	install -D -m 0644 $(OUT)/etdump-bpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/etdump-bpf.1
+	install -D -m 0644 scripts/etdump-bpf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/etdump-bpf
 
 deps:
 	$(Q)scripts/install-deps.sh $(DEPS_ARCH)

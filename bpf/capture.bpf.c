@@ -116,6 +116,32 @@ static __always_inline __u64 switch_count(struct task_struct *task)
 	return task->nvcsw + task->nivcsw;
 }
 
+/* record --sched: every switch of a target thread, out and in. */
+const volatile bool sched_records = false;
+
+static __always_inline void sched_record(struct task_struct *task, __u8 out,
+					 __u8 preempted, __u64 now)
+{
+	struct etdump_rec_sched *r;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count_drops(1);
+		return;
+	}
+	r->hdr.type = ETDUMP_REC_SCHED;
+	r->hdr.ncounters = 0;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = bpf_get_smp_processor_id();
+	r->hdr.pid = task->tgid;
+	r->hdr.tid = task->pid;
+	r->hdr.ts = now;
+	r->out = out;
+	r->preempted = preempted;
+	__builtin_memset(r->pad, 0, sizeof(r->pad));
+	submit(r);
+}
+
 /* The kernel counts a switch-out before this tracepoint fires. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
@@ -128,6 +154,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	if (!tgid)
 		return 0;
 	if ((__u32)prev->tgid == tgid) {
+		if (sched_records)
+			sched_record(prev, 1, preempt, now);
 		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
 		if (in) {
 			if (in->on_cpu)
@@ -140,6 +168,8 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	}
 	if ((__u32)next->tgid != tgid)
 		return 0;
+	if (sched_records)
+		sched_record(next, 0, 0, now);
 	in = bpf_task_storage_get(&switched_in, next, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (in) {
@@ -382,6 +412,7 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	r->hdr.ncounters = 0;
 	r->hdr.size = size;
 	r->hdr.cpu = bpf_get_smp_processor_id();
+	r->hdr.flags = take_lost_flag((__u32)id);
 	r->hdr.pid = id >> 32;
 	r->hdr.tid = (__u32)id;
 	r->hdr.ts = bpf_ktime_get_ns();

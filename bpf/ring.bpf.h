@@ -59,14 +59,40 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
+/*
+ * Threads that lost a record since their last one in the ring: their next
+ * record says so (ETDUMP_REC_F_LOST_BEFORE), and the collector leaves out
+ * the run that lost it rather than merge what follows into it. Looked up
+ * only once some record was lost, so a ring that keeps up pays nothing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} lost_threads SEC(".maps");
+
+bool any_lost = false;
+
 static __always_inline void count_drops(__u64 n)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 one = 1;
 	__u64 *lost;
 
 	lost = bpf_map_lookup_elem(&drops, &zero);
 	if (lost)
 		*lost += n;
+	any_lost = true;
+	bpf_map_update_elem(&lost_threads, &tid, &one, BPF_ANY);
+}
+
+/* Flags for this thread's record about to go into the ring. */
+static __always_inline __u16 take_lost_flag(__u32 tid)
+{
+	if (!any_lost || bpf_map_delete_elem(&lost_threads, &tid))
+		return 0;
+	return ETDUMP_REC_F_LOST_BEFORE;
 }
 
 /*
@@ -90,6 +116,7 @@ static __always_inline void *reserve_at(__u32 size, __u8 type, __u64 ts)
 	hdr->ncounters = 0;
 	hdr->size = size;
 	hdr->cpu = bpf_get_smp_processor_id();
+	hdr->flags = take_lost_flag((__u32)id);
 	hdr->pid = id >> 32;
 	hdr->tid = (__u32)id;
 	hdr->ts = ts;

@@ -42,17 +42,25 @@ enum etdump_rec_type {
 	ETDUMP_REC_FUNC_ENTRY = 10,    /* struct etdump_rec_func_entry */
 	ETDUMP_REC_FUNC_EXIT = 11,     /* struct etdump_rec_func_exit */
 	ETDUMP_REC_BATCH = 12,         /* struct etdump_rec_batch */
+	ETDUMP_REC_SCHED = 13,         /* struct etdump_rec_sched (--sched) */
 };
 
 struct etdump_rec_hdr {
 	__u8 type;       /* enum etdump_rec_type */
 	__u8 ncounters;  /* counter samples at the end of the record */
 	__u16 size;      /* whole record, bytes */
-	__u32 cpu;
+	__u16 cpu;
+	__u16 flags;     /* ETDUMP_REC_F_* */
 	__u32 pid;       /* tgid */
 	__u32 tid;
 	__u64 ts;        /* CLOCK_MONOTONIC ns, taken in the probe */
 };
+
+/*
+ * The ring had no room for a record of this thread since its last one: the
+ * run the thread was in lost events (or the block of the next run).
+ */
+#define ETDUMP_REC_F_LOST_BEFORE 0x1
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for
@@ -119,6 +127,18 @@ struct etdump_rec_end {
 	__u8 meta[ETDUMP_META_MAX];
 	__u64 switches;
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
+};
+
+/*
+ * record --sched: a target thread switched out (hdr: its pid and tid, the
+ * CPU it left, when) or in (the CPU it runs on). For the timeline only:
+ * record and convert keep it from the collector.
+ */
+struct etdump_rec_sched {
+	struct etdump_rec_hdr hdr;
+	__u8 out;              /* 1 switched out, 0 switched in */
+	__u8 preempted;        /* out: still runnable; 0: it blocked */
+	__u8 pad[6];
 };
 
 struct etdump_rec_instruction {

@@ -396,6 +396,16 @@ static inline void etdump__batch(unsigned short type, const void *name,
 	unsigned long long ts = etdump__now();
 	struct etdump_batch_rec *r;
 
+	/*
+	 * A new run while scopes are open: the last run left one unclosed
+	 * (an early return), or the runtime opened a scope around it. Either
+	 * way the last run has ended: hand it over now rather than when the
+	 * buffer fills, and count depth from this run.
+	 */
+	if (type == ETDUMP_BATCH_BLOCK && st->depth) {
+		etdump__flush(st);
+		st->depth = 0;
+	}
 	/* END carries the pointer only to pair with its BEGIN */
 	etdump__room(st, type == ETDUMP_BATCH_END ? NULL : name, 0);
 	r = etdump__put(st, type, etdump__rec_size(0));

@@ -33,6 +33,8 @@ enum raw_chunk_type {
 	RAW_CHUNK_HEADER = 1,  /* struct raw_header, then items; first chunk */
 	RAW_CHUNK_DATA = 2,    /* struct raw_data, then framed records */
 	RAW_CHUNK_END = 3,     /* struct raw_end, then items; last chunk */
+	RAW_CHUNK_THREADS = 4, /* RAW_ITEM_THREAD items; any number, anywhere
+				* between the header and the end */
 };
 
 struct raw_chunk {
@@ -64,6 +66,10 @@ enum raw_item_tag {
 	RAW_ITEM_COUNTER = 3,  /* __u32 enum etdump_counter_kind, then the name */
 	RAW_ITEM_MAPS = 4,     /* text: /proc/PID/maps of the target */
 	RAW_ITEM_STOP = 5,     /* text (end chunk): why the recording stopped */
+	RAW_ITEM_TOOL = 6,     /* text: the recorder and its version */
+	RAW_ITEM_ARG = 7,      /* text: one word of its command line, in order */
+	RAW_ITEM_THREAD = 8,   /* threads chunk: __u32 tid, then its name
+				* (comm); a later item for a tid renames it */
 };
 
 struct raw_item {

@@ -16,7 +16,12 @@ stay out of the numbers. The rows:
   4. throughput: highest rate held with zero drops at the default ring size,
      the drops at twice that rate (checked against the events fired), the
      collector's CPU time per event
+  4b. producers: batched events fired at 10 M/s by 1, 2 and 4 threads,
+     what was captured and dropped, the recorder's CPU per event beside the
+     target's
   5. writer: ETDump write rate and peak memory for 1M events
+  5b. memory: the recorder's peak RSS against the ETDump it wrote, for
+     10k, 100k and 1M executions of 16 events
   6. per model: the example runtime, untraced vs traced
   7. the real ExecuTorch runtime on cnn.pte: stock, ETDumpGen, our
      EventTracer detached / batched / per-scope, symbol mode
@@ -26,7 +31,7 @@ Recording modes are described by their `etdump-bpf record` flags
 (RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
 measure it.
 
-usage: scripts/bench.py [--build DIR] [--reps N] [--out FILE]
+usage: scripts/bench.py [--build DIR] [--reps N] [--out FILE] [--rows A,B]
 """
 import argparse
 import os
@@ -77,6 +82,12 @@ THROUGHPUT_START = 500_000       # events/s, doubled until a trial fails
 THROUGHPUT_MAX = 16_000_000
 THROUGHPUT_BISECT = 3
 THROUGHPUT_THREADS = 2           # producers: one per CPU of a 2-CPU box
+PRODUCER_THREADS = (1, 2, 4)     # row 4b: the goal's rate, shared by T
+PRODUCER_RATE = 10_000_000       # events/s: the goal on two cores
+PRODUCER_EVENTS = 5_000_000
+MEMORY_EXECUTIONS = (10_000, 100_000, 1_000_000)  # row 5b
+MEMORY_EVENTS_PER_EXEC = 16      # as the example runtime's executions
+MEMORY_RATE = 2_000_000          # events/s: what the collector holds
 HELD_FRACTION = 0.95             # a trial holds if it fired this much on time
 
 WRITER_EVENTS = 1_000_000
@@ -203,14 +214,15 @@ class Record:
     sends_go = False
     done = "wrote "
 
-    def __init__(self, build, flags):
+    def __init__(self, build, flags, output=None):
         self.cli = os.path.join(build, "etdump-bpf")
         self.flags = flags
+        self.output = output  # None: a file in the run's own folder
 
     def start(self, pid, exe, tmp):
         t = TracerProc([self.cli, "record", "-f", "-o",
-                        os.path.join(tmp, "bench.etdp"), "-p", str(pid)] +
-                       self.flags, tmp)
+                        self.output or os.path.join(tmp, "bench.etdp"),
+                        "-p", str(pid)] + self.flags, tmp)
         t.wait_for("attached")
         return t
 
@@ -535,10 +547,48 @@ def row_throughput(b, table, _reps):
                   f"fired {fired:,} - captured {twice['captured']:,} = "
                   f"{fired - twice['captured']:,}: "
                   f"{'exact' if exact else 'MISMATCH'}")
+        target = held["cpu_s"] / held["events"]
         table.add(f"{label}: collector CPU per event (whole process)",
-                  f"{cpu * 1e9:.0f} ns", "",
+                  f"{cpu * 1e9:.0f} ns", fmt_ratio(cpu / target) + " target",
                   f"{held['tracer']['cpu_s']:.2f} s for "
-                  f"{held['captured']:,} events, load/attach/write included")
+                  f"{held['captured']:,} events, load/attach/write included; "
+                  f"the target's CPU {target * 1e9:.0f} ns/event "
+                  f"(pacing included)")
+
+
+def row_producers(b, table, reps):
+    """Batched events fired at PRODUCER_RATE by 1, 2, 4 threads: the rate
+    sustained, what the ring lost, and what each event cost the recorder
+    and the target."""
+    log("4b. producers")
+    variants = []
+    for n in PRODUCER_THREADS:
+        variants.append({"key": n, "argv": [
+            b.loop5, "-n", str(PRODUCER_EVENTS), "--rate",
+            str(PRODUCER_RATE), "--threads", str(n)],
+            "tracer": Record(b.dir, BATCHED_MODE[1])})
+    res = alternate(variants, reps)
+    table.section(f"4b. producers: {PRODUCER_EVENTS:,} batched delegate_log "
+                  f"events asked at {PRODUCER_RATE:,}/s of T threads, "
+                  f"default ring size; recorder CPU per captured event "
+                  f"beside the target's per fired event")
+    for n in PRODUCER_THREADS:
+        runs = res[n]
+        for r in runs:
+            r["captured"], r["dropped"], _ = record_summary(r["tracer"]["err"])
+        fired = median([r["rate"] for r in runs])
+        took = median([r["captured"] * 1e9 / r["loop_ns"] for r in runs])
+        dropped = median([r["dropped"] for r in runs])
+        rec = median([r["tracer"]["cpu_s"] / max(r["captured"], 1)
+                      for r in runs])
+        tgt = median([r["cpu_s"] / r["events"] for r in runs])
+        table.add(f"{n} thread(s): fired / captured",
+                  f"{fired:,.0f} / {took:,.0f} ev/s", "",
+                  f"{dropped:,.0f} dropped of {PRODUCER_EVENTS:,}")
+        table.add(f"{n} thread(s): recorder / target CPU per event",
+                  f"{rec * 1e9:.0f} / {tgt * 1e9:.0f} ns",
+                  fmt_ratio(rec / tgt),
+                  "recorder: whole process, load/attach/write included")
 
 
 def row_writer(b, table, reps):
@@ -566,6 +616,33 @@ def row_writer(b, table, reps):
               f"{rss / 2**20:.0f} / {size / 2**20:.0f} MiB",
               fmt_ratio(rss / size),
               f"{rss_model / 2**20:.0f} MiB before the write")
+
+
+def row_memory(b, table, _reps):
+    """The recorder's peak RSS against the ETDump it wrote, as recordings
+    grow: runs of 16 events, paced at a rate the collector holds."""
+    log("5b. memory")
+    table.section(f"5b. memory: record (batched) of N executions of "
+                  f"{MEMORY_EVENTS_PER_EXEC} events at {MEMORY_RATE:,} "
+                  f"events/s; the recorder's peak RSS / the ETDump written")
+    for execs in MEMORY_EXECUTIONS:
+        n = execs * MEMORY_EVENTS_PER_EXEC
+        with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+            out = os.path.join(tmp, "mem.etdp")
+            r = run_target([b.loop5, "-n", str(n), "--rate",
+                            str(MEMORY_RATE), "--run-events",
+                            str(MEMORY_EVENTS_PER_EXEC)],
+                           Record(b.dir, BATCHED_MODE[1], output=out))
+            settle()
+            size = os.path.getsize(out)
+        events, dropped, _ = record_summary(r["tracer"]["err"])
+        rss = r["tracer"]["maxrss_kb"] * 1024
+        table.add(f"{execs:>9,} executions ({events:,} events)",
+                  f"{rss / 2**20:.0f} / {size / 2**20:.0f} MiB",
+                  fmt_ratio(rss / size),
+                  f"{dropped:,} dropped; recorder CPU "
+                  f"{r['tracer']['cpu_s'] * 1e9 / max(events, 1):.0f} "
+                  f"ns/event")
 
 
 def row_model(b, table, reps):
@@ -613,6 +690,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--rows", help="only these rows, by name: "
+                    "detached,attached,throughput,producers,writer,memory,"
+                    "model,executorch")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
@@ -620,8 +700,10 @@ def main():
     start = time.monotonic()
     table = Table()
     failed = 0
-    for row in (row_detached, row_attached, row_throughput, row_writer,
-                row_model, row_executorch):
+    for row in (row_detached, row_attached, row_throughput, row_producers,
+                row_writer, row_memory, row_model, row_executorch):
+        if args.rows and row.__name__[4:] not in args.rows.split(","):
+            continue
         t0 = time.monotonic()
         try:
             row(b, table, args.reps)

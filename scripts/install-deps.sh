@@ -7,8 +7,31 @@ packages="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev pkg-config
 bpftool flatbuffers-compiler python3 util-linux bpftrace valgrind
 libclang-rt-14-dev binutils"
 
+# The real-viewer tests (tests/viewer): Chromium, Node.js and the npm
+# packages pinned in tests/viewer/package-lock.json, installed there. Where
+# that fails the tests say in one line that they did not run.
+viewer_deps() {
+	want=""
+	command -v chromium >/dev/null || want="$want chromium"
+	command -v node >/dev/null || want="$want nodejs"
+	command -v npm >/dev/null || want="$want npm"
+	if [ -n "$want" ]; then
+		echo "installing (viewer tests):$want"
+		$sudo apt-get update -qq || return 1
+		# shellcheck disable=SC2086
+		$sudo apt-get install -y -qq --no-install-recommends $want \
+			>/dev/null || return 1
+	fi
+	dir="$(dirname "$0")/../tests/viewer"
+	[ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] &&
+		return 0
+	echo "installing (viewer tests): npm packages in tests/viewer"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
 
 # install-deps.sh arm64: also the cross toolchain, the arm64 multiarch -dev
 # packages of the libraries (static archives included) and qemu-user to run
@@ -33,10 +56,10 @@ for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-
-echo "installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-# shellcheck disable=SC2086
-$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	$sudo apt-get update -qq
+	# shellcheck disable=SC2086
+	$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+viewer_deps || echo "could not install what the viewer tests need: they will not run" >&2

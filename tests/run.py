@@ -58,6 +58,16 @@ def executorch_modules(e2e_dir):
     return False, why
 
 
+def viewer_modules():
+    """Whether the real-viewer tests can run (tests/e2e/viewer_env.py);
+    when not, one line says why."""
+    import viewer_env
+    ok, why = viewer_env.available()
+    if not ok:
+        print(f"# viewer tests did not run: {why}", flush=True)
+    return ok, why
+
+
 def run_e2e(build, pattern):
     os.environ["ETDUMP_BUILD"] = os.path.abspath(build)
     e2e_dir = os.path.join(ROOT, "tests", "e2e")
@@ -65,15 +75,15 @@ def run_e2e(build, pattern):
     if pattern:
         loader.testNamePatterns = [f"*{pattern}*"]
     et_ok, et_why = executorch_modules(e2e_dir)
-    if et_ok:
-        suite = loader.discover(e2e_dir, top_level_dir=e2e_dir)
-    else:
-        # the modules that need ExecuTorch are never imported without it
-        suite = unittest.TestSuite(
-            loader.loadTestsFromName(f[:-3])
-            for f in sorted(os.listdir(e2e_dir))
-            if f.startswith("test_") and f.endswith(".py")
-            and not f.startswith("test_executorch_"))
+    viewer_ok, viewer_why = viewer_modules()
+    # the modules that need ExecuTorch or the viewer are never imported
+    # without it
+    suite = unittest.TestSuite(
+        loader.loadTestsFromName(f[:-3])
+        for f in sorted(os.listdir(e2e_dir))
+        if f.startswith("test_") and f.endswith(".py")
+        and (et_ok or not f.startswith("test_executorch_"))
+        and (viewer_ok or "viewer" not in f))
     runner = unittest.TextTestRunner(verbosity=2, stream=sys.stdout)
     result = runner.run(suite)
     failed = len(result.failures) + len(result.errors)
@@ -86,6 +96,10 @@ def run_e2e(build, pattern):
     if not et_ok and os.environ.get("ETDUMP_REQUIRE_EXECUTORCH") == "1":
         print(f"FAIL - ExecuTorch tests are required here "
               f"(ETDUMP_REQUIRE_EXECUTORCH=1) and did not run: {et_why}")
+        failed += 1
+    if not viewer_ok and os.environ.get("ETDUMP_REQUIRE_VIEWER") == "1":
+        print(f"FAIL - viewer tests are required here "
+              f"(ETDUMP_REQUIRE_VIEWER=1) and did not run: {viewer_why}")
         failed += 1
     return passed, failed
 

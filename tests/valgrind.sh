@@ -41,6 +41,6 @@ for mode in batched precise; do
 		-o "$tmp/$mode-converted.etdp"
 done
 check "doctor" "$build/etdump-bpf" doctor "$build/example-runtime"
-check "list --symbols" "$build/etdump-bpf" list --symbols \
+check "list, symbol mode's preview" "$build/etdump-bpf" list \
 	--rules tests/example/example.rules "$build/example-runtime-noprobes"
 exit $failed

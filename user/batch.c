@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "batch.h"
 #include "etdump_usdt.h"
@@ -10,6 +11,13 @@ _Static_assert(ETDUMP_BATCH_NAME_MAX == ETDUMP_NAME_MAX - 1,
 	       "both modes cut names alike");
 _Static_assert(ETDUMP_BATCH_META_MAX == ETDUMP_META_MAX,
 	       "both modes cut metadata alike");
+
+/* the fields before the first name or metadata of any record emitted */
+#define FIXED_BYTES offsetof(struct etdump_rec_delegate_log, name)
+_Static_assert(FIXED_BYTES >= offsetof(struct etdump_rec_begin, name) &&
+	       FIXED_BYTES >= offsetof(struct etdump_rec_block, name) &&
+	       FIXED_BYTES >= offsetof(struct etdump_rec_end, meta),
+	       "every record's fixed fields are cleared");
 
 /* The NAME records of one flush: pointer -> string in the flush. */
 #define MAX_NAMES (ETDUMP_BATCH_BYTES / 40)
@@ -76,7 +84,12 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 	uint16_t size;
 	uint32_t meta;
 
-	memset(&o, 0, sizeof(o));
+	/*
+	 * Only the fixed fields are cleared: names and metadata are read to
+	 * their lengths, and no counter follows (ncounters 0). This runs for
+	 * every event of batched mode.
+	 */
+	memset(&o, 0, FIXED_BYTES);
 	switch (r->type) {
 	case ETDUMP_BATCH_BLOCK:
 		header(&o.block.hdr, &b->hdr, ETDUMP_REC_BLOCK,
@@ -93,6 +106,7 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 		o.begin.instr = r->type == ETDUMP_BATCH_BEGIN ? r->b : 0;
 		o.begin.id_int = r->type == ETDUMP_BATCH_BEGIN ? -1 : r->a;
 		o.begin.name_len = put_name(names, r->token, o.begin.name);
+		o.begin.switches = 0;
 		break;
 	case ETDUMP_BATCH_END:
 	case ETDUMP_BATCH_DELEGATE_END:
@@ -106,6 +120,7 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 		memcpy(o.end.meta, payload, meta);
 		o.end.meta_len = meta;
 		o.end.meta_len_orig = r->type == ETDUMP_BATCH_END ? 0 : r->b_len_orig;
+		o.end.switches = 0;
 		break;
 	case ETDUMP_BATCH_INSTRUCTION:
 		header(&o.instr.hdr, &b->hdr, ETDUMP_REC_INSTRUCTION,

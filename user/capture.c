@@ -107,6 +107,7 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	cap->skel->rodata->pidns_ino = ino;
 	/* wake the collector early once a quarter of the ring is used */
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	cap->skel->rodata->sched_records = opts->sched;
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
 	if (err)
 		goto fail;
@@ -124,11 +125,12 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 		p_err("cannot hand the perf counters to BPF: %s", strerror(-err));
 		goto fail;
 	}
-	if (needs_task_clock(opts->counters)) {
+	if (needs_task_clock(opts->counters) || opts->sched) {
 		cap->switch_link = bpf_program__attach(cap->skel->progs.on_sched_switch);
 		if (!cap->switch_link) {
 			err = -errno;
-			p_err("cannot attach to sched_switch for task-clock: %s",
+			p_err("cannot attach to sched_switch for %s: %s",
+			      opts->sched ? "--sched" : "task-clock",
 			      strerror(-err));
 			goto fail;
 		}

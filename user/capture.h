@@ -25,6 +25,7 @@ struct capture_opts {
 	void *ctx;
 	const struct counter_set *counters;  /* opened; NULL: none */
 	bool batched;            /* attach `flush` only: the runtime buffers */
+	bool sched;              /* ETDUMP_REC_SCHED at every target switch */
 };
 
 int capture_open(struct capture **out, const struct capture_opts *opts);

@@ -4,30 +4,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "chrome_writer.h"
 #include "file_io.h"
+#include "sched_lanes.h"
 #include "utf8.h"
 
 /*
- * What goes on the timeline, sorted by time. At equal times a counter
- * falls back to 0 before the next one rises, and enclosing slices come
- * before what they enclose, as the viewers nest slices in file order.
+ * Slices are written as B/E pairs, never as X: a reader then needs no
+ * arithmetic to nest them (speedscope adds ts + dur in doubles and an inner
+ * end lands one ulp past its parent's), and at equal times the file's order
+ * decides (Perfetto keeps it while the file holds no X event; speedscope
+ * keeps it within B and within E). So at one time: counters fall back to 0,
+ * slices end (inner first) and begin (outer first), counters rise, drops.
  */
 enum item_kind {
 	IT_COUNTER_RESET,
-	IT_RUN,
-	IT_EVENT,
+	IT_SLICE,       /* a B, an E or a flow's end, in the order of the walk */
 	IT_COUNTER_SET,
 	IT_DROP,
 };
 
+/*
+ * A slice begins or ends; a flow (v1 "s"/"f", each bound to the slice
+ * open where it stands) links a delegate's event to the instruction that
+ * called it, its parent: "s" just before the event's B, "f" just after.
+ */
+enum edge { EDGE_BEGIN, EDGE_END, EDGE_FLOW_START, EDGE_FLOW_FINISH,
+	    EDGE_LANE_BEGIN, EDGE_LANE_END };
+
+/*
+ * record --sched: a lane per thread, a track of its own beside the
+ * thread's (tid + LANE_TID), on which each span is a slice: on a CPU
+ * (item run: the CPU), or off CPU (item ev: how).
+ */
+#define LANE_TID (1u << 30)
+enum lane_span { LANE_ON_CPU, LANE_PREEMPTED, LANE_BLOCKED };
+
 struct item {
 	uint64_t ts;
-	uint64_t dur;
 	enum item_kind kind;
+	enum edge edge;         /* IT_SLICE */
+	size_t flow;            /* EDGE_FLOW_*: its id */
 	uint32_t tid;
 	size_t run;             /* IT_DROP: the mark */
-	size_t ev;
+	size_t ev;              /* SIZE_MAX: the run's own slice */
+	size_t seq;             /* IT_SLICE: its place in the walk */
+	size_t sub;             /* EDGE_FLOW_START: after the B of seq */
 };
 
 struct items {
@@ -60,114 +83,301 @@ static int item_cmp(const void *a, const void *b)
 		return x->ts < y->ts ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->sub != y->sub)
+		return x->sub < y->sub ? -1 : 1;
 	if (x->run != y->run)
 		return x->run < y->run ? -1 : 1;
-	/* same times: ETDumpGen wrote the inner scope first */
 	if (x->ev != y->ev)
-		return x->ev > y->ev ? -1 : 1;
+		return x->ev < y->ev ? -1 : 1;
 	return 0;
 }
 
-static uint64_t span(uint64_t start, uint64_t end)
+/* A run or an event as it nests on its thread. */
+struct slice {
+	uint64_t start, end;
+	uint32_t tid;
+	size_t run;
+	size_t ev;              /* SIZE_MAX: the run itself */
+	bool parent;            /* encloses another slice */
+	size_t begin_seq;       /* where its B stands in the walk */
+	size_t flows;           /* flows started from it so far */
+};
+
+static bool zero_length(const struct slice *s)
 {
-	return end > start ? end - start : 0;
+	return s->start == s->end;
 }
 
-/* Every run and event as a slice. */
-static int add_slices(const struct etd_dump *dump, struct items *it)
+/*
+ * Thread, then start; a run before its events, then what lasts no time
+ * (see nests_in()), then the longer first.
+ */
+static int slice_cmp(const void *a, const void *b)
 {
-	size_t r, e;
-	int err;
+	const struct slice *x = a, *y = b;
 
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if ((x->ev == SIZE_MAX) != (y->ev == SIZE_MAX))
+		return x->ev == SIZE_MAX ? -1 : 1;
+	if (zero_length(x) != zero_length(y))
+		return zero_length(x) ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->ev == y->ev)
+		return 0;
+	/* instants in the order they were logged */
+	if (zero_length(x))
+		return x->ev < y->ev ? -1 : 1;
+	/* same times: ETDumpGen wrote the inner scope first */
+	return x->ev > y->ev ? -1 : 1;
+}
+
+/*
+ * Whether s goes inside the open slice top. A slice that lasts no time
+ * does only strictly inside (or in its own run): at its parent's first or
+ * last instant speedscope would take its end as the parent's, as it ends
+ * slices before it begins others at equal times.
+ */
+static bool nests_in(const struct slice *s, const struct slice *top)
+{
+	if (top->tid != s->tid)
+		return false;
+	if (zero_length(s))
+		return (top->start < s->start && s->start < top->end) ||
+		       (top->ev == SIZE_MAX && top->run == s->run);
+	return s->end <= top->end;
+}
+
+/* Every run and profile event, each run spanning its events. */
+static int collect_slices(const struct etd_dump *dump, struct slice **out,
+			  size_t *n)
+{
+	struct slice *v;
+	size_t r, e, k = 0, total = 0;
+
+	for (r = 0; r < dump->nruns; r++)
+		total += dump->runs[r].nevents + 1;
+	v = calloc(total ? total : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	for (r = 0; r < dump->nruns; r++) {
 		const struct etd_run *run = &dump->runs[r];
-		uint64_t first = run->open_time, last = run->open_time;
+		size_t at = k++;
+		struct slice *rs = &v[at];
+		bool any = false;
 
+		*rs = (struct slice){ .start = run->open_time,
+			.end = run->open_time, .tid = run->tid, .run = r,
+			.ev = SIZE_MAX };
 		for (e = 0; e < run->nevents; e++) {
 			const struct etd_event *ev = &run->events[e];
 
 			if (ev->kind != ETD_PROFILE)
 				continue;
-			if (ev->start_time < first)
-				first = ev->start_time;
-			if (ev->end_time > last)
-				last = ev->end_time;
-			err = item_add(it, (struct item){
-				.ts = ev->start_time,
-				.dur = span(ev->start_time, ev->end_time),
-				.kind = IT_EVENT, .tid = run->tid,
-				.run = r, .ev = e });
-			if (err)
-				return err;
+			any = true;
+			/* a pool worker's event is drawn on its own thread */
+			v[k++] = (struct slice){ .start = ev->start_time,
+				.end = ev->end_time > ev->start_time ?
+				       ev->end_time : ev->start_time,
+				.tid = ev->tid ? ev->tid : run->tid, .run = r,
+				.ev = e };
+			if (ev->tid)
+				continue;
+			if (ev->start_time < rs->start)
+				rs->start = ev->start_time;
+			if (v[k - 1].end > rs->end)
+				rs->end = v[k - 1].end;
 		}
-		err = item_add(it, (struct item){ .ts = first,
-			.dur = last - first, .kind = IT_RUN, .tid = run->tid,
-			.run = r });
-		if (err)
-			return err;
+		/* an ETDump's run of debug events only: nothing in time */
+		if (!any && !run->open_time)
+			k = at;
 	}
+	*out = v;
+	*n = k;
 	return 0;
 }
 
-/* The slot of tid among the threads seen, added when new. */
-static size_t thread_slot(uint32_t *tids, uint64_t *next, size_t *n,
-			  uint32_t tid)
+static int add_edge(struct items *it, const struct slice *s, enum edge edge,
+		    size_t flow, size_t *seq)
 {
-	size_t t;
+	return item_add(it, (struct item){
+		.ts = edge == EDGE_END ? s->end : s->start,
+		.kind = IT_SLICE, .edge = edge, .flow = flow, .tid = s->tid,
+		.run = s->run, .ev = s->ev, .seq = (*seq)++ });
+}
 
-	for (t = 0; t < *n; t++)
-		if (tids[t] == tid)
-			return t;
-	tids[t] = tid;
-	next[t] = UINT64_MAX;
-	(*n)++;
-	return t;
+/* Is s an event a delegate logged inside the instruction slice parent? */
+static bool called_by(const struct etd_dump *dump, const struct slice *s,
+		      const struct slice *parent)
+{
+	const struct etd_event *ev, *call;
+
+	if (s->ev == SIZE_MAX || parent->ev == SIZE_MAX ||
+	    s->run != parent->run)
+		return false;
+	ev = &dump->runs[s->run].events[s->ev];
+	call = &dump->runs[parent->run].events[parent->ev];
+	return !ev->name && call->name &&
+	       ev->instruction_id == call->instruction_id &&
+	       ev->instruction_id != ETD_UNSET;
+}
+
+/*
+ * The B of s; when a delegate logged it, a flow from the instruction that
+ * called it (the nearest open slice of that instruction): its "s" right
+ * after that slice's B, its "f" right after the event's.
+ */
+static int add_begin(const struct etd_dump *dump, struct items *it,
+		     struct slice *v, const size_t *stack, size_t depth,
+		     struct slice *s, size_t *seq, size_t *flows)
+{
+	struct slice *call = NULL;
+	size_t d;
+	int err;
+
+	for (d = depth; d-- > 0 && !call;)
+		if (called_by(dump, s, &v[stack[d]]))
+			call = &v[stack[d]];
+	s->begin_seq = *seq;
+	err = add_edge(it, s, EDGE_BEGIN, 0, seq);
+	if (err || !call)
+		return err;
+	(*flows)++;
+	err = item_add(it, (struct item){ .ts = call->start,
+		.kind = IT_SLICE, .edge = EDGE_FLOW_START, .flow = *flows,
+		.tid = call->tid, .run = call->run, .ev = call->ev,
+		.seq = call->begin_seq, .sub = ++call->flows });
+	if (!err)
+		err = add_edge(it, s, EDGE_FLOW_FINISH, *flows, seq);
+	return err;
+}
+
+/*
+ * Walk each thread's slices in order with a stack of the open ones: a
+ * slice ends (E) when the next one does not fit inside it. One that starts
+ * inside a slice but ends after it (no scope does that; a damaged or
+ * foreign file may) is cut at its parent's end, so that every reader
+ * nests the file the same way; *clipped counts them.
+ */
+static int walk_slices(const struct etd_dump *dump, struct slice *v,
+		       size_t n, struct items *it, size_t *clipped)
+{
+	size_t *stack, depth = 0, seq = 0, flows = 0, i;
+	int err = 0;
+
+	stack = calloc(n ? n : 1, sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		struct slice *s = &v[i];
+
+		while (depth && !err) {
+			struct slice *top = &v[stack[depth - 1]];
+
+			if (top->tid == s->tid && s->start < top->end &&
+			    s->end > top->end) {
+				s->end = top->end;
+				(*clipped)++;
+			}
+			if (nests_in(s, top))
+				break;
+			err = add_edge(it, top, EDGE_END, 0, &seq);
+			depth--;
+		}
+		if (depth)
+			v[stack[depth - 1]].parent = true;
+		if (!err)
+			err = add_begin(dump, it, v, stack, depth, s, &seq,
+					&flows);
+		stack[depth++] = i;
+	}
+	while (depth && !err)
+		err = add_edge(it, &v[stack[--depth]], EDGE_END, 0, &seq);
+	free(stack);
+	return err;
+}
+
+static int add_lane_span(struct items *it, uint32_t tid, uint64_t start,
+			 uint64_t end, uint32_t cpu, enum lane_span how,
+			 size_t *seq)
+{
+	struct item x = { .ts = start, .kind = IT_SLICE,
+			  .edge = EDGE_LANE_BEGIN, .tid = tid + LANE_TID,
+			  .run = cpu, .ev = how, .seq = (*seq)++ };
+	int err = item_add(it, x);
+
+	x.ts = end;
+	x.edge = EDGE_LANE_END;
+	x.seq = (*seq)++;
+	return err ? err : item_add(it, x);
+}
+
+/*
+ * Each thread's switches as spans: on a CPU from a switch-in to the next
+ * switch-out (to `end` for the last), off CPU from a switch-out to the
+ * next switch-in (none after the last: the thread ended, or waited past
+ * the recording).
+ */
+static int add_lanes(const struct sched_lanes *l, uint64_t end,
+		     struct items *it)
+{
+	size_t i, seq = SIZE_MAX / 2;
+	int err = 0;
+
+	for (i = 0; i < l->n && !err; i++) {
+		const struct sched_switch *sw = &l->v[i];
+		const struct sched_switch *next =
+			i + 1 < l->n && l->v[i + 1].tid == sw->tid ?
+			&l->v[i + 1] : NULL;
+
+		if (!sw->out)
+			err = add_lane_span(it, sw->tid, sw->ts,
+					    next ? next->ts :
+					    end > sw->ts ? end : sw->ts,
+					    sw->cpu, LANE_ON_CPU, &seq);
+		else if (next && !next->out)
+			err = add_lane_span(it, sw->tid, sw->ts, next->ts,
+					    sw->cpu, sw->preempted ?
+					    LANE_PREEMPTED : LANE_BLOCKED,
+					    &seq);
+	}
+	return err;
 }
 
 /*
  * Counter tracks from the innermost events only: an enclosing event's
- * delta holds its children's, and one track cannot show both. Walking the
- * sorted slices backwards, an event is innermost when its thread's next
- * event starts after it ends.
+ * delta holds its children's, and one track cannot show both.
  */
-static int add_counters(const struct etd_dump *dump, struct items *it)
+static int add_counters(const struct etd_dump *dump, const struct slice *v,
+			size_t n, struct items *it)
 {
-	size_t i, t, nthreads = 0, nslices = it->n;
-	uint64_t *next_start;
-	uint32_t *tids;
+	size_t i;
 	int err = 0;
 
 	if (!dump->ncounters)
 		return 0;
-	tids = calloc(dump->nruns + 1, sizeof(*tids));
-	next_start = calloc(dump->nruns + 1, sizeof(*next_start));
-	if (!tids || !next_start) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = nslices; i-- > 0 && !err;) {
-		struct item x = it->v[i];
-		uint64_t start = x.ts;
+	for (i = 0; i < n && !err; i++) {
+		struct item x = { .tid = v[i].tid, .run = v[i].run,
+				  .ev = v[i].ev };
 
-		if (x.kind != IT_EVENT)
+		if (v[i].parent || v[i].ev == SIZE_MAX ||
+		    !dump->runs[x.run].events[x.ev].counters.n)
 			continue;
-		t = thread_slot(tids, next_start, &nthreads, x.tid);
-		if (next_start[t] >= x.ts + x.dur &&
-		    dump->runs[x.run].events[x.ev].counters.n) {
-			x.kind = IT_COUNTER_SET;
+		x.kind = IT_COUNTER_SET;
+		x.ts = v[i].start;
+		err = item_add(it, x);
+		x.kind = IT_COUNTER_RESET;
+		x.ts = v[i].end;
+		if (!err)
 			err = item_add(it, x);
-			x.kind = IT_COUNTER_RESET;
-			x.ts += x.dur;
-			if (!err)
-				err = item_add(it, x);
-		}
-		next_start[t] = start;
 	}
-out:
-	free(tids);
-	free(next_start);
 	return err;
 }
 
@@ -214,7 +424,11 @@ struct trace {
 	FILE *f;
 	const struct etd_dump *dump;
 	const struct raw_info *info;
+	const struct sched_lanes *lanes;
+	bool slice_args;        /* CHROME_SLICE_ARGS */
+	bool from_etdump;       /* CHROME_FROM_ETDUMP */
 	size_t nevents;
+	size_t clipped;
 };
 
 /* Microseconds with every nanosecond digit. */
@@ -251,12 +465,82 @@ static void name_track(struct trace *tr, const char *what, uint32_t tid,
 	fputs("}}", tr->f);
 }
 
+/* The thread's own name (comm) where the capture has it. */
+static const char *thread_comm(const struct raw_info *info, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < info->nthreads; i++)
+		if (info->threads[i].tid == tid && *info->threads[i].name)
+			return info->threads[i].name;
+	return NULL;
+}
+
+/* "<thread> sched" for each lane. */
+static void name_lanes(struct trace *tr)
+{
+	const struct sched_lanes *l = tr->lanes;
+	const char *comm;
+	char name[64];
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++) {
+		if (i && l->v[i - 1].tid == l->v[i].tid)
+			continue;
+		comm = thread_comm(tr->info, l->v[i].tid);
+		if (comm)
+			snprintf(name, sizeof(name), "%s sched", comm);
+		else
+			snprintf(name, sizeof(name), "thread %u sched",
+				 l->v[i].tid);
+		name_track(tr, "thread_name", l->v[i].tid + LANE_TID, name);
+	}
+}
+
+static void name_thread(struct trace *tr, uint32_t tid, const char *process)
+{
+	const char *comm;
+	char name[32];
+
+	snprintf(name, sizeof(name), "thread %u", tid);
+	comm = tr->from_etdump ? NULL : thread_comm(tr->info, tid);
+	name_track(tr, "thread_name", tid, comm ? comm :
+		   tid == tr->info->pid && !tr->from_etdump ? process : name);
+}
+
+/* Threads that opened no run but fired events (a pool's workers). */
+static void name_workers(struct trace *tr, const char *process)
+{
+	const struct etd_dump *dump = tr->dump;
+	uint32_t *named = NULL, *grown;
+	size_t r, e, i, n = 0;
+
+	for (r = 0; r < dump->nruns; r++) {
+		for (e = 0; e < dump->runs[r].nevents; e++) {
+			uint32_t tid = dump->runs[r].events[e].tid;
+
+			if (!tid)
+				continue;
+			for (i = 0; i < n && named[i] != tid; i++)
+				;
+			if (i < n)
+				continue;
+			grown = realloc(named, (n + 1) * sizeof(*named));
+			if (!grown)
+				break;  /* the thread keeps its number */
+			named = grown;
+			named[n++] = tid;
+			name_thread(tr, tid, process);
+		}
+	}
+	free(named);
+}
+
 static void write_metadata(struct trace *tr)
 {
 	const struct etd_dump *dump = tr->dump;
 	const char *exe = tr->info->exe;
 	const char *process = *exe ? base_name(exe) : "target";
-	char name[32];
 	size_t r, q;
 
 	name_track(tr, "process_name", tr->info->pid, process);
@@ -267,10 +551,9 @@ static void write_metadata(struct trace *tr)
 			;
 		if (q < r)
 			continue;
-		snprintf(name, sizeof(name), "thread %u", tid);
-		name_track(tr, "thread_name", tid,
-			   tid == tr->info->pid ? process : name);
+		name_thread(tr, tid, process);
 	}
+	name_workers(tr, process);
 }
 
 static void write_hex(FILE *f, const uint8_t *p, uint32_t n)
@@ -310,27 +593,19 @@ static void write_counter_args(struct trace *tr, const struct etd_counters *c)
 	}
 }
 
-static void write_run(struct trace *tr, const struct item *x)
+static void write_run_args(struct trace *tr, const struct item *x)
 {
-	const struct etd_run *run = &tr->dump->runs[x->run];
-
-	event_head(tr, "X", x->tid, x->ts, run->name);
-	json_us(tr->f, "dur", x->dur);
-	fprintf(tr->f, ",\"cat\":\"run\",\"args\":{\"run\":%zu,\"events\":%zu}}",
-		x->run, run->nevents);
+	fprintf(tr->f, ",\"args\":{\"run\":%zu,\"events\":%zu}", x->run,
+		tr->dump->runs[x->run].nevents);
 }
 
-static void write_event(struct trace *tr, const struct item *x)
+static void write_event_args(struct trace *tr, const struct item *x,
+			     const struct etd_event *ev)
 {
-	const struct etd_event *ev = &tr->dump->runs[x->run].events[x->ev];
 	FILE *f = tr->f;
-	char buf[32];
 
-	event_head(tr, "X", x->tid, x->ts, event_name(ev, buf, sizeof(buf)));
-	json_us(f, "dur", x->dur);
-	fprintf(f, ",\"cat\":\"%s\",\"args\":{\"run\":%zu,\"chain_index\":%" PRId32
-		",\"instruction_id\":%" PRId32,
-		ev->name ? "profile" : "delegate", x->run, ev->chain_index,
+	fprintf(f, ",\"args\":{\"run\":%zu,\"chain_index\":%" PRId32
+		",\"instruction_id\":%" PRId32, x->run, ev->chain_index,
 		ev->instruction_id);
 	if (ev->delegate_id_str) {
 		fputs(",\"delegate_debug_id_str\":", f);
@@ -344,7 +619,66 @@ static void write_event(struct trace *tr, const struct item *x)
 		write_hex(f, ev->metadata, ev->metadata_len);
 	}
 	write_counter_args(tr, &ev->counters);
-	fputs("}}", f);
+	fputc('}', f);
+}
+
+static void write_lane(struct trace *tr, const struct item *x)
+{
+	static const char *const off[] = {
+		[LANE_PREEMPTED] = "preempted",
+		[LANE_BLOCKED] = "blocked",
+	};
+	char name[32];
+
+	if (x->ev == LANE_ON_CPU)
+		snprintf(name, sizeof(name), "CPU %zu", x->run);
+	event_head(tr, x->edge == EDGE_LANE_BEGIN ? "B" : "E", x->tid, x->ts,
+		   x->ev == LANE_ON_CPU ? name : off[x->ev]);
+	fputs(",\"cat\":\"sched\"}", tr->f);
+}
+
+/* One end of a flow: Perfetto draws the arrow, speedscope ignores it. */
+static void write_flow(struct trace *tr, const struct item *x)
+{
+	bool start = x->edge == EDGE_FLOW_START;
+
+	event_head(tr, start ? "s" : "f", x->tid, x->ts, "delegate call");
+	fprintf(tr->f, ",\"cat\":\"flow\",\"id\":%zu%s}", x->flow,
+		start ? "" : ",\"bp\":\"e\"");
+}
+
+/*
+ * A B or an E. Speedscope keys a frame by name and args, so without
+ * CHROME_SLICE_ARGS a slice has none: every call of an operator, in every
+ * run, is one frame. An E never has args (speedscope would see another
+ * frame end).
+ */
+static void write_slice(struct trace *tr, const struct item *x)
+{
+	const struct etd_run *run = &tr->dump->runs[x->run];
+	const struct etd_event *ev =
+		x->ev == SIZE_MAX ? NULL : &run->events[x->ev];
+	char buf[32];
+
+	if (x->edge == EDGE_FLOW_START || x->edge == EDGE_FLOW_FINISH) {
+		write_flow(tr, x);
+		return;
+	}
+	if (x->edge == EDGE_LANE_BEGIN || x->edge == EDGE_LANE_END) {
+		write_lane(tr, x);
+		return;
+	}
+	event_head(tr, x->edge == EDGE_END ? "E" : "B", x->tid, x->ts,
+		   ev ? event_name(ev, buf, sizeof(buf)) : run->name);
+	fprintf(tr->f, ",\"cat\":\"%s\"",
+		!ev ? "run" : ev->name ? "profile" : "delegate");
+	if (tr->slice_args && x->edge == EDGE_BEGIN) {
+		if (ev)
+			write_event_args(tr, x, ev);
+		else
+			write_run_args(tr, x);
+	}
+	fputc('}', tr->f);
 }
 
 /* One "C" event per known counter: the delta, or 0 once the event ended. */
@@ -387,13 +721,54 @@ static const char *state_name(enum raw_state s)
 	}
 }
 
+/*
+ * What wrote the capture, how it was called and when (UTC), as perf
+ * report --header tells: each member followed by a comma.
+ */
+static void write_recorder(struct trace *tr)
+{
+	const struct raw_info *info = tr->info;
+	time_t secs = (time_t)(info->start_realtime / 1000000000ull);
+	FILE *f = tr->f;
+	char when[32];
+	struct tm tm;
+	uint32_t i;
+
+	if (info->tool && *info->tool) {
+		fputs("\"recorder\":", f);
+		json_str(f, info->tool);
+		fputc(',', f);
+	}
+	if (info->nargs) {
+		fputs("\"command\":[", f);
+		for (i = 0; i < info->nargs; i++) {
+			if (i)
+				fputc(',', f);
+			json_str(f, info->args[i]);
+		}
+		fputs("],", f);
+	}
+	if (info->start_realtime && gmtime_r(&secs, &tm) &&
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		fprintf(f, "\"recorded\":\"%s\",", when);
+}
+
 /* Wall time of ts: ts - start_monotonic_ns + start_realtime_ns. */
 static void write_other_data(struct trace *tr)
 {
 	const struct raw_info *info = tr->info;
 	FILE *f = tr->f;
 
-	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",\"executable\":", f);
+	if (tr->from_etdump) {
+		fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\","
+		      "\"source\":\"etdump\",\"file\":", f);
+		json_str(f, info->exe);
+		fputs("}}\n", f);
+		return;
+	}
+	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",", f);
+	write_recorder(tr);
+	fputs("\"executable\":", f);
 	json_str(f, info->exe);
 	fprintf(f, ",\"pid\":%u,\"clock\":\"CLOCK_MONOTONIC\","
 		"\"start_monotonic_ns\":%" PRIu64 ",\"start_realtime_ns\":%" PRIu64
@@ -401,6 +776,10 @@ static void write_other_data(struct trace *tr)
 		info->pid, info->start_clock, info->start_realtime,
 		state_name(info->state), info->drops);
 	json_str(f, info->stop);
+	if (tr->clipped)
+		fprintf(f, ",\"clipped_slices\":%zu", tr->clipped);
+	if (tr->lanes && tr->lanes->n)
+		fprintf(f, ",\"sched_lane_tid\":\"tid + %u\"", LANE_TID);
 	fputs("}}\n", f);
 }
 
@@ -410,11 +789,8 @@ static void write_items(struct trace *tr, const struct items *it)
 
 	for (i = 0; i < it->n; i++) {
 		switch (it->v[i].kind) {
-		case IT_RUN:
-			write_run(tr, &it->v[i]);
-			break;
-		case IT_EVENT:
-			write_event(tr, &it->v[i]);
+		case IT_SLICE:
+			write_slice(tr, &it->v[i]);
 			break;
 		case IT_COUNTER_SET:
 		case IT_COUNTER_RESET:
@@ -434,24 +810,61 @@ static void sort_items(struct items *it)
 		qsort(it->v, it->n, sizeof(*it->v), item_cmp);
 }
 
+/* The latest time the timeline knows of. */
+static uint64_t last_time(const struct slice *v, size_t n,
+			  const struct sched_lanes *l)
+{
+	uint64_t last = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].end > last)
+			last = v[i].end;
+	for (i = 0; l && i < l->n; i++)
+		if (l->v[i].ts > last)
+			last = l->v[i].ts;
+	return last;
+}
+
+/* Every item of the timeline, in the order it is written. */
+static int build_items(struct trace *tr, struct items *it)
+{
+	struct slice *v = NULL;
+	size_t n = 0;
+	int err;
+
+	err = collect_slices(tr->dump, &v, &n);
+	if (err)
+		return err;
+	if (n)
+		qsort(v, n, sizeof(*v), slice_cmp);
+	err = walk_slices(tr->dump, v, n, it, &tr->clipped);
+	if (!err && tr->lanes)
+		err = add_lanes(tr->lanes, last_time(v, n, tr->lanes), it);
+	if (!err)
+		err = add_counters(tr->dump, v, n, it);
+	if (!err)
+		err = add_drops(tr->info, it);
+	free(v);
+	if (!err)
+		sort_items(it);
+	return err;
+}
+
 int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
+		 const struct sched_lanes *lanes, unsigned int flags,
 		 char **buf, size_t *len)
 {
-	struct trace tr = { .dump = dump, .info = info };
+	struct trace tr = { .dump = dump, .info = info, .lanes = lanes,
+			    .slice_args = flags & CHROME_SLICE_ARGS,
+			    .from_etdump = flags & CHROME_FROM_ETDUMP };
 	struct items it = { 0 };
 	int err;
 
 	*buf = NULL;
-	err = add_slices(dump, &it);
-	if (!err) {
-		sort_items(&it);
-		err = add_counters(dump, &it);
-	}
-	if (!err)
-		err = add_drops(info, &it);
+	err = build_items(&tr, &it);
 	if (err)
 		goto out;
-	sort_items(&it);
 	tr.f = open_memstream(buf, len);
 	if (!tr.f) {
 		err = -ENOMEM;
@@ -459,6 +872,7 @@ int chrome_write(const struct etd_dump *dump, const struct raw_info *info,
 	}
 	fputs("{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[\n", tr.f);
 	write_metadata(&tr);
+	name_lanes(&tr);
 	write_items(&tr, &it);
 	fputs("\n]", tr.f);
 	write_other_data(&tr);
@@ -475,14 +889,15 @@ out:
 }
 
 int chrome_write_file(const struct etd_dump *dump,
-		      const struct raw_info *info, const char *path,
-		      bool force, char **kept)
+		      const struct raw_info *info,
+		      const struct sched_lanes *lanes, unsigned int flags,
+		      const char *path, bool force, char **kept)
 {
 	size_t len;
 	char *buf;
 	int err;
 
-	err = chrome_write(dump, info, &buf, &len);
+	err = chrome_write(dump, info, lanes, flags, &buf, &len);
 	if (!err)
 		err = file_replace(path, buf, len, force, kept);
 	else

@@ -10,11 +10,14 @@
 #include <string.h>
 #include "chrome_writer.h"
 #include "collector.h"
+#include "cli.h"
 #include "commands.h"
+#include "convert_etdump.h"
 #include "etdump_writer.h"
 #include "file_io.h"
 #include "log.h"
 #include "raw_reader.h"
+#include "sched_lanes.h"
 #include "summary.h"
 #include "symbol_translate.h"
 
@@ -28,6 +31,9 @@ static const char convert_usage[] =
 	"  -o, --output FILE    the file to write (required)\n"
 	"  -F, --format FMT     etdump, or chrome (default when FILE ends in .json)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"      --slice-args     chrome: every slice with its run, ids and counters\n"
+	"                       as args (Perfetto's args panel); speedscope then\n"
+	"                       shows each call as its own frame\n"
 	"\n"
 	"A capture cut short (recorder killed, disk full) converts every complete\n"
 	"chunk, with a warning naming the byte where it ends.\n"
@@ -46,6 +52,7 @@ struct convert_opts {
 	const char *output;
 	enum format format;
 	bool force;
+	unsigned int chrome_flags;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -70,6 +77,7 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 		{ "format", required_argument, NULL, 'F' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "slice-args", no_argument, NULL, 'A' },
 		{},
 	};
 	const char *format = NULL;
@@ -77,7 +85,8 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:F:fh", longopts, NULL)) != -1) {
+	opterr = 0; /* cli_option_error() says it in one line */
+	while ((c = getopt_long(argc, argv, ":o:F:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -88,12 +97,14 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 		case 'f':
 			o->force = true;
 			break;
+		case 'A':
+			o->chrome_flags |= CHROME_SLICE_ARGS;
+			break;
 		case 'h':
 			fputs(convert_usage, stdout);
 			return -1;
 		default:
-			fputs(convert_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("convert", c, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -113,8 +124,12 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 	return 0;
 }
 
-/* Every readable record, in file order: the order record fed them. */
-static int replay(struct raw_reader *r, struct collector *col)
+/*
+ * Every readable record, in file order: the order record fed them; the
+ * switches of record --sched into lanes.
+ */
+static int replay(struct raw_reader *r, struct collector *col,
+		  struct sched_lanes *lanes)
 {
 	const struct raw_info *info = raw_reader_info(r);
 	struct symbol_translator *tr = NULL;
@@ -132,7 +147,10 @@ static int replay(struct raw_reader *r, struct collector *col)
 					    symbol_translator_to_collector, col);
 	while (!err && (n = raw_reader_next(r, &rec, &len)) > 0) {
 		/* a malformed record is counted by the collector */
-		err = symbol_translator_feed(tr, rec, len);
+		if (sched_record_is(rec, len))
+			err = sched_lanes_add(lanes, rec, len);
+		else
+			err = symbol_translator_feed(tr, rec, len);
 		if (err != -ENOMEM)
 			err = 0;
 	}
@@ -166,6 +184,7 @@ static void report_end(const struct convert_opts *o,
 int cmd_convert(int argc, char **argv)
 {
 	struct collector_stats stats = { 0 };
+	struct sched_lanes lanes = { 0 };
 	struct etd_dump dump = { 0 };
 	const struct raw_info *info;
 	struct collector *col = NULL;
@@ -182,21 +201,27 @@ int cmd_convert(int argc, char **argv)
 	if (output_check(o.output, o.force))
 		return EXIT_FAIL;
 	err = raw_reader_open(&r, o.input, msg, sizeof(msg));
+	/* an ETDump makes a timeline too */
+	if (err == -EPROTO && o.format == FORMAT_CHROME)
+		return convert_etdump(o.input, o.output, o.chrome_flags,
+				      o.force);
 	if (err) {
 		p_err("%s: %s", o.input, msg);
 		return EXIT_FAIL;
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
-	err = col ? replay(r, col) : -ENOMEM;
+	err = col ? replay(r, col, &lanes) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
 	if (err) {
 		p_err("%s: %s", o.input, strerror(-err));
 		goto cleanup;
 	}
+	sched_lanes_sort(&lanes);
 	if (o.format == FORMAT_CHROME)
-		err = chrome_write_file(&dump, info, o.output, o.force, &kept);
+		err = chrome_write_file(&dump, info, &lanes, o.chrome_flags,
+					o.output, o.force, &kept);
 	else
 		err = etdump_write_file(&dump, o.output, o.force, &kept);
 	if (err) {
@@ -216,6 +241,7 @@ int cmd_convert(int argc, char **argv)
 cleanup:
 	collector_free(col);
 	etd_dump_free(&dump);
+	sched_lanes_free(&lanes);
 	raw_reader_free(r);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
+#include "cli.h"
 #include "commands.h"
 #include "file_io.h"
 #include "log.h"
@@ -320,6 +321,7 @@ int cmd_doctor(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	struct doctor d = { 0 };
@@ -328,26 +330,26 @@ int cmd_doctor(int argc, char **argv)
 	int c, fd, pid = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:h" CLI_COMMON_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				p_err("doctor: invalid PID '%s'", optarg);
-				return EXIT_USAGE;
-			}
+			if (parse_pid(optarg, &pid))
+				return cli_usage_error("doctor", "invalid PID '%s'",
+						       optarg);
 			break;
 		case 'h':
 			fputs(doctor_usage, stdout);
 			return EXIT_OK;
 		default:
-			fputs(doctor_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("doctor", c, argv);
 		}
 	}
-	if (argc - optind > 1 || (pid && optind < argc)) {
-		fputs(doctor_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - optind > 1 || (pid && optind < argc))
+		return cli_usage_error("doctor", "give -p PID or one BINARY, or neither");
 	if (optind < argc)
 		target = argv[optind];
 	if (pid) {

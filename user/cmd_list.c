@@ -10,26 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli.h"
 #include "commands.h"
-#include "list_symbols.h"
 #include "log.h"
 #include "parse.h"
 #include "process_objects.h"
+#include "symbol_preview.h"
 #include "usdt_notes.h"
 
 static const char list_usage[] =
-	"usage: etdump-bpf list BINARY | -p PID\n"
-	"       etdump-bpf list --symbols [--rules FILE] [--debug-file F] BINARY | -p PID\n"
+	"usage: etdump-bpf list [--rules FILE] [--debug-file F] BINARY | -p PID\n"
 	"\n"
 	"Print the etdump USDT probes of a binary and the shared libraries it\n"
 	"needs, or of a running process (its executable and the libraries it\n"
 	"has mapped):\n"
 	"FILE  PROBE  ADDRESS  SEMAPHORE  ARGUMENTS\n"
 	"\n"
-	"With --symbols, the functions symbol mode attaches to there (record\n"
-	"--symbols takes the same --rules and --debug-file), and whether the\n"
-	"kernel simulates their first instruction or single-steps it:\n"
-	"FILE  FUNCTION  EVENT  KIND  OFFSET  simulated|single-stepped\n";
+	"Where there are none, what `record` would attach to in symbol mode:\n"
+	"FILE  KIND  FUNCTION  EVENT\n"
+	"with the rules and the executable's symbols record would use.\n"
+	"\n"
+	"  -p, --pid PID        a running process\n"
+	"      --rules FILE     symbol-mode rules, before the built-in ones\n"
+	"      --debug-file F   the executable's symbols, when it is stripped\n";
 
 /* Probes of one file; returns how many etdump probes it has, or -errno. */
 static int list_file(const char *path, bool quiet_errors)
@@ -100,48 +103,32 @@ static int list_process(int pid)
 	return list_objects(pid, exe, true);
 }
 
-static int list_symbols(int pid, const char *binary, const char *rules,
-			const char *debug_file)
-{
-	char exe[PATH_MAX];
-	int n;
-
-	if (pid && process_exe(pid, exe)) {
-		p_err("no process with PID %d", pid);
-		return EXIT_FAIL;
-	}
-	n = list_symbol_sites(pid, pid ? exe : binary, pid != 0, rules,
-			      debug_file);
-	if (n == 0)
-		p_err("%s: no function a rule names", pid ? exe : binary);
-	return n > 0 ? EXIT_OK : EXIT_FAIL;
-}
-
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "symbols", no_argument, NULL, 'S' },
 		{ "rules", required_argument, NULL, 'R' },
 		{ "debug-file", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	const char *rules = NULL, *debug_file = NULL;
-	bool symbols = false;
+	char exe[PATH_MAX];
 	int c, pid = 0, n;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:h" CLI_COMMON_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &pid)) {
 				p_err("list: invalid PID '%s'", optarg);
 				return EXIT_USAGE;
 			}
-			break;
-		case 'S':
-			symbols = true;
 			break;
 		case 'R':
 			rules = optarg;
@@ -153,33 +140,24 @@ int cmd_list(int argc, char **argv)
 			fputs(list_usage, stdout);
 			return EXIT_OK;
 		default:
-			fputs(list_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("list", c, argv);
 		}
 	}
-	if (!pid == (optind >= argc) || argc - optind > 1) {
-		fputs(list_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (!pid == (optind >= argc) || argc - optind > 1)
+		return cli_usage_error("list", "give one binary, or -p PID");
 	if (!pid && access(argv[optind], R_OK)) {
 		p_err("%s: %s", argv[optind], strerror(errno));
 		return EXIT_FAIL;
 	}
-	if ((rules || debug_file) && !symbols) {
-		p_err("list: --rules and --debug-file go with --symbols");
-		return EXIT_USAGE;
-	}
-	if (symbols)
-		return list_symbols(pid, pid ? NULL : argv[optind], rules,
-				    debug_file);
 	n = pid ? list_process(pid) : list_objects(0, argv[optind], false);
 	if (n < 0)
 		return EXIT_FAIL;
-	if (n == 0 && pid)
-		p_err("PID %d: no 'etdump' USDT probes in its executable or libraries",
-		      pid);
-	else if (n == 0)
-		p_err("%s: no 'etdump' USDT probes in it or its libraries",
-		      argv[optind]);
-	return n ? EXIT_OK : EXIT_FAIL;
+	if (n)
+		return EXIT_OK;
+	/* none: what symbol mode would do instead, as record would */
+	if (pid && process_exe(pid, exe))
+		return EXIT_FAIL;
+	n = symbol_preview(pid, pid ? exe : argv[optind], pid != 0, rules,
+			   debug_file);
+	return n > 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -18,30 +18,43 @@
 #include "capture.h"
 #include "collector.h"
 #include "counters.h"
+#include "cli.h"
+#include "stdout_output.h"
 #include "commands.h"
-#include "etdump_writer.h"
+#include "etdump_log_writer.h"
 #include "file_io.h"
 #include "log.h"
 #include "parse.h"
 #include "privileges.h"
+#include "raw_threads.h"
 #include "raw_writer.h"
+#include "run_sink.h"
+#include "sched_lanes.h"
 #include "summary.h"
 #include "symbol_mode.h"
 #include "target.h"
+#include "thread_names.h"
+#include "version.h"
 #include "probe_objects.h"
+#include "probe_semaphores.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull
+/* written without -o and --raw, as perf record writes perf.data */
+#define DEFAULT_OUTPUT "etdump.etdp"
 
 static const char record_usage[] =
-	"usage: etdump-bpf record (-o FILE | --raw FILE) [options] (-p PID | [--] CMD [ARGS...])\n"
+	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID | [--] CMD [ARGS...])\n"
 	"\n"
 	"Trace a runtime carrying etdump USDT probes (or, without them, the\n"
 	"functions rules name: symbol mode) and write an ETDump.\n"
 	"\n"
-	"  -o, --output FILE    the ETDump to write\n"
+	"  -o, --output FILE    the ETDump to write (default " DEFAULT_OUTPUT "; never\n"
+	"                       overwritten without -f); - for standard output\n"
+	"                       (not a terminal; the command's own output then\n"
+	"                       goes to stderr)\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
 	"                       for etdump-bpf convert; -o, --raw or both\n"
 	"  -p, --pid PID        attach to a running process\n"
@@ -56,13 +69,25 @@ static const char record_usage[] =
 	"      --precise        per-scope probes even where the runtime can batch\n"
 	"                       (needed for counters; -e implies it)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"      --sched          with --raw: when each of the target's threads was\n"
+	"                       switched out and on which CPU it ran, as lanes in\n"
+	"                       the timeline convert makes\n"
+	"\n"
+	"Long recordings (a series is FILE numbered: run.0001.etdp, ...):\n"
+	"      --rotate SIZE|DURATION  a complete ETDump each time the runs\n"
+	"                       held reach SIZE (K/M/G) or DURATION passed\n"
+	"                       (s, ms, min, h)\n"
+	"      --keep-slower-than DURATION  only runs whose events span at\n"
+	"                       least DURATION, with all their events\n"
+	"      --flight-recorder N  hold the last N runs; write them on\n"
+	"                       SIGUSR1 and at the end\n"
 	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
 	"the functions rules name, e.g. ExecuTorch's Method::execute and kernels.\n"
 	"      --symbols        symbol mode even where etdump probes are\n"
 	"      --rules FILE     rules for your runtime, before the built-in ones\n"
 	"      --program PTE    the program's plan gives kernel calls their ids\n"
-	"                       (else they follow call order, as run names say)\n"
+	"                       (else they follow call order: call-order ids)\n"
 	"      --debug-file F   the executable's symbols, when it is stripped\n"
 	"\n"
 	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
@@ -81,14 +106,22 @@ struct record_opts {
 	uint64_t ring_bytes;
 	bool force;
 	bool no_counters;
+	bool sched;
 	bool counters_given;
 	bool precise;
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
+	struct run_sink_opts sink;
 	char **command;
 };
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t dump_signal;
+
+static void on_dump_signal(int sig)
+{
+	dump_signal = sig;
+}
 
 static void on_stop_signal(int sig)
 {
@@ -104,13 +137,25 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100 };
+enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED };
+
+/* --rotate: a duration when it says its unit, else a size */
+static int parse_rotate(const char *arg, struct run_sink_opts *s)
+{
+	size_t n = strlen(arg);
+
+	if (n && (arg[n - 1] == 's' || arg[n - 1] == 'h' ||
+		  (n > 3 && !strcmp(arg + n - 3, "min"))))
+		return parse_duration(arg, &s->rotate_ns) || !s->rotate_ns;
+	return parse_size(arg, &s->rotate_bytes) || !s->rotate_bytes;
+}
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
@@ -122,9 +167,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "rules", required_argument, NULL, 'R' },
 		{ "program", required_argument, NULL, 'G' },
 		{ "debug-file", required_argument, NULL, 'D' },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "keep-slower-than", required_argument, NULL, OPT_SLOWER },
+		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
+	uint64_t flight;
 	int c;
 
 	char err[256];
@@ -133,7 +183,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	o->ring_bytes = DEFAULT_RING_BYTES;
 	counters_default(&o->counters);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:d:e:fh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:p:d:e:fh" CLI_COMMON_SHORTOPTS,
+				longopts, NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -165,9 +219,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			if (counters_parse(optarg, &o->counters, err, sizeof(err)))
 				return usage_error("%s", err);
 			o->counters_given = true;
+			/* what the user named, or nothing: no silent stand-ins */
+			o->counters.required = true;
 			break;
 		case 'P':
 			o->precise = true;
+			break;
+		case OPT_SCHED:
+			o->sched = true;
 			break;
 		case 'N':
 			o->no_counters = true;
@@ -184,12 +243,28 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'D':
 			o->sym.debug_file = optarg;
 			break;
+		case OPT_ROTATE:
+			if (parse_rotate(optarg, &o->sink))
+				return usage_error("invalid --rotate '%s' (a size such as 64M, or a duration such as 10s, 5min, 1h)",
+						   optarg);
+			break;
+		case OPT_SLOWER:
+			if (parse_duration(optarg, &o->sink.slower_than_ns) ||
+			    !o->sink.slower_than_ns)
+				return usage_error("invalid duration '%s' (e.g. 2ms, 0.5s)",
+						   optarg);
+			break;
+		case OPT_FLIGHT:
+			if (parse_u64(optarg, 1, 1u << 20, &flight))
+				return usage_error("invalid run count '%s' (1 to 1048576)",
+						   optarg);
+			o->sink.flight = flight;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
 		default:
-			fputs(record_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("record", c, argv);
 		}
 	}
 	if (optind < argc)
@@ -197,18 +272,45 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (o->counters_given && o->no_counters)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	if (!o->output && !o->raw)
-		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
+		o->output = DEFAULT_OUTPUT; /* as perf.data: kept unless -f */
+	if (o->sched && !o->raw)
+		return usage_error("%s", "--sched needs --raw FILE: its lanes are in the timeline convert makes of it");
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
+	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
+		return usage_error("%s", "--flight-recorder and --rotate: give one");
+	if (run_sink_wanted(&o->sink) && !o->output)
+		return usage_error("%s", "--rotate, --keep-slower-than and --flight-recorder write ETDumps: give -o FILE");
+	o->sink.output = o->output;
+	o->sink.force = o->force;
 	return 0;
 }
 
 /* Refuse before attaching anything: losing a capture to a bad path is worse. */
 static int check_output(const struct record_opts *o)
 {
-	int err = o->output ? output_check(o->output, o->force) : 0;
+	char first[4096];
+	const char *out = o->output;
+	int err;
+
+	if (stdout_output_is(out)) {
+		if (run_sink_wanted(&o->sink)) {
+			p_err("-o -: --rotate, --keep-slower-than and --flight-recorder write files: give one a name");
+			return -EINVAL;
+		}
+		out = NULL;
+	}
+	/* a series: its first file */
+	if (out && run_sink_series(&o->sink)) {
+		if (run_sink_name(out, 1, first, sizeof(first))) {
+			p_err("%s: the series' names are too long", out);
+			return -ENAMETOOLONG;
+		}
+		out = first;
+	}
+	err = out ? output_check(out, o->force) : 0;
 
 	return err || !o->raw ? err : output_check(o->raw, o->force);
 }
@@ -229,6 +331,7 @@ struct record_sink {
 	struct collector *col;
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
+	struct thread_names names; /* --raw: each thread's comm */
 };
 
 static int feed_collector(void *ctx, const void *rec, size_t len)
@@ -238,9 +341,14 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 
 	if (sink->raw) {
 		err = raw_writer_append(sink->raw, rec, len);
+		if (!err)
+			err = raw_name_thread(sink->raw, &sink->names, rec, len);
 		if (err)
 			return err;
 	}
+	/* --sched's switches are the timeline's, not the ETDump's */
+	if (sched_record_is(rec, len))
+		return 0;
 	/* a malformed record is counted by the collector; keep reading */
 	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
 			 collector_feed(sink->col, rec, len);
@@ -260,7 +368,8 @@ enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
 
 static int collect(const struct record_opts *o, struct target *t,
 		   struct capture *cap, struct collector *col,
-		   struct raw_writer *raw, enum stop_reason *why)
+		   struct raw_writer *raw, struct run_sink *rs,
+		   enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
 	bool tty = isatty(STDERR_FILENO);
@@ -276,10 +385,19 @@ static int collect(const struct record_opts *o, struct target *t,
 		err = capture_consume(cap);
 		if (err < 0)
 			return err;
+		err = 0;
 		/* a crash loses at most one poll interval of the raw capture */
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
 		now = now_ns();
+		if (rs && dump_signal) {
+			dump_signal = 0;
+			err = run_sink_dump(rs);
+		} else if (rs) {
+			err = run_sink_poll(rs, now);
+		}
+		if (err)
+			return err;
 		if (stop_signal) {
 			*why = STOP_SIGNAL;
 			break;
@@ -312,20 +430,65 @@ static const char *const stop_reasons[] = {
 };
 
 static void print_summary(const struct record_opts *o, const struct target *t,
-			  enum stop_reason why, const struct etd_dump *dump,
+			  enum stop_reason why, const char *runs,
 			  const struct collector_stats *st, uint64_t drops)
 {
 	char files[4096];
 
-	snprintf(files, sizeof(files), "%s%s%s", o->output ? o->output : "",
+	snprintf(files, sizeof(files), "%s%s%s",
+		 stdout_output_is(o->output) ? "standard output" :
+		 o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
-	summary_totals(stop_reasons[why], files, dump, st, drops);
+	summary_totals_text(stop_reasons[why], files, runs, st, drops);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
 	    WEXITSTATUS(t->wait_status))
 		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
 	if (t->spawned && t->exited && WIFSIGNALED(t->wait_status))
 		p_info("target killed by signal %d", WTERMSIG(t->wait_status));
 	summary_notes(st, drops);
+}
+
+/*
+ * The runs the sink holds go to their (last) file; the summary counts what
+ * was written, and what --keep-slower-than left out.
+ */
+static int finish_sink(const struct record_opts *o, const struct target *t,
+		       enum stop_reason why, struct run_sink *rs,
+		       struct collector_stats *stats, uint64_t drops)
+{
+	const struct run_sink_stats *ss = run_sink_stats(rs);
+	char first[4096], last[4096], files[8300];
+
+	if (run_sink_finish(rs))
+		return EXIT_FAIL;
+	if (o->sink.slower_than_ns)
+		p_info("%llu run(s) seen, %llu kept: slower than %.3f ms",
+		       (unsigned long long)ss->seen,
+		       (unsigned long long)ss->kept,
+		       o->sink.slower_than_ns / 1e6);
+	if (o->sink.flight)
+		p_info("flight recorder: %llu run(s) seen, the last %zu at most held",
+		       (unsigned long long)ss->seen, o->sink.flight);
+	if (!ss->files) {
+		p_info("no run kept: no ETDump written");
+		return drops ? EXIT_LOST : EXIT_OK;
+	}
+	stats->runs = ss->runs;
+	stats->events = ss->events;
+	if (!run_sink_series(&o->sink)) {
+		print_summary(o, t, why, "", stats, drops);
+		return drops ? EXIT_LOST : EXIT_OK;
+	}
+	/* checked when the series started: the names fit */
+	run_sink_name(o->output, 1, first, sizeof(first));
+	run_sink_name(o->output, ss->files, last, sizeof(last));
+	snprintf(files, sizeof(files), "%u file(s) %s%s%s%s%s", ss->files,
+		 first, ss->files > 1 ? " to " : "",
+		 ss->files > 1 ? last : "", o->raw ? " and " : "",
+		 o->raw ? o->raw : "");
+	summary_totals_text(stop_reasons[why], files, "", stats, drops);
+	summary_notes(stats, drops);
+	return drops ? EXIT_LOST : EXIT_OK;
 }
 
 /*
@@ -361,7 +524,8 @@ static void no_runs(const struct record_opts *o,
  */
 static int open_raw(const struct record_opts *o, const struct target *t,
 		    const struct capture *cap, const struct capture_opts *copts,
-		    uint64_t start, struct raw_writer **out)
+		    uint64_t start, char **argv, int argc,
+		    struct raw_writer **out)
 {
 	struct raw_target rt = {
 		.pid = t->pid,
@@ -369,6 +533,9 @@ static int open_raw(const struct record_opts *o, const struct target *t,
 		.counters = copts->counters,
 		.capture_start = start,
 		.just_started = t->spawned,
+		.tool = "etdump-bpf " ETDUMP_BPF_VERSION,
+		.argv = argv,
+		.argc = argc,
 	};
 	int err;
 
@@ -421,6 +588,43 @@ static bool choose_mode(const struct record_opts *o,
 	return true;
 }
 
+/*
+ * Another tracer already on a running target's probes: the runtime batches
+ * while anything holds `flush`, so per-scope and batched tracers cannot
+ * share one process; tracers of one mode can, each gets every event.
+ */
+static int check_other_tracers(const struct target *t,
+			       const struct probe_objects *objs, bool batched)
+{
+	struct probe_holders h;
+	char err[512];
+	size_t i;
+
+	if (t->spawned)
+		return 0;
+	for (i = 0; i < objs->n; i++) {
+		if (!objs->v[i].etdump)
+			continue;
+		if (probe_semaphores_read(t->pid, &objs->v[i], &h, err,
+					  sizeof(err))) {
+			p_warn("%s; cannot tell whether another tracer holds the probes",
+			       err);
+			continue;
+		}
+		if (batched && h.per_scope && !h.batch) {
+			p_err("process %d is already traced with per-scope probes (another 'etdump-bpf record --precise', bpftrace or perf): batched recording would take its events; record with --precise to share them, or stop the other tracer",
+			      (int)t->pid);
+			return -EBUSY;
+		}
+		if (!batched && h.batch) {
+			p_err("process %d is already recorded in batched mode by another 'etdump-bpf record': its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
+			      (int)t->pid);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 /* Open the counters and tell the collector what the records will carry. */
 static int setup_counters(struct counter_set *set, struct collector *col)
 {
@@ -445,17 +649,18 @@ int cmd_record(int argc, char **argv)
 	struct collector_stats stats = { 0 };
 	struct capture_opts copts = { 0 };
 	struct record_sink sink = { 0 };
-	struct etd_dump dump = { 0 };
+	struct etdump_log_meta meta = { 0 };
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
+	struct run_sink *rs = NULL;
 	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
-	int nattached = 0, err, ret = EXIT_FAIL;
+	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
 	uint64_t drops, start;
-	char msg[256];
+	char msg[256], runs[256];
 
 	err = parse_record_args(argc, argv, &o);
 	if (err)
@@ -466,6 +671,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (check_output(&o))
 		return EXIT_FAIL;
+	if (stdout_output_is(o.output)) {
+		out_fd = stdout_output_begin();
+		if (out_fd < 0) {
+			p_err("-o -: %s", out_fd == -ENOTTY ?
+			      "standard output is a terminal; an ETDump is binary: pipe it (| etdump-bpf report -) or redirect it" :
+			      strerror(-out_fd));
+			return out_fd == -ENOTTY ? EXIT_USAGE : EXIT_FAIL;
+		}
+	}
 
 	/* no SA_RESTART: a signal must cut the poll short */
 	sigaction(SIGINT, &sa, NULL);
@@ -476,17 +690,27 @@ int cmd_record(int argc, char **argv)
 	col = collector_new();
 	if (!col)
 		goto cleanup;
+	if (run_sink_wanted(&o.sink) && run_sink_open(&rs, &o.sink, col))
+		goto cleanup;
+	if (o.sink.flight) {
+		struct sigaction usr = { .sa_handler = on_dump_signal };
+
+		sigaction(SIGUSR1, &usr, NULL);
+	}
 	/* symbol mode: uprobes on functions, neither batched nor counted */
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
 	copts.batched = !sink.sm && choose_mode(&o, &objs);
+	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
+		goto cleanup;
 	if (!copts.batched && !sink.sm && !o.no_counters &&
 	    setup_counters(&o.counters, col))
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
 	copts.pid = t.pid;
+	copts.sched = o.sched;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
 	sink.col = col;
@@ -506,12 +730,15 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	/* after the release: a command's map is the runtime's once it runs */
-	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
+	if (o.raw && open_raw(&o, &t, cap, &copts, start, argv, argc,
+			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, cap, col, sink.raw, &why);
+	err = collect(&o, &t, cap, col, sink.raw, rs, &why);
 	if (err) {
-		if (raw_writer_error(sink.raw))
+		if (run_sink_failed(rs))
+			; /* said, naming the file */
+		else if (raw_writer_error(sink.raw))
 			p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		else
 			p_err("reading the ring buffer: %s", strerror(-err));
@@ -519,37 +746,57 @@ int cmd_record(int argc, char **argv)
 	}
 	target_stop(&t);
 	drops = capture_drops(cap);
-	err = sink.raw ? raw_writer_finish(sink.raw, drops, stop_reasons[why]) : 0;
+	err = raw_rename_threads(sink.raw, &sink.names);
+	if (!err && sink.raw)
+		err = raw_writer_finish(sink.raw, drops, stop_reasons[why]);
 	if (err) {
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
 	}
-	err = collector_finish(col, &dump, &stats);
+	/* the runs stream from the collector's log into the file */
+	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
-	if (!dump.nruns) {
+	if (!stats.runs) {
 		no_runs(&o, &stats, drops);
 		goto cleanup;
 	}
-	err = o.output ? etdump_write_file(&dump, o.output, o.force, &kept) :
-			 0;
+	if (rs) {
+		ret = finish_sink(&o, &t, why, rs, &stats, drops);
+		goto cleanup;
+	}
+	summary_describe_log(collector_log(col), runs, sizeof(runs));
+	meta.counter_names = collector_counter_names(col, &meta.ncounters);
+	if (out_fd >= 0) {
+		err = stdout_output_write_log(out_fd, collector_log(col), &meta);
+		out_fd = -1;
+	} else {
+		err = o.output ? etdump_write_log_file(collector_log(col), &meta,
+						       o.output, o.force, &kept) : 0;
+	}
 	if (err) {
 		output_error(o.output, err, kept);
 		free(kept);
 		goto cleanup;
 	}
-	print_summary(&o, &t, why, &dump, &stats, drops);
+	print_summary(&o, &t, why, runs, &stats, drops);
+	if (sink.sm && !o.sym.program)
+		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
 	target_close(&t);
-	capture_close_in_background(cap);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
+	run_sink_free(rs);
+	thread_names_free(&sink.names);
 	collector_free(col);
-	etd_dump_free(&dump);
+	/* after the frees: the fork it makes then copies no large page tables */
+	capture_close_in_background(cap);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
+	if (out_fd >= 0)
+		close(out_fd); /* the reader sees an empty file: no ETDump */
 	return ret;
 }

@@ -4,9 +4,13 @@
  * prints for an ETDump (print_data_tabular), computed natively and to the
  * same last digit, without Python, pandas or numpy.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include "cli.h"
 #include "commands.h"
 #include "etdump_reader.h"
 #include "log.h"
@@ -15,19 +19,28 @@
 
 static const char report_usage[] =
 	"usage: etdump-bpf report FILE [--csv | --json] [--units ns|us|ms|s]\n"
-	"                         [--no-operator-call]\n"
+	"                         [--sort COLUMN] [--top N]\n"
+	"                         [--operator-call | --no-operator-call]\n"
 	"\n"
-	"For each event of each event block (runs with the same events merge\n"
-	"into one block, as in ExecuTorch's Inspector): p10, p50, p90, avg, min\n"
-	"and max of its duration over the block's runs, computed exactly as the\n"
-	"Inspector computes them, plus the p50 and avg of each perf counter the\n"
-	"recording holds.\n"
+	"The table ExecuTorch's Inspector prints (print_data_tabular), without\n"
+	"Python: for each event of each event block (runs with the same events\n"
+	"merge into one block), p10, p50, p90, avg, min and max of its duration\n"
+	"over the block's runs, computed exactly as the Inspector computes them;\n"
+	"op_types and delegate_backend_name need an ETRecord and stay empty, as\n"
+	"they do in the Inspector without one. Added: runs, each event's share\n"
+	"of its block's total (the sum of its top-level events per run, shown\n"
+	"as a '(block total)' line), the p50 and avg of each perf counter.\n"
 	"\n"
-	"  --csv               CSV (RFC 4180), numbers in full precision\n"
-	"  --json              a JSON array of row objects, full precision\n"
+	"  --csv               CSV (RFC 4180): every row and column, full precision\n"
+	"  --json              a JSON array of row objects, the same\n"
 	"  --units U           ns, us, ms (the Inspector's default) or s\n"
-	"  --no-operator-call  leave out OPERATOR_CALL rows, as print_data_tabular\n"
-	"                      does (they are shown by default, op_call = True)\n"
+	"  --sort COLUMN       within each block: p10, p50, p90, avg, min, max,\n"
+	"                      share or runs (largest first), or event_name\n"
+	"  --top N             the first N events of each block (with --sort: the\n"
+	"                      N largest; alone: by avg)\n"
+	"  --operator-call     the table keeps OPERATOR_CALL rows (it leaves them\n"
+	"                      out, as print_data_tabular does)\n"
+	"  --no-operator-call  CSV and JSON leave them out too\n"
 	"\n"
 	"Exit status: 0 printed; 1 the file cannot be read, or the Inspector\n"
 	"cannot load it (one line says why, nothing is printed); 2 usage error.\n";
@@ -39,10 +52,17 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "units", required_argument, NULL, 'u' },
 		{ "no-operator-call", no_argument, NULL, 'n' },
+		{ "operator-call", no_argument, NULL, 'o' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_COMMON_LONGOPTS,
 		{},
 	};
 	struct report_output out = { .format = REPORT_TABLE };
+	bool op_call = false, no_op_call = false;
+	unsigned long top;
+	char *end;
 	enum report_unit unit = REPORT_MS;
 	struct etd_dump dump = {};
 	struct report rep = {};
@@ -51,7 +71,11 @@ int cmd_report(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h" CLI_COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
+		if (cli_common_option(c))
+			continue;
 		switch (c) {
 		case 'c':
 		case 'j':
@@ -69,20 +93,46 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			out.no_operator_call = true;
+			no_op_call = true;
+			break;
+		case 'o':
+			op_call = true;
+			break;
+		case 's':
+			if (report_sort_parse(optarg, &out.sort)) {
+				p_err("report: invalid --sort '%s' (p10, p50, p90, avg, min, max, share, runs or event_name)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			errno = 0;
+			top = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !top ||
+			    *optarg == '-') {
+				p_err("report: invalid --top '%s' (a count, 1 or more)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			out.top = top;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_OK;
 		default:
-			fputs(report_usage, stderr);
-			return EXIT_USAGE;
+			return cli_option_error("report", c, argv);
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(report_usage, stderr);
+	if (argc - optind != 1)
+		return cli_usage_error("report", "give one ETDump (or - for standard input)");
+	if (op_call && no_op_call) {
+		p_err("report: choose one of --operator-call and --no-operator-call");
 		return EXIT_USAGE;
 	}
+	out.no_operator_call = no_op_call ||
+			       (out.format == REPORT_TABLE && !op_call);
+	if (out.top && out.sort == REPORT_SORT_FILE)
+		out.sort = REPORT_SORT_AVG;
 	path = argv[optind];
 	out.source = path;
 	ret = etdump_read_file(path, &dump, err, sizeof(err));

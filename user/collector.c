@@ -6,14 +6,13 @@
 #include "batch.h"
 #include "collector.h"
 #include "etdump_record.h"
-#include "utf8.h"
-
-#define NO_RUN ((size_t)-1)
+#include "run_log.h"
+#include "strtab.h"
 
 struct scope {
 	bool delegate;
 	uint64_t token;
-	char *name;
+	const char *name;       /* interned */
 	int32_t chain;
 	int32_t instr;
 	int64_t id_int;
@@ -25,18 +24,45 @@ struct scope {
 	struct etdump_counter_sample counters[ETDUMP_MAX_COUNTERS];
 };
 
+/* An event of a thread with no run open, and when it was written. */
+struct held_event {
+	struct etd_event ev;    /* names interned, metadata owned */
+	uint64_t at;
+};
+
 struct thread_state {
 	uint32_t tid;
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
 	int32_t instr;
-	size_t run;             /* index in collector.dump.runs, or NO_RUN */
+	bool in_run;            /* run holds the run open on this thread */
+	bool had_block;         /* opened a run since the capture started */
+	bool mid_run;           /* ended a scope begun before the capture */
+	bool state_lost;        /* an instruction record may have been lost */
+	bool flush_lost;        /* a flush before the one being expanded */
+	bool worker;            /* gave events to another thread's run */
+	struct run_view run;
+	size_t events_cap, meta_cap, full_cap;
 	struct scope *stack;
 	size_t depth;
 	size_t cap;
+	/*
+	 * Events of a thread that has opened no run: a worker's (it never
+	 * opens one) go into the run open in the process when they were
+	 * written, as ETDumpGen's one current block takes them; a thread
+	 * that opens a run later, or ends a scope begun before the capture,
+	 * was attached mid-run, and they are lost.
+	 */
+	struct held_event *held;
+	size_t nheld;
+	size_t held_cap;
 };
 
 struct collector {
-	struct etd_dump dump;
+	struct run_log *log;    /* the complete runs */
+	struct strtab *names;
+	collector_run_fn on_run; /* where a complete run goes; NULL: log */
+	void *on_run_ctx;
+	uint64_t runs_opened;
 	struct thread_state *threads;
 	size_t nthreads;
 	size_t last;            /* most threads send long bursts */
@@ -50,7 +76,24 @@ struct collector {
 
 struct collector *collector_new(void)
 {
-	return calloc(1, sizeof(struct collector));
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->log = run_log_new();
+	c->names = strtab_new();
+	if (!c->log || !c->names) {
+		collector_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void collector_set_run_sink(struct collector *c, collector_run_fn fn,
+			    void *ctx)
+{
+	c->on_run = fn;
+	c->on_run_ctx = ctx;
 }
 
 void collector_set_start(struct collector *c, uint64_t ts)
@@ -97,16 +140,14 @@ static struct thread_state *thread_get(struct collector *c, uint32_t tid)
 	t->tid = tid;
 	t->chain = -1;
 	t->instr = 0;
-	t->run = NO_RUN;
 	c->last = c->nthreads++;
 	return t;
 }
 
-/* A copy of a bounded name from a record, made valid UTF-8 for flatc. */
-static char *name_dup(struct collector *c, const char *name, uint16_t len)
+/* A bounded name from a record, interned, made valid UTF-8 for flatc. */
+static const char *name_intern(struct collector *c, const char *name,
+			       uint16_t len)
 {
-	char *s;
-
 	if (len == ETDUMP_NAME_UNREAD) {
 		c->stats.unreadable++;
 		len = 0;
@@ -114,58 +155,300 @@ static char *name_dup(struct collector *c, const char *name, uint16_t len)
 		len = ETDUMP_NAME_MAX - 1;
 		c->stats.truncated++;
 	}
-	s = strndup(name, len);
-	if (s)
-		utf8_sanitize(s);
-	return s;
+	return strtab_intern(c->names, name, strnlen(name, len));
 }
 
-static int add_event(struct collector *c, struct thread_state *t,
-		     struct etd_event *ev)
+/* Room for one more element of an array that grows by doubling. */
+static int room_for(void **arr, size_t *cap, size_t n, size_t more,
+		    size_t elem)
 {
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (n + more <= *cap)
+		return 0;
+	while (ncap < n + more)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* A copy of a string the event only borrows; NULL stays NULL. */
+static int own_str(char **s)
+{
+	if (*s && !(*s = strdup(*s)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * An event the packed form cannot hold, kept whole: its names and
+ * metadata copied (they are borrowed), its other heap pointers taken.
+ */
+static int add_full_event(struct thread_state *t, struct etd_event *ev,
+			  struct packed_event *p)
+{
+	struct run_view *r = &t->run;
+	uint8_t *meta = NULL;
 	int err;
 
-	if (t->run == NO_RUN) {
-		c->stats.outside_run++;
-		err = 0;
-		goto drop;
-	}
-	err = etd_run_add_event(&c->dump.runs[t->run], ev);
+	err = room_for((void **)&r->full, &t->full_cap, r->nfull, 1,
+		       sizeof(*r->full));
 	if (err)
-		goto drop;
+		return err;
+	if (ev->has_metadata) {
+		meta = malloc(ev->metadata_len ? ev->metadata_len : 1);
+		if (!meta)
+			return -ENOMEM;
+		memcpy(meta, ev->metadata, ev->metadata_len);
+	}
+	ev->metadata = meta;
+	if (own_str(&ev->name) || own_str(&ev->delegate_id_str)) {
+		ev->name = ev->delegate_id_str = NULL;
+		free(meta);
+		return -ENOMEM;
+	}
+	p->flags = PACKED_FULL;
+	p->aux = r->nfull;
+	r->full[r->nfull++] = *ev;
+	return 0;
+}
+
+static void held_drop(struct collector *c, struct thread_state *t)
+{
+	c->stats.outside_run += t->nheld;
+	c->events_seen -= t->nheld;
+	while (t->nheld)
+		free(t->held[--t->nheld].ev.metadata);
+}
+
+/* Keep an event of a thread with no run (its metadata copied). */
+static int hold_event(struct collector *c, struct thread_state *t,
+		      const struct etd_event *ev, uint64_t at)
+{
+	struct held_event *h;
+	int err;
+
+	err = room_for((void **)&t->held, &t->held_cap, t->nheld, 1,
+		       sizeof(*t->held));
+	if (err)
+		return err;
+	h = &t->held[t->nheld];
+	h->ev = *ev;
+	h->at = at;
+	h->ev.tid = t->tid;
+	if (ev->has_metadata) {
+		h->ev.metadata = malloc(ev->metadata_len ? ev->metadata_len : 1);
+		if (!h->ev.metadata)
+			return -ENOMEM;
+		memcpy(h->ev.metadata, ev->metadata, ev->metadata_len);
+	}
+	t->nheld++;
 	c->events_seen++;
 	return 0;
-drop:
-	etd_event_free(ev);
+}
+
+/*
+ * Add an event to the thread's open run. Its name, delegate string id and
+ * metadata are borrowed (names interned); the event is kept in 48 bytes
+ * unless it carries what only an etd_event holds (a worker's thread too).
+ */
+static int add_to_run(struct collector *c, struct thread_state *t,
+		      struct etd_event *ev)
+{
+	struct run_view *r = &t->run;
+	struct packed_event *p;
+	bool delegate = ev->has_metadata;
+	int err;
+
+	err = room_for((void **)&r->events, &t->events_cap, r->nevents, 1,
+		       sizeof(*r->events));
+	if (err)
+		return err;
+	p = &r->events[r->nevents];
+	memset(p, 0, sizeof(*p));
+	if (ev->kind != ETD_PROFILE || ev->counters.n || ev->tid ||
+	    ev->metadata_len > UINT16_MAX ||
+	    (delegate ? ev->name != NULL :
+			ev->delegate_id_str || ev->delegate_id_int != ETD_UNSET)) {
+		err = add_full_event(t, ev, p);
+	} else {
+		p->start = ev->start_time;
+		p->end = ev->end_time;
+		p->chain = ev->chain_index;
+		p->instr = ev->instruction_id;
+		p->str = delegate ? ev->delegate_id_str : ev->name;
+		p->id_int = ev->delegate_id_int;
+		if (delegate) {
+			p->flags = PACKED_DELEGATE;
+			p->meta_len = ev->metadata_len;
+			p->aux = r->meta_len;
+			err = room_for((void **)&r->meta, &t->meta_cap,
+				       r->meta_len, ev->metadata_len, 1);
+			if (!err && ev->metadata_len)
+				memcpy(r->meta + r->meta_len, ev->metadata,
+				       ev->metadata_len);
+			if (!err)
+				r->meta_len += ev->metadata_len;
+		}
+	}
+	if (err)
+		return err;
+	r->nevents++;
+	c->events_seen++;
+	return 0;
+}
+
+/* `at`: when the event was written (its end, or its log). */
+static int add_event(struct collector *c, struct thread_state *t,
+		     struct etd_event *ev, uint64_t at)
+{
+	if (t->in_run)
+		return add_to_run(c, t, ev);
+	if (!t->had_block && !t->mid_run)
+		return hold_event(c, t, ev, at);
+	c->stats.outside_run++;
+	return 0;
+}
+
+/*
+ * Is t's run the one a worker's event written at `at` belongs to: opened
+ * last, of the runs open now on any thread, at or before it?
+ */
+static bool run_owns(const struct collector *c, const struct thread_state *t,
+		     uint64_t at, uint64_t until)
+{
+	const struct thread_state *u;
+	size_t i;
+
+	if (at < t->run.open_time || at >= until)
+		return false;
+	for (i = 0; i < c->nthreads; i++) {
+		u = &c->threads[i];
+		if (u != t && u->in_run && u->run.open_time > t->run.open_time &&
+		    u->run.open_time <= at)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Before t's run closes (its thread opens the next at `until`, or the
+ * capture ends): the workers' events it owns join it, after its own.
+ */
+static int take_held(struct collector *c, struct thread_state *t,
+		     uint64_t until)
+{
+	struct thread_state *w;
+	size_t i, j, kept;
+	int err = 0;
+
+	for (i = 0; i < c->nthreads; i++) {
+		w = &c->threads[i];
+		for (j = kept = 0; j < w->nheld; j++) {
+			struct held_event *h = &w->held[j];
+
+			if (err || !run_owns(c, t, h->at, until)) {
+				w->held[kept++] = *h;
+				continue;
+			}
+			c->events_seen--;   /* counted again as it joins */
+			err = add_to_run(c, t, &h->ev);
+			free(h->ev.metadata);
+			if (!err) {
+				c->stats.worker_events++;
+				w->worker = true;
+			}
+		}
+		w->nheld = kept;
+	}
+	return err;
+}
+
+/*
+ * The thread's run is over (a new block at `until`, or the end of the
+ * capture): a run with events goes to the sink, the buffers stay for the
+ * next. One the ring lost records of is left out.
+ */
+static int close_run(struct collector *c, struct thread_state *t,
+		     uint64_t until)
+{
+	struct run_view *r = &t->run;
+	size_t i;
+	int err;
+
+	if (!t->in_run)
+		return 0;
+	err = take_held(c, t, until);
+	if (err)
+		return err;
+	t->in_run = false;
+	if (r->lost_events) {
+		c->stats.lost_runs++;
+	} else if (!r->nevents) {
+		c->stats.empty_runs++;
+	} else {
+		c->stats.runs++;
+		c->stats.events += r->nevents;
+		err = c->on_run ? c->on_run(c->on_run_ctx, r) :
+				  run_log_append(c->log, r);
+	}
+	/* full events the sink did not take */
+	for (i = 0; i < r->nfull; i++)
+		etd_event_free(&r->full[i]);
+	r->nfull = 0;
+	r->nevents = 0;
+	r->meta_len = 0;
+	r->lost_events = false;
 	return err;
 }
 
 static int on_block(struct collector *c, struct thread_state *t,
 		    const struct etdump_rec_block *r)
 {
-	struct etd_run *run;
-	char *name;
+	const char *name;
 	int err;
 
+	/* what it did before was the end of a run begun before attaching */
+	if (!t->had_block) {
+		held_drop(c, t);
+		t->had_block = true;
+	}
+	err = close_run(c, t, r->hdr.ts);
+	if (err)
+		return err;
 	/*
 	 * Probes attach one by one: a run opened before the last one was in
 	 * place may miss events, so its events count as outside any run.
 	 */
-	if (r->hdr.ts < c->min_ts) {
-		t->run = NO_RUN;
+	if (r->hdr.ts < c->min_ts)
 		return 0;
-	}
-	name = name_dup(c, r->name, r->name_len);
+	name = name_intern(c, r->name, r->name_len);
 	if (!name)
 		return -ENOMEM;
-	err = etd_dump_add_run(&c->dump, name, &run);
-	free(name);
-	if (err)
-		return err;
-	run->tid = t->tid;
-	run->open_time = r->hdr.ts;
-	t->run = c->dump.nruns - 1;
+	c->runs_opened++;
+	t->in_run = true;
+	t->run.name = name;
+	t->run.tid = t->tid;
+	t->run.open_time = r->hdr.ts;
 	return 0;
+}
+
+/*
+ * The thread's instruction state, as an event that takes it. When the ring
+ * may have lost an instruction record since, the ids cannot be trusted and
+ * neither can the run that would hold them.
+ */
+static void state_ids(struct thread_state *t, int32_t *chain, int32_t *instr)
+{
+	*chain = t->chain;
+	*instr = t->instr;
+	if (t->state_lost && t->in_run)
+		t->run.lost_events = true;
 }
 
 static int on_begin(struct collector *c, struct thread_state *t,
@@ -189,7 +472,7 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	s->start = r->hdr.ts;
 	s->name = NULL;
 	if (r->token) {
-		s->name = name_dup(c, r->name, r->name_len);
+		s->name = name_intern(c, r->name, r->name_len);
 		if (!s->name)
 			return -ENOMEM;
 	}
@@ -199,8 +482,7 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	memcpy(s->counters, r->counters,
 	       s->ncounters * sizeof(s->counters[0]));
 	if (s->delegate || r->chain == -1) {
-		s->chain = t->chain;
-		s->instr = t->instr;
+		state_ids(t, &s->chain, &s->instr);
 	} else {
 		s->chain = r->chain;
 		s->instr = r->instr;
@@ -209,18 +491,10 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	return 0;
 }
 
-static uint8_t *meta_dup(struct collector *c, const uint8_t *meta,
-			 uint32_t len, uint32_t len_orig)
+static void meta_check(struct collector *c, uint32_t len, uint32_t len_orig)
 {
-	uint8_t *m;
-
 	if (len_orig > len)
 		c->stats.truncated++;
-	/* an empty vector is still a vector: keep a non-NULL pointer */
-	m = malloc(len ? len : 1);
-	if (m && len)
-		memcpy(m, meta, len);
-	return m;
 }
 
 /*
@@ -291,11 +565,16 @@ static int on_end(struct collector *c, struct thread_state *t,
 
 	if (!find_scope(t, delegate, r->token, &at)) {
 		c->stats.unmatched_ends++;
+		/* a scope begun before the capture: not a worker's */
+		if (!t->had_block && !t->mid_run) {
+			t->mid_run = true;
+			held_drop(c, t);
+		}
 		return 0;
 	}
 	/* scopes opened inside this one and never ended */
 	while (t->depth > at + 1) {
-		free(t->stack[--t->depth].name);
+		t->depth--;
 		c->stats.unclosed_scopes++;
 	}
 	s = &t->stack[--t->depth];
@@ -307,22 +586,19 @@ static int on_end(struct collector *c, struct thread_state *t,
 	ev.end_time = r->hdr.ts;
 	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
-		ev.name = s->name;
-		return add_event(c, t, &ev);
+		ev.name = (char *)s->name;
+		return add_event(c, t, &ev, r->hdr.ts);
 	}
 	/* ETDumpGen: a string id when one was given, else the int id */
 	if (s->name)
-		ev.delegate_id_str = s->name;
+		ev.delegate_id_str = (char *)s->name;
 	else
 		ev.delegate_id_int = s->id_int;
 	ev.has_metadata = true;
 	ev.metadata_len = r->meta_len;
-	ev.metadata = meta_dup(c, r->meta, r->meta_len, r->meta_len_orig);
-	if (!ev.metadata) {
-		free(s->name);
-		return -ENOMEM;
-	}
-	return add_event(c, t, &ev);
+	ev.metadata = (uint8_t *)r->meta;
+	meta_check(c, r->meta_len, r->meta_len_orig);
+	return add_event(c, t, &ev, r->hdr.ts);
 }
 
 static int on_delegate_log(struct collector *c, struct thread_state *t,
@@ -331,12 +607,12 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 	struct etd_event ev;
 
 	etd_event_init(&ev, ETD_PROFILE);
-	ev.chain_index = t->chain;
-	ev.instruction_id = t->instr;
+	state_ids(t, &ev.chain_index, &ev.instruction_id);
 	ev.start_time = r->start;
 	ev.end_time = r->end;
 	if (r->name_len && r->name_len != ETDUMP_NAME_UNREAD) {
-		ev.delegate_id_str = name_dup(c, r->name, r->name_len);
+		ev.delegate_id_str = (char *)name_intern(c, r->name,
+							 r->name_len);
 		if (!ev.delegate_id_str)
 			return -ENOMEM;
 	} else {
@@ -344,12 +620,9 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 	}
 	ev.has_metadata = true;
 	ev.metadata_len = r->meta_len;
-	ev.metadata = meta_dup(c, r->meta, r->meta_len, r->meta_len_orig);
-	if (!ev.metadata) {
-		free(ev.delegate_id_str);
-		return -ENOMEM;
-	}
-	return add_event(c, t, &ev);
+	ev.metadata = (uint8_t *)r->meta;
+	meta_check(c, r->meta_len, r->meta_len_orig);
+	return add_event(c, t, &ev, r->hdr.ts);
 }
 
 /* The smallest size each record type can have. */
@@ -442,6 +715,38 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 	return err;
 }
 
+/* Has the thread a scope open that it opened in its current run? */
+static bool run_has_open_scope(const struct thread_state *t)
+{
+	size_t i;
+
+	if (!t->in_run)
+		return false;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].start >= t->run.open_time)
+			return true;
+	return false;
+}
+
+/*
+ * The ring lost some of this thread's records just before `h`: the run it
+ * is in lost events, or the block of the run they belong to. A batched
+ * flush lost before one that opens a run, while the last run had ended,
+ * held whole runs: nothing received is short of them.
+ */
+static void note_loss(struct thread_state *t, const struct etdump_rec_hdr *h)
+{
+	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
+			  !run_has_open_scope(t);
+
+	t->flush_lost = false;
+	if (whole_runs)
+		return;
+	if (t->in_run)
+		t->run.lost_events = true;
+	t->state_lost = true;
+}
+
 int collector_feed(struct collector *c, const void *rec, size_t len)
 {
 	const struct etdump_rec_hdr *h = rec;
@@ -455,6 +760,10 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
+	if (h->type == ETDUMP_REC_BATCH)
+		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
+	else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost)
+		note_loss(t, h);
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
 		return on_block(c, t, rec);
@@ -465,6 +774,7 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	case ETDUMP_REC_DELEGATE_END:
 		return on_end(c, t, rec);
 	case ETDUMP_REC_INSTRUCTION:
+		t->state_lost = false;
 		t->chain = ((const struct etdump_rec_instruction *)rec)->chain;
 		t->instr = ((const struct etdump_rec_instruction *)rec)->instr;
 		return 0;
@@ -478,12 +788,112 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 
 uint64_t collector_runs_seen(const struct collector *c)
 {
-	return c->dump.nruns;
+	return c->runs_opened;
 }
 
 uint64_t collector_events_seen(const struct collector *c)
 {
 	return c->events_seen;
+}
+
+/* Drop the thread's open run: a scope is still open in it. */
+static void discard_run(struct collector *c, struct thread_state *t)
+{
+	c->stats.incomplete_runs++;
+	t->run.nevents = 0;
+	t->run.meta_len = 0;
+	while (t->run.nfull)
+		etd_event_free(&t->run.full[--t->run.nfull]);
+	t->in_run = false;
+}
+
+int collector_close(struct collector *c, struct collector_stats *stats)
+{
+	size_t i;
+	int err = 0;
+
+	/*
+	 * Scopes still open: one opened in the thread's current run means
+	 * the capture stopped mid-run, and that run is incomplete. Ones
+	 * opened in earlier runs were never closed (an early return): they
+	 * are lost, counted, and the runs after them are whole.
+	 */
+	for (i = 0; i < c->nthreads && !err; i++) {
+		struct thread_state *t = &c->threads[i];
+
+		if (run_has_open_scope(t)) {
+			discard_run(c, t);
+			continue;
+		}
+		if (t->in_run)
+			c->stats.unclosed_scopes += t->depth;
+		err = close_run(c, t, UINT64_MAX);
+	}
+	/* workers' events no run was open for */
+	for (i = 0; i < c->nthreads; i++) {
+		if (c->threads[i].worker)
+			c->stats.worker_threads++;
+		held_drop(c, &c->threads[i]);
+	}
+	c->stats.threads = c->nthreads;
+	if (stats)
+		*stats = c->stats;
+	return err;
+}
+
+struct run_log *collector_log(struct collector *c)
+{
+	return c->log;
+}
+
+const char *const *collector_counter_names(const struct collector *c,
+					   uint32_t *n)
+{
+	*n = c->ncounters;
+	return (const char *const *)c->counter_names;
+}
+
+/* A run of the log as an etd_run that owns everything it points to. */
+static int materialize_run(void *ctx, struct run_view *r)
+{
+	struct etd_dump *dump = ctx;
+	struct etd_event ev;
+	struct etd_run *run;
+	size_t i;
+	int err;
+
+	err = etd_dump_add_run(dump, r->name, &run);
+	if (err)
+		return err;
+	run->tid = r->tid;
+	run->open_time = r->open_time;
+	for (i = 0; i < r->nevents && !err; i++) {
+		packed_event_view(r, &r->events[i], &ev);
+		if (r->events[i].flags & PACKED_FULL) {
+			/* taken: the log no longer frees it */
+			r->full[r->events[i].aux].debug_entry = NULL;
+			r->full[r->events[i].aux].name = NULL;
+			r->full[r->events[i].aux].delegate_id_str = NULL;
+			r->full[r->events[i].aux].metadata = NULL;
+		} else {
+			if (own_str(&ev.name) || own_str(&ev.delegate_id_str))
+				err = -ENOMEM;
+			if (!err && ev.has_metadata) {
+				ev.metadata = malloc(ev.metadata_len ?
+							     ev.metadata_len : 1);
+				if (ev.metadata)
+					memcpy(ev.metadata,
+					       r->meta + r->events[i].aux,
+					       ev.metadata_len);
+				else
+					err = -ENOMEM;
+			}
+		}
+		err = err ? err : etd_run_add_event(run, &ev);
+		if (err)
+			etd_event_free(&ev);
+	}
+	return err;
 }
 
 static int run_cmp_open_time(const void *a, const void *b)
@@ -500,46 +910,24 @@ static int run_cmp_open_time(const void *a, const void *b)
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats)
 {
-	bool *incomplete;
-	size_t i, kept = 0;
+	struct etd_dump dump = { 0 };
+	int err;
 
-	incomplete = calloc(c->dump.nruns + 1, sizeof(*incomplete));
-	if (!incomplete)
-		return -ENOMEM;
-	for (i = 0; i < c->nthreads; i++)
-		if (c->threads[i].depth && c->threads[i].run != NO_RUN)
-			incomplete[c->threads[i].run] = true;
-
-	for (i = 0; i < c->dump.nruns; i++) {
-		struct etd_run *run = &c->dump.runs[i];
-
-		if (incomplete[i] || !run->nevents) {
-			if (incomplete[i])
-				c->stats.incomplete_runs++;
-			else
-				c->stats.empty_runs++;
-			etd_run_free(run);
-			continue;
-		}
-		c->stats.events += run->nevents;
-		c->dump.runs[kept++] = *run;
+	err = collector_close(c, stats);
+	err = err ? err : run_log_each(c->log, true, materialize_run, &dump);
+	if (err) {
+		etd_dump_free(&dump);
+		return err;
 	}
-	free(incomplete);
-	c->dump.nruns = kept;
-	c->stats.runs = kept;
-	c->stats.threads = c->nthreads;
 	/* one thread's blocks have distinct times, so this order is total */
-	if (c->dump.nruns)
-		qsort(c->dump.runs, c->dump.nruns, sizeof(*c->dump.runs),
+	if (dump.nruns)
+		qsort(dump.runs, dump.nruns, sizeof(*dump.runs),
 		      run_cmp_open_time);
-
-	*out = c->dump;
-	memset(&c->dump, 0, sizeof(c->dump));
+	*out = dump;
 	out->ncounters = c->ncounters;
 	memcpy(out->counter_names, c->counter_names, sizeof(c->counter_names));
 	memset(c->counter_names, 0, sizeof(c->counter_names));
-	if (stats)
-		*stats = c->stats;
+	c->ncounters = 0;
 	return 0;
 }
 
@@ -550,13 +938,22 @@ void collector_free(struct collector *c)
 	if (!c)
 		return;
 	for (i = 0; i < c->nthreads; i++) {
-		while (c->threads[i].depth)
-			free(c->threads[i].stack[--c->threads[i].depth].name);
-		free(c->threads[i].stack);
+		struct thread_state *t = &c->threads[i];
+
+		while (t->run.nfull)
+			etd_event_free(&t->run.full[--t->run.nfull]);
+		free(t->run.full);
+		free(t->run.events);
+		free(t->run.meta);
+		free(t->stack);
+		while (t->nheld)
+			free(t->held[--t->nheld].ev.metadata);
+		free(t->held);
 	}
 	free(c->threads);
 	for (i = 0; i < c->ncounters; i++)
 		free(c->counter_names[i]);
-	etd_dump_free(&c->dump);
+	run_log_free(c->log);
+	strtab_free(c->names);
 	free(c);
 }

@@ -14,12 +14,24 @@
  *  - a batched-mode flush is first turned into the records the per-scope
  *    probes would have sent (user/batch.h), so both modes give one result.
  * And where a capture differs from a whole process lifetime:
- *  - events a thread produces before its first block (attached mid-run) are
- *    not written, and counted as outside_run;
+ *  - events of a thread that never opens a block (a worker of a pool) go
+ *    into the run opened last, on any thread, before they were written
+ *    (ETDumpGen's one current block), after that run's own events;
+ *  - events a thread produces before its first block, when it opens one
+ *    later (attached mid-run), are not written, and counted as
+ *    outside_run;
  *  - an end whose begin was not seen is counted as unmatched_end;
- *  - a run whose thread still has a scope open when the capture ends (the
- *    target died or recording stopped mid-execution) is incomplete: it is
- *    left out and counted, so every run in the file is whole.
+ *  - a run whose thread still has a scope open when the capture ends, one
+ *    opened in that run (the target died or recording stopped
+ *    mid-execution), is incomplete: it is left out and counted, so every
+ *    run in the file is whole;
+ *  - a run that lost records in the ring (the kernel flags the thread's
+ *    next record) is left out and counted, and so is the run the thread
+ *    was in when it lost a block: what follows is never merged into it;
+ *  - a scope never closed (an early return) is lost and counted as
+ *    unclosed: when a later end of an outer scope skips over it, or when
+ *    the capture ends with it open from an earlier run. The runs around it
+ *    are kept.
  */
 #ifndef ETDUMP_COLLECTOR_H
 #define ETDUMP_COLLECTOR_H
@@ -27,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "etdump_model.h"
+#include "run_log.h"
 
 struct collector;
 
@@ -36,14 +49,17 @@ struct collector_stats {
 	uint64_t runs;            /* runs kept */
 	uint64_t incomplete_runs; /* left out: a scope was still open */
 	uint64_t empty_runs;      /* left out: no event at all */
+	uint64_t lost_runs;       /* left out: the ring lost some of it */
 	uint64_t outside_run;     /* events before the thread's first block */
 	uint64_t unmatched_ends;  /* ends whose begin was not captured */
-	uint64_t unclosed_scopes; /* begins skipped over by an outer end */
+	uint64_t unclosed_scopes; /* begins never ended: lost */
 	uint64_t bad_records;     /* malformed or of unknown type */
 	uint64_t truncated;       /* names or metadata cut to the bound */
 	uint64_t unreadable;      /* names the probe could not read */
 	uint64_t stale;           /* batched records from before this capture */
 	uint64_t lost_in_flush;   /* batched records the tracer could not read */
+	uint64_t worker_events;   /* of threads with no run: in another's */
+	uint32_t worker_threads;  /* threads that opened no run */
 	uint32_t threads;         /* threads seen */
 };
 
@@ -74,5 +90,25 @@ uint64_t collector_events_seen(const struct collector *c);
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats);
 void collector_free(struct collector *c);
+
+/*
+ * Where each complete run goes as it completes (its thread opened the
+ * next, or the capture closed); by default into the collector's log. The
+ * run's pointers are valid during the call only (its names as long as the
+ * collector); it may take the full events by setting r->nfull to 0.
+ */
+typedef int (*collector_run_fn)(void *ctx, struct run_view *r);
+void collector_set_run_sink(struct collector *c, collector_run_fn fn,
+			    void *ctx);
+/*
+ * Close the capture without building an etd_dump: every complete run goes
+ * to the sink (or the log), *stats filled. Then collector_log() holds the
+ * runs, in the order they completed, for a writer that streams them
+ * (etdump_log_writer.h); their names live as long as the collector.
+ */
+int collector_close(struct collector *c, struct collector_stats *stats);
+struct run_log *collector_log(struct collector *c);
+const char *const *collector_counter_names(const struct collector *c,
+					   uint32_t *n);
 
 #endif /* ETDUMP_COLLECTOR_H */

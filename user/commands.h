@@ -16,6 +16,7 @@ int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
 #endif /* ETDUMP_COMMANDS_H */

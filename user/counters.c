@@ -209,6 +209,28 @@ static void describe(const struct counter_set *set, const char *dropped,
 	       fell_back ? "; using software counters instead" : "");
 }
 
+/* The counters this machine can count, as -e takes their names. */
+static void available(char *buf, size_t len)
+{
+	struct counter_spec probe = { 0 };
+	size_t i, off = 0;
+	int fd;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(known) / sizeof(known[0]) && off < len; i++) {
+		if (known[i].kind == ETDUMP_CTR_PERF) {
+			probe.type = known[i].type;
+			probe.config = known[i].config;
+			fd = perf_open(&probe, 0);
+			if (fd < 0)
+				continue;
+			close(fd);
+		}
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+				known[i].name);
+	}
+}
+
 int counters_open(struct counter_set *set)
 {
 	char dropped[256] = "";
@@ -233,6 +255,16 @@ int counters_open(struct counter_set *set)
 			p_err("counter %s: perf_event_open: %s", set->spec[i].name,
 			      strerror(-err));
 			return err;
+		}
+		if (set->required) {
+			char avail[512];
+
+			available(avail, sizeof(avail));
+			p_err("-e %s: not available here (perf_event_open: %s%s); available: %s",
+			      set->spec[i].name, strerror(-err),
+			      err == -ENOENT ? ", no hardware PMU exposed" : "",
+			      avail);
+			return -EOPNOTSUPP;
 		}
 		if (!first_err)
 			first_err = err;

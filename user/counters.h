@@ -23,6 +23,7 @@ struct counter_set {
 	struct counter_spec spec[ETDUMP_MAX_COUNTERS];
 	int ncpus;
 	int *fds;               /* ETDUMP_CTR_PERF: n * ncpus, i * ncpus + cpu */
+	bool required;          /* asked for by name (-e): no fallback */
 };
 
 /* "cycles,instructions": -EINVAL with the offending name in err. */
@@ -32,7 +33,9 @@ int counters_parse(const char *list, struct counter_set *set, char *err,
  * Open what `set` asks for on every CPU. Counters the machine cannot count
  * are dropped, and a set that lost them all falls back to task-clock,
  * page-faults and context-switches; one line says what was chosen and why.
- * Negative errno only for errors other than "not supported".
+ * A required set (-e) is not changed: a counter the machine cannot count
+ * is an error (-EOPNOTSUPP) whose line names what it can count. Negative
+ * errno only for errors other than "not supported".
  */
 int counters_open(struct counter_set *set);
 void counters_close(struct counter_set *set);

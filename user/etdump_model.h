@@ -90,6 +90,9 @@ struct etd_event {
 	/* ETD_ALLOCATION */
 	int32_t allocator_id;
 	uint64_t allocation_size;
+
+	/* not serialized: the thread that fired it, when not the run's */
+	uint32_t tid;
 };
 
 struct etd_run {

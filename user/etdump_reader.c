@@ -11,6 +11,7 @@
 #include "etdump_counters.h"
 #include "fb_reader.h"
 #include "file_io.h"
+#include "file_kind.h"
 
 /*
  * Offsets may be shared, so a small file can name the same events or
@@ -468,10 +469,15 @@ static void show_ident(const uint8_t *p, char out[17])
 static int check_header(const uint8_t *buf, size_t len, size_t *data_len,
 			char *err, size_t errlen)
 {
-	const char *ident = ETD_FILE_IDENTIFIER;
+	const char *ident = ETD_FILE_IDENTIFIER, *hint;
 	char shown[17];
 	uint32_t prefix;
 
+	hint = file_kind_hint(buf, len);
+	if (hint) {
+		say(err, errlen, "%s", hint);
+		return -EINVAL;
+	}
 	if (len < HEADER_SIZE) {
 		say(err, errlen, "truncated: %zu bytes is too short for an ETDump, whose size prefix, root offset and identifier alone take %d",
 		    len, HEADER_SIZE);
@@ -552,9 +558,14 @@ int etdump_load_file(const char *path, void **out, size_t *len)
 	int fd, err = 0;
 	ssize_t r;
 
-	fd = file_open_regular(path);
+	/* "-": standard input, which the user asked for, so a pipe is fine */
+	fd = strcmp(path, "-") ? file_open_regular(path) : STDIN_FILENO;
 	if (fd < 0)
 		return fd;
+	if (fd == STDIN_FILENO && isatty(fd)) {
+		err = -ENOTTY;
+		goto out;
+	}
 	for (;;) {
 		if (n == cap) {
 			if (cap >= MAX_FILE_SIZE) {
@@ -587,7 +598,8 @@ int etdump_load_file(const char *path, void **out, size_t *len)
 	buf = NULL;
 out:
 	free(buf);
-	close(fd);
+	if (fd != STDIN_FILENO)
+		close(fd);
 	return err;
 }
 

@@ -119,8 +119,9 @@ static int write_profile_event(struct fb_builder *b,
 	char counters[512];
 	int n;
 
-	fb_create_string(b, ev->name, &name);
-	fb_create_string(b, ev->delegate_id_str, &id_str);
+	/* one copy of each name for the whole file */
+	fb_create_shared_string(b, ev->name, &name);
+	fb_create_shared_string(b, ev->delegate_id_str, &id_str);
 	/* ETDumpGen writes it for every delegate event, empty or not */
 	if (ev->has_metadata)
 		fb_create_vector_u8(b, ev->metadata, ev->metadata_len,
@@ -214,7 +215,7 @@ static int write_allocators(struct fb_builder *b, const struct etd_run *run,
 	return fb_create_vector_refs(b, refs, run->nallocators, out);
 }
 
-static int write_run(struct fb_builder *b, const struct etd_dump *dump,
+int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 		     const struct etd_run *run, fb_ref *out)
 {
 	fb_ref *refs, events, allocators, name;
@@ -246,9 +247,22 @@ out:
 	return err;
 }
 
+int etdump_write_root(struct fb_builder *b, uint32_t version,
+		      const fb_ref *runs, size_t n)
+{
+	fb_ref run_data, root;
+
+	fb_create_vector_refs(b, runs, n, &run_data);
+	fb_table_start(b);
+	fb_add_u32(b, ETD_SLOT_ETDUMP_VERSION, version, 0);
+	fb_add_ref(b, ETD_SLOT_ETDUMP_RUN_DATA, run_data);
+	fb_table_end(b, &root);
+	return fb_finish(b, root, ETD_FILE_IDENTIFIER);
+}
+
 int etdump_write(const struct etd_dump *dump, void **buf, size_t *len)
 {
-	fb_ref *runs, run_data, root;
+	fb_ref *runs;
 	struct fb_builder b;
 	size_t i, n = 0;
 	int err = 0;
@@ -263,15 +277,11 @@ int etdump_write(const struct etd_dump *dump, void **buf, size_t *len)
 	}
 	for (i = 0; i < dump->nruns && !err; i++)
 		if (dump->runs[i].nevents)
-			err = write_run(&b, dump, &dump->runs[i], &runs[n++]);
+			err = etdump_write_run(&b, dump, &dump->runs[i],
+					       &runs[n++]);
 	if (err)
 		goto out;
-	fb_create_vector_refs(&b, runs, n, &run_data);
-	fb_table_start(&b);
-	fb_add_u32(&b, ETD_SLOT_ETDUMP_VERSION, dump->version, 0);
-	fb_add_ref(&b, ETD_SLOT_ETDUMP_RUN_DATA, run_data);
-	fb_table_end(&b, &root);
-	fb_finish(&b, root, ETD_FILE_IDENTIFIER);
+	etdump_write_root(&b, dump->version, runs, n);
 	err = fb_detach(&b, buf, len);
 out:
 	free(runs);

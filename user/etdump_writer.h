@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include "etdump_model.h"
+#include "fb_builder.h"
 
 /* The file bytes in a malloc'd *buf. 0, -EINVAL, -ENOMEM or -E2BIG. */
 int etdump_write(const struct etd_dump *dump, void **buf, size_t *len);
@@ -42,5 +43,15 @@ int etdump_write(const struct etd_dump *dump, void **buf, size_t *len);
  */
 int etdump_write_file(const struct etd_dump *dump, const char *path,
 		      bool force, char **kept);
+
+/*
+ * The pieces, for writers that add runs one at a time
+ * (etdump_log_writer.h): one run's RunData (dump gives the counter names),
+ * then the root over the runs' refs in file order, and fb_finish.
+ */
+int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
+		     const struct etd_run *run, fb_ref *out);
+int etdump_write_root(struct fb_builder *b, uint32_t version,
+		      const fb_ref *runs, size_t n);
 
 #endif /* ETDUMP_WRITER_H */

@@ -2,21 +2,45 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "fb_builder.h"
+#include "strtab.h"
 
 /* soffsets are int32; stay clear of their limit, 8-aligned */
 #define FB_MAX_SIZE 0x7ffffff8u
 #define FB_FILE_ALIGN 8
+/*
+ * Past this, the buffer moves once into a mapping as large as a buffer can
+ * be, reserved but untouched: it grows at the front without being copied
+ * again (a doubling would copy and fault in the whole file each time), and
+ * its pages are only those the data fills.
+ */
+#define FB_MAP_AFTER (1u << 20)
+#define FB_MAP_SIZE ((size_t)FB_MAX_SIZE + 8)
+
+struct fb_shared {
+	uint32_t hash;
+	fb_ref ref;             /* 0: free slot */
+};
 
 void fb_builder_init(struct fb_builder *b)
 {
 	memset(b, 0, sizeof(*b));
 }
 
+static void buf_free(struct fb_builder *b)
+{
+	if (b->mapped)
+		munmap(b->buf, b->cap);
+	else
+		free(b->buf);
+}
+
 void fb_builder_free(struct fb_builder *b)
 {
-	free(b->buf);
+	buf_free(b);
 	free(b->vtables);
+	free(b->shared);
 	fb_builder_init(b);
 }
 
@@ -51,9 +75,25 @@ static int reserve(struct fb_builder *b, size_t n)
 	/* allocated even for n == 0: at() must not offset a NULL buf */
 	if (b->buf && b->cap - b->size >= n)
 		return 0;
+	if (b->mapped) /* FB_MAX_SIZE fits: checked above */
+		return fail(b, -E2BIG);
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->size < n)
 		cap *= 2;
+	if (cap > FB_MAP_AFTER) {
+		buf = mmap(NULL, FB_MAP_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (buf != MAP_FAILED) {
+			memcpy(buf + FB_MAP_SIZE - b->size, at(b, b->size),
+			       b->size);
+			free(b->buf);
+			b->buf = buf;
+			b->cap = FB_MAP_SIZE;
+			b->mapped = true;
+			return 0;
+		}
+		/* no room for the reservation: grow on the heap */
+	}
 	buf = realloc(b->buf, cap);
 	if (!buf)
 		return fail(b, -ENOMEM);
@@ -126,6 +166,76 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 	p[len] = 0;
 	put_le(push(b, 4), len, 4);
 	*out = b->size;
+	return 0;
+}
+
+static bool shared_is(const struct fb_builder *b, fb_ref ref, const char *s,
+		      size_t len)
+{
+	const uint8_t *p = at(b, ref);
+
+	return (size_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) ==
+		       len && !memcmp(p + 4, s, len);
+}
+
+static int shared_grow(struct fb_builder *b)
+{
+	size_t i, j, cap = b->shared_cap ? 2 * b->shared_cap : 64;
+	struct fb_shared *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return fail(b, -ENOMEM);
+	for (i = 0; i < b->shared_cap; i++) {
+		if (!b->shared[i].ref)
+			continue;
+		for (j = b->shared[i].hash & (cap - 1); t[j].ref;
+		     j = (j + 1) & (cap - 1))
+			;
+		t[j] = b->shared[i];
+	}
+	free(b->shared);
+	b->shared = t;
+	b->shared_cap = cap;
+	return 0;
+}
+
+int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
+{
+	struct fb_shared_hit *hit;
+	size_t len, i;
+	uint32_t hash;
+	int err;
+
+	*out = 0;
+	if (!s || b->err)
+		return b->err;
+	/* the caller's strings do not change while it builds: same address, same string */
+	hit = &b->shared_hits[((uintptr_t)s >> 3) % FB_SHARED_HITS];
+	if (hit->s == s) {
+		*out = hit->ref;
+		return 0;
+	}
+	len = strlen(s);
+	hash = strtab_hash(s, len);
+	if (2 * (b->nshared + 1) > b->shared_cap && (err = shared_grow(b)))
+		return err;
+	for (i = hash & (b->shared_cap - 1); b->shared[i].ref;
+	     i = (i + 1) & (b->shared_cap - 1)) {
+		if (b->shared[i].hash == hash &&
+		    shared_is(b, b->shared[i].ref, s, len)) {
+			*out = hit->ref = b->shared[i].ref;
+			hit->s = s;
+			return 0;
+		}
+	}
+	err = fb_create_string_len(b, s, len, out);
+	if (err)
+		return err;
+	b->shared[i].hash = hash;
+	b->shared[i].ref = *out;
+	b->nshared++;
+	hit->s = s;
+	hit->ref = *out;
 	return 0;
 }
 
@@ -341,18 +451,28 @@ int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref)
 }
 
 /* An identical vtable written before, or 0. */
-static fb_ref find_vtable(const struct fb_builder *b, const uint8_t *vt,
+static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 			  size_t len)
 {
 	const uint8_t *old;
 	size_t i;
 
-	for (i = 0; i < b->nvtables; i++) {
-		/* its own length first: a shorter one may end the buffer */
+	/* tables of one kind come in runs: the last match of this length first */
+	i = b->vtable_last[len % FB_VTABLE_LAST];
+	if (i < b->nvtables) {
 		old = at(b, b->vtables[i]);
 		if ((size_t)(old[0] | old[1] << 8) == len &&
 		    !memcmp(old, vt, len))
 			return b->vtables[i];
+	}
+	for (i = 0; i < b->nvtables; i++) {
+		/* its own length first: a shorter one may end the buffer */
+		old = at(b, b->vtables[i]);
+		if ((size_t)(old[0] | old[1] << 8) == len &&
+		    !memcmp(old, vt, len)) {
+			b->vtable_last[len % FB_VTABLE_LAST] = i;
+			return b->vtables[i];
+		}
 	}
 	return 0;
 }
@@ -475,6 +595,15 @@ int fb_detach(struct fb_builder *b, void **buf, size_t *len)
 		return b->err;
 	if (!b->finished)
 		return fail(b, -EINVAL);
+	if (b->mapped) {
+		*buf = malloc(b->size);
+		if (!*buf)
+			return fail(b, -ENOMEM);
+		memcpy(*buf, at(b, b->size), b->size);
+		*len = b->size;
+		fb_builder_free(b);
+		return 0;
+	}
 	memmove(b->buf, at(b, b->size), b->size);
 	/* failing to shrink leaves a larger block, which is fine */
 	shrunk = realloc(b->buf, b->size);

@@ -32,6 +32,8 @@ typedef uint32_t fb_ref;
 
 /* Highest field slot + 1 a table may use. */
 #define FB_MAX_SLOTS 64
+#define FB_VTABLE_LAST 16
+#define FB_SHARED_HITS 64
 
 struct fb_builder {
 	uint8_t *buf;           /* the data is the last `size` bytes */
@@ -47,6 +49,15 @@ struct fb_builder {
 	fb_ref *vtables;        /* written so far, for sharing */
 	size_t nvtables;
 	size_t vtables_cap;
+	bool mapped;            /* buf is a reserved mapping, never moved */
+	size_t vtable_last[FB_VTABLE_LAST]; /* by length: the last one matched */
+	struct fb_shared_hit {
+		const char *s;
+		fb_ref ref;
+	} shared_hits[FB_SHARED_HITS]; /* by address: the string made for it */
+	struct fb_shared *shared; /* strings made by fb_create_shared_string */
+	size_t nshared;         /* used slots */
+	size_t shared_cap;      /* slots: a power of two */
 };
 
 void fb_builder_init(struct fb_builder *b);
@@ -56,6 +67,13 @@ void fb_builder_free(struct fb_builder *b);
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out);
 int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 			 fb_ref *out);
+/*
+ * The same, but equal strings are written once and referred to by every
+ * table naming them (FlatBuffers allows it: offsets only point forward,
+ * and a string made earlier lies after every later table). A string
+ * given must not change while the builder lives: it is known by address.
+ */
+int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);
 int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,

@@ -216,6 +216,8 @@ const char *file_error(int err)
 		return "is a symbolic link, never written through";
 	case EEXIST:
 		return "appeared while the work ran (use --force to replace it)";
+	case ENOTTY:
+		return "standard input is a terminal (pipe a file into it)";
 	default:
 		return strerror(-err);
 	}

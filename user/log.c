@@ -4,6 +4,7 @@
 #include "log.h"
 
 int log_verbose;
+int log_quiet;
 
 static void vprint(const char *prefix, const char *fmt, va_list ap)
 {
@@ -24,8 +25,8 @@ static void vprint(const char *prefix, const char *fmt, va_list ap)
 	}
 
 DEFINE_PRINTER(p_err, "", 1)
-DEFINE_PRINTER(p_warn, "warning: ", 1)
-DEFINE_PRINTER(p_info, "", 1)
+DEFINE_PRINTER(p_warn, "warning: ", !log_quiet)
+DEFINE_PRINTER(p_info, "", !log_quiet)
 DEFINE_PRINTER(p_debug, "debug: ", log_verbose)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,

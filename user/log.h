@@ -8,6 +8,8 @@
 
 /* -v: libbpf's own log and our debug lines */
 extern int log_verbose;
+/* -q: errors only, no progress, summary or warnings */
+extern int log_quiet;
 
 /* "etdump-bpf: <message>" on stderr, newline added. */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

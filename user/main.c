@@ -11,7 +11,7 @@
 #include "etdump_usdt.h"
 #include "log.h"
 
-#define ETDUMP_BPF_VERSION "0.1.0"
+#include "version.h"
 
 static const struct command {
 	const char *name;
@@ -22,6 +22,7 @@ static const struct command {
 	{ "list", cmd_list, "show the etdump probes of a binary or process" },
 	{ "convert", cmd_convert, "turn a raw capture into an ETDump or a Chrome trace" },
 	{ "report", cmd_report, "the Inspector's statistics table of an ETDump" },
+	{ "diff", cmd_diff, "compare two ETDumps operator by operator, for CI" },
 	{ "doctor", cmd_doctor, "what recording needs here, and what is missing" },
 };
 
@@ -29,12 +30,14 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: etdump-bpf [-v] COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: etdump-bpf [-v | -q] COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n  -v, --verbose   libbpf's log and debug messages\n"
+		   "  -q, --quiet     errors only (no progress, summary, warnings)\n"
 		   "  --version       print the version\n"
-		   "\n'etdump-bpf COMMAND --help' describes a command.\n");
+		   "\n'etdump-bpf COMMAND --help' describes a command; -v and -q\n"
+		   "may also follow the command's name.\n");
 }
 
 /* A unique prefix names a command, as bpftool allows. */
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_verbose = 1;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			log_quiet = 1;
 		} else if (!strcmp(argv[i], "--version")) {
 			printf("etdump-bpf %s (probe ABI %d, record format %d)\n",
 			       ETDUMP_BPF_VERSION, ETDUMP_USDT_ABI_VERSION,
@@ -72,8 +77,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		} else {
-			fprintf(stderr, "etdump-bpf: unknown option '%s'\n", argv[i]);
-			usage(stderr);
+			fprintf(stderr, "etdump-bpf: unknown option '%s' (see 'etdump-bpf --help')\n",
+				argv[i]);
 			return EXIT_USAGE;
 		}
 	}
@@ -83,8 +88,8 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[i]);
 	if (!cmd) {
-		fprintf(stderr, "etdump-bpf: unknown command '%s'\n", argv[i]);
-		usage(stderr);
+		fprintf(stderr, "etdump-bpf: unknown command '%s' (see 'etdump-bpf --help')\n",
+			argv[i]);
 		return EXIT_USAGE;
 	}
 	log_setup_libbpf();

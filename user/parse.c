@@ -107,3 +107,34 @@ int parse_size(const char *s, uint64_t *bytes)
 	*bytes = v << shift;
 	return 0;
 }
+
+int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul, div;
+	} units[] = {
+		{ "", 1, 1 }, { "s", 1, 1 }, { "ms", 1, 1000 },
+		{ "us", 1, 1000000 }, { "min", 60, 1 }, { "h", 3600, 1 },
+	};
+	char num[32];
+	size_t n = strspn(s, "0123456789.");
+	uint64_t v;
+	size_t i;
+
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_seconds(num, &v))
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s + n, units[i].unit))
+			continue;
+		if (v > UINT64_MAX / units[i].mul)
+			return -ERANGE;
+		*ns = v * units[i].mul / units[i].div;
+		return 0;
+	}
+	return -EINVAL;
+}

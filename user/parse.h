@@ -15,5 +15,7 @@ int parse_pid(const char *s, int *out);
 int parse_seconds(const char *s, uint64_t *ns);
 /* Bytes with an optional K, M or G suffix (powers of 1024). */
 int parse_size(const char *s, uint64_t *bytes);
+/* A duration: a decimal number with s (the default), ms, us, min or h. */
+int parse_duration(const char *s, uint64_t *ns);
 
 #endif /* ETDUMP_PARSE_H */

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#include "etdump_reader.h"
 #include "file_io.h"
 #include "raw_format.h"
 #include "raw_reader.h"
@@ -19,6 +20,8 @@
 #define ALIGN_UP(n) (((uint64_t)(n) + RAW_ALIGN - 1) & ~(uint64_t)(RAW_ALIGN - 1))
 /* bounds on what a header may list: far beyond any real one */
 #define MAX_PROBES 1024
+#define MAX_ARGS 4096
+#define MAX_THREADS 65536
 
 struct raw_reader {
 	const uint8_t *data;
@@ -229,6 +232,69 @@ static bool add_counter(struct raw_reader *r, const struct chunk *c,
 	return true;
 }
 
+static bool add_arg(struct raw_reader *r, const struct chunk *c,
+		    const uint8_t *p, size_t len)
+{
+	struct raw_info *in = &r->info;
+	char **args;
+
+	if (in->nargs == MAX_ARGS)
+		return corrupt(r, c->at, "more than %d arguments", MAX_ARGS);
+	args = realloc(in->args, (in->nargs + 1) * sizeof(*args));
+	if (!args)
+		return no_memory(r);
+	in->args = args;
+	args[in->nargs] = take_text(r, c, p, len);
+	if (!args[in->nargs])
+		return false;
+	in->nargs++;
+	return true;
+}
+
+/* A threads chunk: each item names a thread, a known one anew. */
+static bool read_threads(struct raw_reader *r, const struct chunk *c)
+{
+	struct items it = { .c = c, .at = 0 };
+	struct raw_info *in = &r->info;
+	struct raw_thread *v;
+	const uint8_t *p;
+	uint32_t tag, tid;
+	size_t len, i;
+	char *name;
+	int n;
+
+	while ((n = next_item(r, &it, &tag, &p, &len)) > 0) {
+		if (tag != RAW_ITEM_THREAD)
+			continue;
+		if (len < sizeof(tid))
+			return corrupt(r, c->at, "a thread item without its tid");
+		memcpy(&tid, p, sizeof(tid));
+		name = take_text(r, c, p + sizeof(tid), len - sizeof(tid));
+		if (!name)
+			return false;
+		for (i = 0; i < in->nthreads && in->threads[i].tid != tid; i++)
+			;
+		if (i < in->nthreads) {
+			free(in->threads[i].name);
+			in->threads[i].name = name;
+			continue;
+		}
+		if (in->nthreads == MAX_THREADS) {
+			free(name);
+			return corrupt(r, c->at, "more than %d threads",
+				       MAX_THREADS);
+		}
+		v = realloc(in->threads, (in->nthreads + 1) * sizeof(*v));
+		if (!v) {
+			free(name);
+			return no_memory(r);
+		}
+		in->threads = v;
+		v[in->nthreads++] = (struct raw_thread){ tid, name };
+	}
+	return n == 0;
+}
+
 static bool read_header_items(struct raw_reader *r, const struct chunk *c)
 {
 	struct items it = { .c = c, .at = sizeof(struct raw_header) };
@@ -253,6 +319,12 @@ static bool read_header_items(struct raw_reader *r, const struct chunk *c)
 		case RAW_ITEM_COUNTER:
 			ok = add_counter(r, c, p, len);
 			break;
+		case RAW_ITEM_TOOL:
+			ok = set_once(r, c, &in->tool, p, len, "tool");
+			break;
+		case RAW_ITEM_ARG:
+			ok = add_arg(r, c, p, len);
+			break;
 		}
 		/* items of later versions are skipped */
 	}
@@ -262,7 +334,9 @@ static bool read_header_items(struct raw_reader *r, const struct chunk *c)
 		in->exe = strdup("");
 	if (!in->maps)
 		in->maps = strdup("");
-	return in->exe && in->maps ? true : no_memory(r);
+	if (!in->tool)
+		in->tool = strdup("");
+	return in->exe && in->maps && in->tool ? true : no_memory(r);
 }
 
 /* The header chunk; -errno with a message in err. */
@@ -432,6 +506,11 @@ static bool next_chunk(struct raw_reader *r)
 			if (read_end(r, &c))
 				r->info.chunks++;
 			return false;
+		case RAW_CHUNK_THREADS:
+			if (!read_threads(r, &c))
+				return false;
+			r->info.chunks++;
+			break;
 		default:
 			/* chunk types of later versions are skipped */
 			r->info.chunks++;
@@ -492,6 +571,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/* "-": standard input, read whole (bounded) since a pipe cannot be mapped */
+static int open_stdin(struct raw_reader **out, char *err, size_t errlen)
+{
+	struct raw_reader *r;
+	size_t len;
+	void *buf;
+	int ret;
+
+	ret = etdump_load_file("-", &buf, &len);
+	if (ret) {
+		say(err, errlen, "cannot read: %s", file_error(ret));
+		return ret;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		free(buf);
+		say(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* malloc's alignment serves RAW_ALIGN; freed with the reader */
+	r->data = r->copy = buf;
+	r->size = len;
+	return open_data(out, r, err, errlen);
+}
+
 int raw_reader_open(struct raw_reader **out, const char *path, char *err,
 		    size_t errlen)
 {
@@ -499,6 +603,8 @@ int raw_reader_open(struct raw_reader **out, const char *path, char *err,
 	struct stat st;
 	int fd, ret;
 
+	if (!strcmp(path, "-"))
+		return open_stdin(out, err, errlen);
 	fd = file_open_regular(path);
 	if (fd == -ENOTREGULAR) {
 		ret = -EPROTO;
@@ -556,6 +662,13 @@ void raw_reader_free(struct raw_reader *r)
 	for (i = 0; i < in->ncounters; i++)
 		free(in->counter_names[i]);
 	free(in->maps);
+	free(in->tool);
+	for (i = 0; i < in->nargs; i++)
+		free(in->args[i]);
+	free(in->args);
+	for (i = 0; i < in->nthreads; i++)
+		free(in->threads[i].name);
+	free(in->threads);
 	free(in->marks);
 	free(in->stop);
 	if (r->map)

@@ -22,6 +22,12 @@ enum raw_state {
 	RAW_CORRUPT,      /* a damaged chunk; every chunk before it read */
 };
 
+/* A thread's name (comm), as the recorder read it. */
+struct raw_thread {
+	uint32_t tid;
+	char *name;
+};
+
 /* The kernel's drop count had reached `drops` by `time`. */
 struct raw_drop_mark {
 	uint64_t time;
@@ -43,7 +49,12 @@ struct raw_info {
 	uint8_t counter_kinds[ETDUMP_MAX_COUNTERS];
 	uint32_t ncounters;
 	char *maps;
+	char *tool;                    /* the recorder and version; "" unknown */
+	char **args;                   /* its command line */
+	uint32_t nargs;
 	/* from the chunks read so far */
+	struct raw_thread *threads;    /* threads chunks: the latest names */
+	size_t nthreads;
 	uint64_t chunks;               /* complete chunks, the header's too */
 	uint64_t records;
 	uint64_t drops;                /* the latest count */

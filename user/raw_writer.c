@@ -91,7 +91,8 @@ static FILE *chunk_stream(char **buf, size_t *len, const void *fixed,
 	if (!f)
 		return NULL;
 	fwrite(zeros, 1, sizeof(struct raw_chunk), f);
-	fwrite(fixed, 1, fixed_len, f);
+	if (fixed_len)
+		fwrite(fixed, 1, fixed_len, f);
 	return f;
 }
 
@@ -191,6 +192,10 @@ static int write_header(struct raw_writer *w, const struct raw_target *t)
 			 strlen(t->counters->spec[i].name));
 	}
 	put_maps(f, t);
+	if (t->tool)
+		put_text(f, RAW_ITEM_TOOL, t->tool);
+	for (i = 0; t->argv && i < (size_t)t->argc; i++)
+		put_text(f, RAW_ITEM_ARG, t->argv[i]);
 	err = write_all(w->fd, RAW_MAGIC, RAW_MAGIC_LEN);
 	if (!err)
 		err = write_stream(w, RAW_CHUNK_HEADER, f, &buf, &len);
@@ -316,6 +321,24 @@ int raw_writer_finish(struct raw_writer *w, uint64_t drops, const char *stop)
 	free(buf);
 	if (!err && fsync(w->fd))
 		err = w->err = -errno;
+	return err;
+}
+
+int raw_writer_thread(struct raw_writer *w, uint32_t tid, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (w->err)
+		return w->err;
+	f = chunk_stream(&buf, &len, NULL, 0);
+	if (!f)
+		return -ENOMEM;
+	put_item(f, RAW_ITEM_THREAD, &tid, sizeof(tid), name, strlen(name));
+	err = write_stream(w, RAW_CHUNK_THREADS, f, &buf, &len);
+	free(buf);
 	return err;
 }
 

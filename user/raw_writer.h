@@ -32,6 +32,9 @@ struct raw_target {
 	 * exec'd exe (waiting up to a second); before, it is our own fork.
 	 */
 	bool just_started;
+	const char *tool;                   /* "etdump-bpf VERSION"; NULL: none */
+	char *const *argv;                  /* its command line */
+	int argc;
 };
 
 /*
@@ -42,6 +45,8 @@ int raw_writer_open(struct raw_writer **out, const char *path, bool force,
 		    const struct raw_target *t);
 /* One ring-buffer record, as received. */
 int raw_writer_append(struct raw_writer *w, const void *rec, size_t len);
+/* A threads chunk naming tid, written at once. */
+int raw_writer_thread(struct raw_writer *w, uint32_t tid, const char *name);
 /* Write the records buffered so far; drops: the kernel's count now. */
 int raw_writer_flush(struct raw_writer *w, uint64_t drops);
 /* The last data chunk, the end chunk with the totals, and a sync. */

@@ -12,7 +12,8 @@
 #include "json_out.h"
 #include "report_format.h"
 
-enum cell_kind { CELL_NONE, CELL_STR, CELL_NUM, CELL_INT, CELL_BOOL };
+enum cell_kind { CELL_NONE, CELL_STR, CELL_NUM, CELL_INT, CELL_BOOL,
+		 CELL_LIST };
 
 struct cell {
 	enum cell_kind kind;
@@ -20,12 +21,17 @@ struct cell {
 	double num;
 	long long i;
 	bool b;
+	const uint64_t *list;   /* CELL_LIST: i values */
 };
+
+/* a cell's text in the table: a list shortened as the Inspector does */
+#define CELL_TEXT_LEN 160
 
 struct row {
 	const struct report_block *block;
 	size_t block_index;
 	const struct report_event *ev;
+	bool total;             /* the table's block total line */
 };
 
 struct column {
@@ -36,7 +42,7 @@ struct column {
 	int arg;
 };
 
-#define MAX_COLUMNS (16 + 2 * ETD_MAX_COUNTERS)
+#define MAX_COLUMNS (20 + 2 * ETD_MAX_COUNTERS)
 #define COLUMN_GAP 2
 
 static void get_block_name(const struct row *w, int arg, struct cell *c)
@@ -89,7 +95,42 @@ static void get_stat(const struct row *w, int arg, struct cell *c)
 static void get_delegated(const struct row *w, int arg, struct cell *c)
 {
 	(void)arg;
-	*c = (struct cell){ .kind = CELL_BOOL, .b = w->ev->delegated };
+	*c = (struct cell){ .kind = w->total ? CELL_NONE : CELL_BOOL,
+			    .b = w->ev->delegated };
+}
+
+/* Only an ETRecord gives operator types: the Inspector's empty list. */
+static void get_op_types(const struct row *w, int arg, struct cell *c)
+{
+	(void)arg;
+	*c = (struct cell){ .kind = w->total ? CELL_NONE : CELL_LIST };
+}
+
+static void get_start_times(const struct row *w, int arg, struct cell *c)
+{
+	(void)arg;
+	*c = (struct cell){ .kind = CELL_NONE };
+	if (w->ev->has_time && !w->total)
+		*c = (struct cell){ .kind = CELL_LIST,
+				    .list = w->ev->start_times,
+				    .i = (long long)w->ev->nstart_times };
+}
+
+static void get_share(const struct row *w, int arg, struct cell *c)
+{
+	(void)arg;
+	*c = (struct cell){ .kind = CELL_NONE };
+	if (w->ev->has_time && w->block->total.avg > 0)
+		*c = (struct cell){ .kind = CELL_NUM, .num = w->ev->share };
+}
+
+static void get_total_avg(const struct row *w, int arg, struct cell *c)
+{
+	(void)arg;
+	*c = (struct cell){ .kind = CELL_NONE };
+	if (w->block->total.avg > 0)
+		*c = (struct cell){ .kind = CELL_NUM,
+				    .num = w->block->total.avg };
 }
 
 /* Only an ETRecord names the backend; we never have one. */
@@ -103,7 +144,8 @@ static void get_backend(const struct row *w, int arg, struct cell *c)
 static void get_op_call(const struct row *w, int arg, struct cell *c)
 {
 	(void)arg;
-	*c = (struct cell){ .kind = CELL_BOOL, .b = w->ev->op_call };
+	*c = (struct cell){ .kind = w->total ? CELL_NONE : CELL_BOOL,
+			    .b = w->ev->op_call };
 }
 
 static void get_identifier(const struct row *w, int arg, struct cell *c)
@@ -139,29 +181,24 @@ static size_t add_column(struct column *cols, size_t n, const char *header,
 	return n + 1;
 }
 
-static size_t make_columns(const struct report *r, struct column *cols)
+static size_t add_stats(struct column *cols, size_t n, const char *unit)
 {
-	const char *unit = report_unit_name(r->unit);
 	char h[48];
-	size_t n = 0, i;
+	size_t i;
 
-	n = add_column(cols, n, "event_block_name", false, true,
-		       get_block_name, 0);
-	n = add_column(cols, n, "event_block_index", true, false,
-		       get_block_index, 0);
-	n = add_column(cols, n, "event_name", false, true, get_event_name, 0);
-	n = add_column(cols, n, "runs", true, true, get_runs, 0);
 	for (i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
 		snprintf(h, sizeof(h), "%s (%s)", stats[i].name, unit);
 		n = add_column(cols, n, h, true, true, get_stat, (int)i);
 	}
-	n = add_column(cols, n, "is_delegated_op", false, true,
-		       get_delegated, 0);
-	n = add_column(cols, n, "delegate_backend_name", false, true,
-		       get_backend, 0);
-	n = add_column(cols, n, "op_call", false, true, get_op_call, 0);
-	n = add_column(cols, n, "delegate_debug_identifier", false, false,
-		       get_identifier, 0);
+	return n;
+}
+
+static size_t add_counters(const struct report *r, struct column *cols,
+			   size_t n)
+{
+	char h[48];
+	size_t i;
+
 	for (i = 0; i < r->ncounters; i++) {
 		snprintf(h, sizeof(h), "%.40s_p50", r->counter_names[i]);
 		n = add_column(cols, n, h, true, true, get_counter, (int)i * 2);
@@ -169,6 +206,61 @@ static size_t make_columns(const struct report *r, struct column *cols)
 		n = add_column(cols, n, h, true, true, get_counter,
 			       (int)i * 2 + 1);
 	}
+	return n;
+}
+
+/*
+ * The table: print_data_tabular()'s columns in its order (its start_time
+ * list moved last, being the widest), then what it lacks: runs, share,
+ * counters.
+ */
+static size_t table_columns(const struct report *r, struct column *cols)
+{
+	size_t n = 0;
+
+	n = add_column(cols, n, "event_block_name", false, true,
+		       get_block_name, 0);
+	n = add_column(cols, n, "event_name", false, true, get_event_name, 0);
+	n = add_stats(cols, n, report_unit_name(r->unit));
+	n = add_column(cols, n, "op_types", false, true, get_op_types, 0);
+	n = add_column(cols, n, "is_delegated_op", false, true,
+		       get_delegated, 0);
+	n = add_column(cols, n, "delegate_backend_name", false, true,
+		       get_backend, 0);
+	n = add_column(cols, n, "runs", true, true, get_runs, 0);
+	n = add_column(cols, n, "share (%)", true, true, get_share, 0);
+	n = add_counters(r, cols, n);
+	n = add_column(cols, n, "start_time", false, true, get_start_times, 0);
+	return n;
+}
+
+/* CSV and JSON: every column, new ones after the first ones. */
+static size_t data_columns(const struct report *r, struct column *cols)
+{
+	const char *unit = report_unit_name(r->unit);
+	char h[48];
+	size_t n = 0;
+
+	n = add_column(cols, n, "event_block_name", false, true,
+		       get_block_name, 0);
+	n = add_column(cols, n, "event_block_index", true, false,
+		       get_block_index, 0);
+	n = add_column(cols, n, "event_name", false, true, get_event_name, 0);
+	n = add_column(cols, n, "runs", true, true, get_runs, 0);
+	n = add_stats(cols, n, unit);
+	n = add_column(cols, n, "is_delegated_op", false, true,
+		       get_delegated, 0);
+	n = add_column(cols, n, "delegate_backend_name", false, true,
+		       get_backend, 0);
+	n = add_column(cols, n, "op_call", false, true, get_op_call, 0);
+	n = add_column(cols, n, "delegate_debug_identifier", false, false,
+		       get_identifier, 0);
+	n = add_counters(r, cols, n);
+	n = add_column(cols, n, "op_types", false, true, get_op_types, 0);
+	n = add_column(cols, n, "start_time", false, true, get_start_times, 0);
+	n = add_column(cols, n, "share (%)", true, true, get_share, 0);
+	snprintf(h, sizeof(h), "block_total_avg (%s)", unit);
+	n = add_column(cols, n, h, true, true, get_total_avg, 0);
 	return n;
 }
 
@@ -220,6 +312,43 @@ void report_fmt_exact(double v, char *buf, size_t len)
 	snprintf(buf, len, "%.*f", decimals > 0 ? decimals : 0, v);
 }
 
+/*
+ * A list as the Inspector's table shows it: whole up to 4 values, else
+ * its truncated_list() form, "[a, b ... z] (n total)".
+ */
+static const char *list_text(const struct cell *c, char *buf, size_t len)
+{
+	size_t n = (size_t)c->i, i, at;
+
+	if (n > 4) {
+		snprintf(buf, len, "[%llu, %llu ... %llu] (%zu total)",
+			 (unsigned long long)c->list[0],
+			 (unsigned long long)c->list[1],
+			 (unsigned long long)c->list[n - 1], n);
+		return buf;
+	}
+	at = (size_t)snprintf(buf, len, "[");
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%llu",
+				       i ? ", " : "",
+				       (unsigned long long)c->list[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "]");
+	return buf;
+}
+
+/* The whole list, as Python prints it (CSV) or as a JSON array. */
+static void put_list(FILE *f, const struct cell *c)
+{
+	long long i;
+
+	fputc('[', f);
+	for (i = 0; i < c->i; i++)
+		fprintf(f, "%s%llu", i ? ", " : "",
+			(unsigned long long)c->list[i]);
+	fputc(']', f);
+}
+
 /* A cell as text; numbers in the table's or the exact format. */
 static const char *cell_text(const struct cell *c, bool table,
 			     const char *none, char *buf, size_t len)
@@ -238,6 +367,8 @@ static const char *cell_text(const struct cell *c, bool table,
 		return buf;
 	case CELL_BOOL:
 		return c->b ? "True" : "False";
+	case CELL_LIST:
+		return list_text(c, buf, len);
 	default:
 		return none;
 	}
@@ -303,7 +434,7 @@ static void end_line(struct line *l)
 static void measure(const struct column *col, const struct row *rows,
 		    size_t nrows, struct layout *lay)
 {
-	char buf[REPORT_NUM_LEN];
+	char buf[CELL_TEXT_LEN];
 	const char *t;
 	struct cell c;
 	size_t i, w;
@@ -379,7 +510,7 @@ static void print_table(FILE *f, const struct report *r,
 {
 	struct layout lay[MAX_COLUMNS];
 	struct line l = { .f = f };
-	char buf[REPORT_NUM_LEN];
+	char buf[CELL_TEXT_LEN];
 	struct cell c;
 	size_t i, j;
 
@@ -387,7 +518,9 @@ static void print_table(FILE *f, const struct report *r,
 		o->source ? o->source : "report", r->nblocks,
 		r->nblocks == 1 ? "" : "s", r->nruns, r->nruns == 1 ? "" : "s",
 		report_unit_name(r->unit),
-		o->no_operator_call ? "; OPERATOR_CALL rows left out" : "");
+		o->no_operator_call ?
+		"; OPERATOR_CALL rows left out (--operator-call shows them)" :
+		"");
 	for (j = 0; j < ncols; j++)
 		measure(&cols[j], rows, nrows, &lay[j]);
 	put_header(&l, cols, lay, ncols);
@@ -409,7 +542,7 @@ static void print_table(FILE *f, const struct report *r,
 
 /* ---- CSV (RFC 4180) ---- */
 
-static void csv_field(FILE *f, const char *s)
+void report_csv_field(FILE *f, const char *s)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, f);
@@ -433,14 +566,20 @@ static void print_csv(FILE *f, const struct column *cols, size_t ncols,
 
 	for (j = 0; j < ncols; j++) {
 		fputs(j ? "," : "", f);
-		csv_field(f, cols[j].header);
+		report_csv_field(f, cols[j].header);
 	}
 	fputs("\r\n", f);
 	for (i = 0; i < nrows; i++) {
 		for (j = 0; j < ncols; j++) {
 			cols[j].get(&rows[i], cols[j].arg, &c);
 			fputs(j ? "," : "", f);
-			csv_field(f, cell_text(&c, false, "", buf, sizeof(buf)));
+			if (c.kind == CELL_LIST) {
+				fputc('"', f);
+				put_list(f, &c);
+				fputc('"', f);
+				continue;
+			}
+			report_csv_field(f, cell_text(&c, false, "", buf, sizeof(buf)));
 		}
 		fputs("\r\n", f);
 	}
@@ -461,6 +600,9 @@ static int json_value(FILE *f, const struct cell *c)
 		return 0;
 	case CELL_BOOL:
 		fputs(c->b ? "true" : "false", f);
+		return 0;
+	case CELL_LIST:
+		put_list(f, c);
 		return 0;
 	default:
 		fputs("null", f);
@@ -492,42 +634,143 @@ static int print_json(FILE *f, const struct column *cols, size_t ncols,
 	return err;
 }
 
-/* The rows shown: every event of every block, in order, maybe filtered. */
-static struct row *collect_rows(const struct report *r, bool no_op_call,
+static double sort_value(const struct row *w, enum report_sort by)
+{
+	const char *base = (const char *)&w->ev->time;
+	double v;
+
+	if (by == REPORT_SORT_SHARE)
+		return w->ev->share;
+	if (by == REPORT_SORT_RUNS)
+		return (double)w->block->nruns;
+	memcpy(&v, base + stats[by - REPORT_SORT_P10].offset,
+	       sizeof(v));
+	return v;
+}
+
+/* Largest first (names: alphabetical); rows without times last. */
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct row *a = pa, *b = pb;
+	enum report_sort by = *(const enum report_sort *)arg;
+	double va, vb;
+	int c;
+
+	if (a->ev->has_time != b->ev->has_time)
+		return a->ev->has_time ? -1 : 1;
+	if (by == REPORT_SORT_NAME) {
+		c = strcmp(a->ev->name, b->ev->name);
+		if (c)
+			return c;
+	} else if (a->ev->has_time) {
+		va = sort_value(a, by);
+		vb = sort_value(b, by);
+		if (va != vb)
+			return va < vb ? 1 : -1;
+	}
+	return (a->ev > b->ev) - (a->ev < b->ev); /* file order */
+}
+
+/*
+ * The rows shown: the events of every block, filtered, sorted and cut to
+ * --top within their block, and (table) the block's total after them;
+ * totals[i] is block i's total line.
+ */
+static struct row *collect_rows(const struct report *r,
+				const struct report_output *o,
+				const struct report_event *totals,
 				size_t *nrows)
 {
 	struct row *rows;
-	size_t i, k, n = 0;
+	size_t i, k, n = 0, first;
 
 	for (i = 0; i < r->nblocks; i++)
-		n += r->blocks[i].nevents;
+		n += r->blocks[i].nevents + 1;
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		return NULL;
 	for (i = n = 0; i < r->nblocks; i++) {
+		first = n;
 		for (k = 0; k < r->blocks[i].nevents; k++) {
-			if (no_op_call && r->blocks[i].events[k].op_call)
+			if (o->no_operator_call && r->blocks[i].events[k].op_call)
 				continue;
 			rows[n++] = (struct row){ &r->blocks[i], i,
-						  &r->blocks[i].events[k] };
+						  &r->blocks[i].events[k],
+						  false };
 		}
+		if (o->sort != REPORT_SORT_FILE)
+			qsort_r(rows + first, n - first, sizeof(*rows),
+				cmp_rows, (void *)&o->sort);
+		if (o->top && n - first > o->top)
+			n = first + o->top;
+		if (totals && r->blocks[i].total.avg > 0)
+			rows[n++] = (struct row){ &r->blocks[i], i,
+						  &totals[i], true };
 	}
 	*nrows = n;
 	return rows;
+}
+
+/* The table's total line of each block (report_total.h). */
+static struct report_event *make_totals(const struct report *r)
+{
+	struct report_event *t = calloc(r->nblocks ? r->nblocks : 1,
+					sizeof(*t));
+	size_t i;
+
+	for (i = 0; t && i < r->nblocks; i++)
+		t[i] = (struct report_event){
+			.name = "(block total)",
+			.has_time = true,
+			.time = r->blocks[i].total,
+			.share = 100,
+		};
+	return t;
+}
+
+static const char *const sort_names[] = {
+	[REPORT_SORT_P10] = "p10", [REPORT_SORT_P50] = "p50",
+	[REPORT_SORT_P90] = "p90", [REPORT_SORT_AVG] = "avg",
+	[REPORT_SORT_MIN] = "min", [REPORT_SORT_MAX] = "max",
+	[REPORT_SORT_SHARE] = "share", [REPORT_SORT_RUNS] = "runs",
+	[REPORT_SORT_NAME] = "event_name",
+};
+
+int report_sort_parse(const char *s, enum report_sort *out)
+{
+	size_t i;
+
+	for (i = REPORT_SORT_P10; i < sizeof(sort_names) / sizeof(*sort_names); i++) {
+		if (!strcmp(s, sort_names[i]) ||
+		    (i == REPORT_SORT_NAME && !strcmp(s, "name"))) {
+			*out = (enum report_sort)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 int report_print(FILE *f, const struct report *r,
 		 const struct report_output *o)
 {
 	struct column cols[MAX_COLUMNS];
+	struct report_event *totals = NULL;
 	size_t ncols, nrows;
 	struct row *rows;
 	int err = 0;
 
-	rows = collect_rows(r, o->no_operator_call, &nrows);
-	if (!rows)
+	if (o->format == REPORT_TABLE) {
+		totals = make_totals(r);
+		if (!totals)
+			return -ENOMEM;
+	}
+	rows = collect_rows(r, o, totals, &nrows);
+	if (!rows) {
+		free(totals);
 		return -ENOMEM;
-	ncols = make_columns(r, cols);
+	}
+	ncols = o->format == REPORT_TABLE ? table_columns(r, cols) :
+					    data_columns(r, cols);
 	switch (o->format) {
 	case REPORT_CSV:
 		print_csv(f, cols, ncols, rows, nrows);
@@ -540,6 +783,7 @@ int report_print(FILE *f, const struct report *r,
 		break;
 	}
 	free(rows);
+	free(totals);
 	if (!err && (fflush(f) || ferror(f)))
 		err = -EIO;
 	return err;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "report_group.h"
 #include "report_stats.h"
+#include "report_total.h"
 
 #define MAX_UINT32_TICKS 4294967295ull
 
@@ -257,10 +258,14 @@ static int event_times(const struct build *bd, const struct rg_block *b,
 	const struct etd_event *pe;
 	size_t r;
 
+	re->start_times = calloc(b->nruns, sizeof(*re->start_times));
+	if (!re->start_times)
+		return -ENOMEM;
 	for (r = 0; r < b->nruns; r++) {
 		pe = b->occ[r * b->nsigs + k];
 		if (report_duration(pe, delegated, bd->unit, &bd->raw[r]))
 			return time_error(bd, b, r, pe);
+		re->start_times[re->nstart_times++] = pe->start_time;
 	}
 	re->has_time = true;
 	return report_stats_of(bd->raw, b->nruns, &re->time);
@@ -321,7 +326,13 @@ static int make_block(const struct build *bd, const struct rg_block *b,
 		if (err)
 			return err;
 	}
-	return 0;
+	/* every duration passed make_event(): only -ENOMEM is left */
+	err = report_block_total(b, bd->unit, &rb->total);
+	for (k = 0; !err && k < rb->nevents; k++)
+		if (rb->events[k].has_time && rb->total.avg > 0)
+			rb->events[k].share = rb->events[k].time.avg /
+					      rb->total.avg * 100;
+	return err;
 }
 
 /* What pandas refuses when the Inspector builds its table. */
@@ -409,6 +420,7 @@ void report_free(struct report *r)
 		for (k = 0; k < r->blocks[i].nevents; k++) {
 			free(r->blocks[i].events[k].name);
 			free(r->blocks[i].events[k].id_str);
+			free(r->blocks[i].events[k].start_times);
 		}
 		free(r->blocks[i].events);
 		free(r->blocks[i].name);

@@ -43,6 +43,9 @@ struct report_event {
 	bool op_call;                   /* name contains "OPERATOR_CALL" */
 	bool has_time;                  /* false: only debug events */
 	struct report_stats time;
+	uint64_t *start_times;          /* the Inspector's start_time, per run */
+	size_t nstart_times;
+	double share;                   /* avg / block total avg, in % */
 	bool has_counter[ETD_MAX_COUNTERS]; /* some run had a valid value */
 	double counter_p50[ETD_MAX_COUNTERS];
 	double counter_avg[ETD_MAX_COUNTERS];
@@ -53,6 +56,7 @@ struct report_block {
 	size_t nruns;                   /* runs merged into it */
 	struct report_event *events;
 	size_t nevents;
+	struct report_stats total;      /* report_total.h; zero without times */
 };
 
 struct report {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "etdump_record.h"
 #include "log.h"
@@ -26,6 +27,51 @@ static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
 	}
 }
 
+struct name_count {
+	const char *name;
+	uint64_t first;  /* earliest open time */
+	size_t n;
+};
+
+static int count_name(void *ctx, struct run_view *r)
+{
+	struct name_count *nc = ctx;
+	size_t i;
+
+	/* names are interned: the pointer is the name */
+	for (i = 0; i < 32 && nc[i].name && nc[i].name != r->name; i++)
+		;
+	if (i == 32)
+		return 0;
+	if (!nc[i].name || r->open_time < nc[i].first)
+		nc[i].first = r->open_time;
+	nc[i].name = r->name;
+	nc[i].n++;
+	return 0;
+}
+
+static int first_cmp(const void *a, const void *b)
+{
+	const struct name_count *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+void summary_describe_log(struct run_log *log, char *buf, size_t len)
+{
+	struct name_count nc[33] = { 0 };
+	size_t i, n, off = 0;
+
+	run_log_each(log, false, count_name, nc);
+	for (n = 0; n < 32 && nc[n].name; n++)
+		;
+	qsort(nc, n, sizeof(*nc), first_cmp);
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%zu %s",
+				off ? " + " : "", nc[i].n, nc[i].name);
+}
+
 void summary_totals(const char *how, const char *files,
 		    const struct etd_dump *dump,
 		    const struct collector_stats *st, uint64_t drops)
@@ -33,9 +79,16 @@ void summary_totals(const char *how, const char *files,
 	char runs[256];
 
 	describe_runs(dump, runs, sizeof(runs));
+	summary_totals_text(how, files, runs, st, drops);
+}
+
+void summary_totals_text(const char *how, const char *files, const char *runs,
+			 const struct collector_stats *st, uint64_t drops)
+{
 	p_info("%s; wrote %s: %llu runs%s%s%s, %llu events, %llu dropped",
 	       how, files, (unsigned long long)st->runs,
-	       st->runs ? " (" : "", runs, st->runs ? ")" : "",
+	       st->runs && *runs ? " (" : "", runs,
+	       st->runs && *runs ? ")" : "",
 	       (unsigned long long)st->events, (unsigned long long)drops);
 }
 
@@ -45,13 +98,19 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 		p_info("%llu run(s) left out: still executing when recording stopped",
 		       (unsigned long long)st->incomplete_runs);
 	if (st->outside_run || st->unmatched_ends)
-		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run)",
+		p_info("%llu event(s) before the first run of their thread and %llu end(s) without a begin left out (attached mid-run: start the target under record, or attach before its runs, to have them)",
 		       (unsigned long long)st->outside_run,
 		       (unsigned long long)st->unmatched_ends);
+	if (st->worker_events)
+		p_info("%llu event(s) of %u thread(s) that opened no run of their own (a worker pool) put into the run open when they ended",
+		       (unsigned long long)st->worker_events, st->worker_threads);
 	if (st->truncated)
 		p_info("%llu name(s) or metadata cut to the probes' bound (%d and %d bytes)",
 		       (unsigned long long)st->truncated, ETDUMP_NAME_MAX - 1,
 		       ETDUMP_META_MAX);
+	if (st->lost_runs)
+		p_info("%llu run(s) left out: the ring buffer lost some of their events",
+		       (unsigned long long)st->lost_runs);
 	if (st->empty_runs)
 		p_info("%llu run(s) left out: no event at all",
 		       (unsigned long long)st->empty_runs);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "collector.h"
 #include "etdump_model.h"
+#include "run_log.h"
 
 /*
  * "<how>; wrote <files>: 21 runs (1 Default + 20 Execute), 338 events,
@@ -17,6 +18,11 @@
 void summary_totals(const char *how, const char *files,
 		    const struct etd_dump *dump,
 		    const struct collector_stats *st, uint64_t drops);
+/* The same, the runs described as summary_describe_log() does. */
+void summary_totals_text(const char *how, const char *files, const char *runs,
+			 const struct collector_stats *st, uint64_t drops);
+/* "1 Default + 20 Execute" for the runs of a log (by first open time). */
+void summary_describe_log(struct run_log *log, char *buf, size_t len);
 /* One line per kind of event left out, lost or unreadable. */
 void summary_notes(const struct collector_stats *st, uint64_t drops);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,13 +19,13 @@ struct walk {
 	const struct symbol_rules *rules;
 	const char *path;
 	int fd;                 /* the object, for its entry instructions */
+	uint16_t machine;       /* its e_machine: whose uprobes take them */
 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
 bool symbol_entry_emulated(const uint8_t *b, size_t len)
 {
-#if defined(__x86_64__)
 	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 	if (len >= 1 && ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90))
@@ -33,13 +34,19 @@ bool symbol_entry_emulated(const uint8_t *b, size_t len)
 		return true;    /* push %r8..%r15 */
 	/* optimized into a call; other multi-byte nops are single-stepped */
 	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
-#elif defined(__aarch64__)
-	return arm64_uprobe_simulated(b, len);
-#else
-	(void)b;
-	(void)len;
-	return true;    /* not known here: assume the cheap case */
-#endif
+}
+
+/* What the uprobes of the object's own architecture make of its entry. */
+static bool entry_simulated(uint16_t machine, const uint8_t *b, size_t len)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return symbol_entry_emulated(b, len);
+	case EM_AARCH64:
+		return arm64_uprobe_simulated(b, len);
+	default:
+		return true;    /* not known here: assume the cheap case */
+	}
 }
 
 /*
@@ -49,13 +56,25 @@ bool symbol_entry_emulated(const uint8_t *b, size_t len)
  * emulated. Nothing jumps there but the function's own entry, and the
  * stack still holds the return address for the uretprobe.
  */
-static size_t attach_skip(const uint8_t *insn, size_t len)
+static size_t attach_skip(uint16_t machine, const uint8_t *insn, size_t len)
 {
-	if (len > sizeof(endbr64) && !memcmp(insn, endbr64, sizeof(endbr64)) &&
+	if (machine == EM_X86_64 && len > sizeof(endbr64) &&
+	    !memcmp(insn, endbr64, sizeof(endbr64)) &&
 	    symbol_entry_emulated(insn + sizeof(endbr64),
 				  len - sizeof(endbr64)))
 		return sizeof(endbr64);
 	return 0;
+}
+
+/* e_machine of an ELF file (both classes keep it at the same place). */
+static uint16_t elf_machine(int fd)
+{
+	Elf64_Ehdr eh;
+
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return EM_NONE;
+	return eh.e_machine;
 }
 
 static bool seen(const struct walk *w, uint64_t offset)
@@ -96,9 +115,10 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 		memcpy(s->desc.arg, rule->run, s->desc.arg_len);
 	}
 	n = pread(w->fd, insn, sizeof(insn), offset);
-	skip = n > 0 ? attach_skip(insn, n) : 0;
+	skip = n > 0 ? attach_skip(w->machine, insn, n) : 0;
 	s->offset += skip;
-	s->single_step = n > 0 && !symbol_entry_emulated(insn + skip, n - skip);
+	s->single_step = n > 0 &&
+			 !entry_simulated(w->machine, insn + skip, n - skip);
 	out->single_step += s->single_step;
 	out->n++;
 	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,
@@ -155,6 +175,7 @@ int symbol_sites_find(struct symbol_sites *out,
 	for (i = 0; i < out->objects.n; i++) {
 		w.path = out->objects.paths[i];
 		w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
+		w.machine = elf_machine(w.fd);
 		ret = elf_symbols_read(w.path, i ? NULL : debug_file, on_symbol,
 				       &w, &info, err, errlen);
 		if (w.fd >= 0)

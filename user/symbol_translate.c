@@ -29,7 +29,6 @@ struct thread {
 	char run[ETDUMP_NAME_MAX];
 	uint8_t *held;
 	size_t held_len, held_cap;
-	bool by_call_order;     /* a call of this run got a call-order id */
 	uint32_t calls_in_run;
 	struct plan_pos next;   /* where the plan walk goes on */
 };
@@ -157,13 +156,9 @@ static int emit_begin(struct symbol_translator *t, struct thread *th,
 	return emit(t, th, &r, sizeof(r));
 }
 
-/*
- * The run waiting for its first event to end, marked when its ids follow
- * call order, then what it held back.
- */
+/* The run waiting for its first event to end, then what it held back. */
 static int flush_block(struct symbol_translator *t, struct thread *th)
 {
-	static const char note[] = SYMBOL_CALL_ORDER_NOTE;
 	const struct etdump_rec_hdr *h;
 	struct etdump_rec_block r;
 	size_t len = strlen(th->run), at;
@@ -174,15 +169,8 @@ static int flush_block(struct symbol_translator *t, struct thread *th)
 	th->block_pending = false;
 	memset(&r, 0, sizeof(r));
 	stamp(&r.hdr, &th->block_hdr, ETDUMP_REC_BLOCK, sizeof(r));
-	if (th->by_call_order) {
-		if (len > ETDUMP_NAME_MAX - sizeof(note))
-			len = ETDUMP_NAME_MAX - sizeof(note);
-		memcpy(r.name, th->run, len);
-		memcpy(r.name + len, note, sizeof(note));
-		len += sizeof(note) - 1;
-	} else {
-		memcpy(r.name, th->run, len + 1);
-	}
+	/* ETDumpGen's name, which tools look for ("Execute") */
+	memcpy(r.name, th->run, len + 1);
 	r.name_len = len;
 	err = t->sink(t->sink_ctx, &r, sizeof(r));
 	for (at = 0; !err && at < th->held_len;
@@ -207,7 +195,6 @@ static bool assign_ids(struct symbol_translator *t, struct thread *th,
 	struct plan_pos at;
 
 	if (!t->plan) {
-		th->by_call_order = true;
 		*chain = 0;
 		*instr = th->calls_in_run++;
 		return true;
@@ -280,7 +267,6 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		th->block_pending = true;
 		th->block_hdr = r->hdr;
 		copy_name(th->run, s->arg, s->arg_len);
-		th->by_call_order = false;
 		th->calls_in_run = 0;
 		th->next = (struct plan_pos){ 0, 0 };
 	}

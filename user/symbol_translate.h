@@ -25,12 +25,12 @@
  *    state there is (chain -1, instruction 0) and is warned about once:
  *    no id is ever guessed;
  *  - without, chain 0 and the call's index among its run's instruction
- *    calls, and the run's name says so: "Execute (call-order ids)". To
- *    know, a run's BLOCK and what follows it are held back until the
- *    first scope of the run ends, by which time its first instruction
- *    call has normally begun (a run whose first call begins later stays
- *    unmarked). A run whose capture ends before any of its scopes ended
- *    is never handed on: it was incomplete anyway.
+ *    calls ("call-order ids"). The run keeps ETDumpGen's name ("Execute",
+ *    which tools such as inspector_cli --compare_results look for); record
+ *    says that the ids follow call order. A run's BLOCK and what follows
+ *    it are held back until the first scope of the run ends; a run whose
+ *    capture ends before any of its scopes ended is never handed on: it
+ *    was incomplete anyway.
  */
 #ifndef ETDUMP_SYMBOL_TRANSLATE_H
 #define ETDUMP_SYMBOL_TRANSLATE_H
@@ -41,8 +41,6 @@
 
 struct pte_plan;
 struct symbol_translator;
-
-#define SYMBOL_CALL_ORDER_NOTE " (call-order ids)"
 
 struct symbol_translator_stats {
 	uint64_t plan_matched;     /* calls given the plan's ids */

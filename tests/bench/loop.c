@@ -9,6 +9,9 @@
  *                                                N delegate_log events (one
  *                                                ETDump event each) paced at
  *                                                R events/s over T threads
+ *   ... --rate R --run-events K                  a new run (block) every K
+ *                                                events of a thread, as a
+ *                                                model's executions
  *
  * Prints one line of key=value pairs: iterations, hits (probe hits in the
  * timed part), fired (every probe hit), loop_ns, ns_per_iter; paced:
@@ -44,7 +47,7 @@
 #define TICK_NS 1000000ull
 
 static const char usage[] =
-	"usage: bench-loop [--wait-signal] -n N [--rate EVENTS_PER_S [--threads T]]\n";
+	"usage: bench-loop [--wait-signal] -n N [--rate EVENTS_PER_S [--threads T] [--run-events K]]\n";
 
 static const char op_name[] = "op";
 static const char run_name[] UNUSED = "bench";
@@ -129,6 +132,7 @@ static void run_loop(long n)
 struct pacer {
 	pthread_t thread;
 	long n;
+	long run_events;  /* a new run every this many events; 0: one run */
 	double rate;
 	uint64_t ns;
 };
@@ -147,6 +151,8 @@ static void *run_paced(void *arg)
 			due = t0 + (uint64_t)(i * (1e9 / p->rate));
 			if (due > tick)
 				break;
+			if (p->run_events && i && i % p->run_events == 0)
+				open_run();
 			ETDUMP_DELEGATE_LOG(op_name, -1, due, due, NULL, 0);
 		}
 		ts.tv_sec = (tick + TICK_NS) / 1000000000ull;
@@ -158,14 +164,15 @@ static void *run_paced(void *arg)
 }
 
 /* T threads, each its own run, n / T events at rate / T each. */
-static int run_threads(long n, double rate, long threads)
+static int run_threads(long n, double rate, long threads, long run_events)
 {
 	struct pacer p[MAX_THREADS];
 	uint64_t ns = 0;
 	long t;
 
 	for (t = 0; t < threads; t++) {
-		p[t] = (struct pacer){ .n = n / threads, .rate = rate / threads };
+		p[t] = (struct pacer){ .n = n / threads, .rate = rate / threads,
+				       .run_events = run_events };
 		if (pthread_create(&p[t].thread, NULL, run_paced, &p[t]))
 			return 1;
 	}
@@ -193,11 +200,12 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "rate", required_argument, NULL, 'r' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "run-events", required_argument, NULL, 'k' },
 		{ "wait-signal", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	double n = 0, rate = 0, threads = 1;
+	double n = 0, rate = 0, threads = 1, run_events = 0;
 	int wait = 0, c;
 
 	while ((c = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
@@ -215,6 +223,10 @@ int main(int argc, char **argv)
 			    threads > MAX_THREADS)
 				goto bad;
 			break;
+		case 'k':
+			if (parse_positive(optarg, &run_events))
+				goto bad;
+			break;
 		case 'w':
 			wait = 1;
 			break;
@@ -230,7 +242,8 @@ int main(int argc, char **argv)
 	if (wait)
 		wait_for_sigusr1();
 	if (rate)
-		return run_threads((long)n, rate, (long)threads);
+		return run_threads((long)n, rate, (long)threads,
+				   (long)run_events);
 	run_loop((long)n);
 	return 0;
 bad:

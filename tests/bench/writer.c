@@ -3,7 +3,8 @@
  * writer.c - bench-writer: the user-space half of a recording without the
  * kernel. Feeds the collector the records the probes send for N events
  * (runs shaped like the example runtime's: a block, an outer scope, 15
- * named scopes), then writes the ETDump as record does.
+ * named scopes), then writes the ETDump as record does (the runs stream
+ * from the collector's log into the file).
  *
  *   bench-writer -o FILE [-n EVENTS]     (default 1000000)
  *
@@ -20,7 +21,7 @@
 #include <sys/stat.h>
 #include "collector.h"
 #include "etdump_record.h"
-#include "etdump_writer.h"
+#include "etdump_log_writer.h"
 #include "parse.h"
 
 #define SCOPES_PER_RUN 15 /* inside the outer scope: 16 events a run */
@@ -105,7 +106,7 @@ static int feed_run(struct collector *c, uint64_t *ts, uint64_t *records)
 int main(int argc, char **argv)
 {
 	struct collector_stats st = { 0 };
-	struct etd_dump dump = { 0 };
+	struct etdump_log_meta meta = { 0 };
 	uint64_t events = 1000000, records = 0, ts = 1, run, t0, t1, t2;
 	const char *path = NULL;
 	char *kept = NULL;
@@ -131,10 +132,11 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	for (run = 0; !err && run * (SCOPES_PER_RUN + 1) < events; run++)
 		err = feed_run(c, &ts, &records);
-	err = err ? err : collector_finish(c, &dump, &st);
+	err = err ? err : collector_close(c, &st);
 	t1 = now_ns();
 	rss_before = max_rss_kb();
-	err = err ? err : etdump_write_file(&dump, path, true, &kept);
+	err = err ? err : etdump_write_log_file(collector_log(c), &meta, path,
+						true, &kept);
 	free(kept);
 	t2 = now_ns();
 	if (!err && stat(path, &sb))
@@ -147,7 +149,6 @@ int main(int argc, char **argv)
 		       (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1),
 		       (long long)sb.st_size, rss_before, max_rss_kb());
 	}
-	etd_dump_free(&dump);
 	collector_free(c);
 	return err ? 1 : 0;
 }

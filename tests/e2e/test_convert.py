@@ -2,16 +2,18 @@
 runtime: the ETDump converted from a raw capture is the very file record -o
 wrote; a capture cut anywhere converts every complete run; the Chrome trace
 follows the trace-event rules."""
+import datetime
 import json
 import os
 import struct
+import time
 import zlib
 
 from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
                         TempDirTest, decode, record_starved, run, run_keys)
 
 MAGIC = b"ETDPRAW\n"
-CHUNK_HEADER, CHUNK_DATA, CHUNK_END = 1, 2, 3
+CHUNK_HEADER, CHUNK_DATA, CHUNK_END, CHUNK_THREADS = 1, 2, 3, 4
 
 
 def chunks(data):
@@ -71,7 +73,8 @@ class ConvertTest(TempDirTest):
         layout = chunks(open(raw, "rb").read())
         self.assertEqual(layout[0][1], CHUNK_HEADER)
         self.assertEqual(layout[-1][1], CHUNK_END)
-        self.assertTrue(all(t == CHUNK_DATA for _, t, _ in layout[1:-1]))
+        middle = [t for _, t, _ in layout[1:-1]]
+        self.assertEqual(set(middle), {CHUNK_DATA, CHUNK_THREADS})
         runs = runs_of(decode(b))
         self.assertEqual(len(runs), 21)
         self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
@@ -177,10 +180,29 @@ class ConvertTest(TempDirTest):
         self.assertEqual(open(raw, "rb").read(), before)
 
 
+def slices_of(events):
+    """Every B/E pair as one slice: the B with "dur" (microseconds, from the
+    E); checks that each thread's pairs nest, in file order."""
+    stacks, out = {}, []
+    for e in events:
+        track = (e["pid"], e["tid"])
+        if e["ph"] == "B":
+            stacks.setdefault(track, []).append(e)
+        elif e["ph"] == "E":
+            b = stacks[track].pop()
+            assert (b["name"], b["cat"]) == (e["name"], e["cat"]), (b, e)
+            assert "args" not in e, e
+            out.append(dict(b, dur=(round(e["ts"] * 1000) -
+                                    round(b["ts"] * 1000)) / 1000))
+    assert all(not s for s in stacks.values()), stacks
+    return out
+
+
 class ChromeTraceTest(TempDirTest):
     """The trace-event rules Perfetto's JSON importer relies on."""
 
-    def chrome(self, *record_args, n=10, status=0, starved=False):
+    def chrome(self, *record_args, n=10, status=0, starved=False,
+               convert_args=()):
         etdp, raw, js = (self.path("A.etdp"), self.path("R.raw"),
                          self.path("T.json"))
         args = ["-o", etdp, "--raw", raw, *record_args]
@@ -190,7 +212,7 @@ class ChromeTraceTest(TempDirTest):
             proc = run([CLI, "record", *args, "--", EXAMPLE, "-n", str(n)])
             rc, stderr = proc.returncode, proc.stderr
         self.assertEqual(rc, status, stderr)
-        proc = run([CLI, "convert", raw, "-o", js])
+        proc = run([CLI, "convert", raw, "-o", js, *convert_args])
         self.assertEqual(proc.returncode, status, proc.stderr)
         with open(js) as f:
             trace = json.load(f)
@@ -202,17 +224,17 @@ class ChromeTraceTest(TempDirTest):
         for e in events:
             for key in ("ph", "pid", "tid", "ts"):
                 self.assertIn(key, e, e)
-        slices = [e for e in events if e["ph"] == "X"]
-        for e in slices:
-            self.assertGreaterEqual(e["dur"], 0, e)
-        # no B/E pairs to leave unmatched: every slice is complete
-        self.assertFalse([e for e in events if e["ph"] in ("B", "E")])
+        # B/E pairs only: a reader nests them without adding ts + dur, and
+        # Perfetto keeps the file's order at equal times only without X
+        self.assertFalse([e for e in events if e["ph"] == "X"])
         # monotonic per track, in file order
         last = {}
-        for e in slices:
-            track = (e["pid"], e["tid"])
-            self.assertGreaterEqual(e["ts"], last.get(track, 0), e)
-            last[track] = e["ts"]
+        for e in events:
+            if e["ph"] in ("B", "E"):
+                track = (e["pid"], e["tid"])
+                self.assertGreaterEqual(e["ts"], last.get(track, 0), e)
+                last[track] = e["ts"]
+        slices = slices_of(events)
         # one slice per profile event, at the ETDump's times in microseconds
         runs = runs_of(dump)
         want = sorted((int(pe["start_time"]),
@@ -226,36 +248,46 @@ class ChromeTraceTest(TempDirTest):
                          len(runs))
         # metadata names the process and every thread with slices
         meta = [e for e in events if e["ph"] == "M"]
-        pid = trace["otherData"]["pid"]
+        # the target's; from an ETDump (which names none), the one used
+        pid = trace["otherData"].get("pid", events[0]["pid"])
         self.assertIn(("process_name", pid),
                       [(e["name"], e["pid"]) for e in meta])
         named = {e["tid"] for e in meta if e["name"] == "thread_name"}
         self.assertEqual(named, {e["tid"] for e in slices})
-        return events
+        return slices
 
-    def test_chrome_trace_rules_and_ids(self):
-        dump, trace = self.chrome()
-        events = self.assert_trace_rules(dump, trace)
-        ops = [e for e in events if e.get("cat") == "profile"]
-        self.assertTrue(all("chain_index" in e["args"] and
-                            "instruction_id" in e["args"] for e in ops))
-        delegates = [e for e in events if e.get("cat") == "delegate"]
-        self.assertIn("linear #0", [e["name"] for e in delegates])
-        self.assertTrue(all("delegate_debug_metadata" in e["args"]
-                            for e in delegates))
+    def test_chrome_trace_slices_have_no_per_run_args(self):
+        dump, trace = self.chrome("--precise")
+        slices = self.assert_trace_rules(dump, trace)
+        self.assertEqual([e for e in slices if "args" in e], [])
         self.assertEqual(trace["otherData"]["capture"], "complete")
         self.assertEqual(trace["otherData"]["stop"], "target exited")
 
-    def test_chrome_trace_counters_are_args_and_tracks(self):
-        dump, trace = self.chrome("--precise")
-        events = self.assert_trace_rules(dump, trace)
-        counters = [e for e in events if e["ph"] == "C"]
-        self.assertTrue(counters)
-        names = {e["name"] for e in counters}
+    def test_chrome_trace_slice_args_keep_ids_and_counters(self):
+        dump, trace = self.chrome("--precise", convert_args=["--slice-args"])
+        slices = self.assert_trace_rules(dump, trace)
+        ops = [e for e in slices if e["cat"] == "profile"]
+        self.assertTrue(all("chain_index" in e["args"] and
+                            "instruction_id" in e["args"] and
+                            "run" in e["args"] for e in ops))
+        delegates = [e for e in slices if e["cat"] == "delegate"]
+        self.assertIn("linear #0", [e["name"] for e in delegates])
+        self.assertTrue(all("delegate_debug_metadata" in e["args"]
+                            for e in delegates))
+        names = {e["name"] for e in trace["traceEvents"] if e["ph"] == "C"}
+        self.assertTrue(names)
         # every scope carries them; delegate-logged events have none
-        for e in events:
-            if e["ph"] == "X" and e["cat"] == "profile":
-                self.assertTrue(names <= set(e["args"]), e)
+        for e in ops:
+            self.assertTrue(names <= set(e["args"]), e)
+        runs = [e for e in slices if e["cat"] == "run"]
+        self.assertEqual(sorted(e["args"]["run"] for e in runs),
+                         list(range(len(runs_of(dump)))))
+
+    def test_chrome_trace_counters_are_tracks(self):
+        dump, trace = self.chrome("--precise")
+        self.assert_trace_rules(dump, trace)
+        counters = [e for e in trace["traceEvents"] if e["ph"] == "C"]
+        self.assertTrue(counters)
         last = {}
         for e in counters:
             key = (e["name"], tuple(e["args"]))
@@ -272,3 +304,94 @@ class ChromeTraceTest(TempDirTest):
         self.assertEqual(sum(e["args"]["dropped"] for e in drops),
                          trace["otherData"]["dropped"])
         self.assertGreater(trace["otherData"]["dropped"], 0)
+
+    def test_chrome_trace_from_an_etdump(self):
+        etdp, js = self.path("A.etdp"), self.path("T.json")
+        proc = run([CLI, "record", "-o", etdp, "--precise", "--", EXAMPLE,
+                    "-n", "10", "--threads", "2"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = run([CLI, "convert", etdp, "-o", js])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("a raw capture", proc.stderr)
+        with open(js) as f:
+            trace = json.load(f)
+        dump = decode(etdp)
+        slices = self.assert_trace_rules(dump, trace)
+        self.assertEqual(trace["otherData"]["source"], "etdump")
+        self.assertTrue([e for e in trace["traceEvents"] if e["ph"] == "C"])
+        # runs on one track never overlap
+        runs = sorted((e["tid"], e["ts"], e["ts"] + e["dur"])
+                      for e in slices if e["cat"] == "run")
+        for a, b in zip(runs, runs[1:]):
+            if a[0] == b[0]:
+                self.assertLessEqual(a[2], b[1])
+
+    def test_chrome_trace_of_what_is_no_etdump_is_one_line(self):
+        text, js = self.path("notes.txt"), self.path("T.json")
+        with open(text, "w") as f:
+            f.write("hello\n")
+        proc = run([CLI, "convert", text, "-o", js])
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stderr.strip().splitlines(),
+                         [f"etdump-bpf: {text}: neither a raw capture nor an "
+                          f"ETDump: " + proc.stderr.split("ETDump: ", 1)[1]
+                          .strip()])
+        self.assertFalse(os.path.exists(js))
+
+    def test_chrome_trace_names_threads_and_the_recording(self):
+        """Each thread by its own name (comm), as perf and uftrace; the
+        file says what wrote it, how it was called and when."""
+        raw, js = self.path("R.raw"), self.path("T.json")
+        before = time.time()
+        # workers outlive a poll turn: their names are read at first sight
+        cmd = ["record", "--raw", raw, "--", EXAMPLE, "-n", "10",
+               "--threads", "3", "--sleep-ms", "30"]
+        proc = run([CLI, *cmd])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        after = time.time()
+        proc = run([CLI, "convert", raw, "-o", js])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(js) as f:
+            trace = json.load(f)
+        names = sorted(e["args"]["name"] for e in trace["traceEvents"]
+                       if e["ph"] == "M" and e["name"] == "thread_name")
+        self.assertEqual(names, ["example-runtime", "worker 1", "worker 2"])
+        other = trace["otherData"]
+        version = run([CLI, "--version"]).stdout.split()[1]
+        self.assertEqual(other["recorder"], f"etdump-bpf {version}")
+        self.assertEqual(other["command"], cmd)
+        recorded = datetime.datetime.strptime(
+            other["recorded"], "%Y-%m-%dT%H:%M:%SZ").replace(
+                tzinfo=datetime.timezone.utc).timestamp()
+        self.assertTrue(int(before) <= recorded <= after, other["recorded"])
+
+    def test_chrome_trace_links_delegate_events_to_their_call(self):
+        """A flow from the instruction's slice to each event its delegate
+        logged, each end bound where Perfetto's importer binds it: "s" to
+        the slice open where it stands, "f" (bp "e") to the one enclosing
+        it."""
+        dump, trace = self.chrome(convert_args=["--slice-args"])
+        events = trace["traceEvents"]
+        open_at, starts, finishes = [], {}, {}
+        for e in events:
+            if e["ph"] == "B":
+                open_at.append(e)
+            elif e["ph"] == "E":
+                open_at.pop()
+            elif e["ph"] == "s":
+                starts[e["id"]] = open_at[-1]
+            elif e["ph"] == "f":
+                self.assertEqual(e["bp"], "e")
+                finishes[e["id"]] = open_at[-1]
+        delegates = [e for e in events
+                     if e["ph"] == "B" and e["cat"] == "delegate"]
+        self.assertTrue(delegates)
+        self.assertEqual(sorted(starts), sorted(finishes))
+        self.assertEqual(len(finishes), len(delegates))
+        for flow, event in finishes.items():
+            call = starts[flow]
+            self.assertEqual(event["cat"], "delegate")
+            self.assertEqual(call["cat"], "profile")
+            self.assertEqual(call["args"]["instruction_id"],
+                             event["args"]["instruction_id"])
+            self.assertEqual(call["args"]["run"], event["args"]["run"])

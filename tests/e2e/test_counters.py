@@ -88,20 +88,43 @@ class CountersTest(TempDirTest):
                 else:
                     self.assertEqual(list(parsed), SOFTWARE.split(","))
 
-    def test_cycles_without_pmu_falls_back_with_one_clear_line(self):
-        proc, dump = self.record(["-e", "cycles"], executions=2)
+    def test_precise_without_pmu_falls_back_with_one_clear_line(self):
+        proc, dump = self.record(["--precise"], executions=2)
+        names = list(parse_counters(bytes(
+            dump["run_data"][1]["events"][0]["profile_event"]
+            ["delegate_debug_metadata"])))
         if has_pmu():
-            names = list(parse_counters(bytes(
-                dump["run_data"][1]["events"][0]["profile_event"]
-                ["delegate_debug_metadata"])))
-            self.assertEqual(names, ["cycles"])
+            self.assertEqual(names, ["cycles", "instructions"])
             return
+        self.assertEqual(names, SOFTWARE.split(","))
         lines = [l for l in proc.stderr.splitlines() if "counters:" in l]
         self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertIn("cycles not available", lines[0])
+        self.assertIn("cycles, instructions not available", lines[0])
         self.assertIn(f"counters: {SOFTWARE.replace(',', ', ')}", lines[0])
         spin = op_counters(dump, "native_call_spin.out")
         self.assertTrue(all(c["task-clock"] for _, c in spin), "real values")
+
+    def test_explicit_counter_is_recorded_or_refused_naming_others(self):
+        out = self.path("cycles.etdp")
+        proc = run([CLI, "record", "-o", out, "-e", "cycles", "--",
+                    EXAMPLE, "-n", "2", "--counter-ops"])
+        if has_pmu():
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            names = list(parse_counters(bytes(
+                decode(out)["run_data"][1]["events"][0]["profile_event"]
+                ["delegate_debug_metadata"])))
+            self.assertEqual(names, ["cycles"])
+            return
+        # asked for by name: no software stand-in, nothing written
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        errors = [l for l in proc.stderr.splitlines() if "-e cycles" in l]
+        self.assertEqual(len(errors), 1, proc.stderr)
+        self.assertIn("not available here", errors[0])
+        self.assertIn("available: ", errors[0])
+        for name in SOFTWARE.split(","):
+            self.assertIn(name, errors[0].split("available: ")[1])
+        self.assertNotIn("attached", proc.stderr)
+        self.assertFalse(os.path.exists(out))
 
     def test_no_counters(self):
         _, dump = self.record(["--no-counters"], executions=1)

@@ -127,7 +127,9 @@ class DoctorTest(TempDirTest):
         proc = run([CLI, "doctor", self.tmp])
         self.assertEqual(proc.returncode, 1)
         self.assertIn("Is a directory", proc.stderr)
-        proc = run([CLI, "doctor", "-p", "1", EXAMPLE])
-        self.assertEqual(proc.returncode, 2)
-        proc = run([CLI, "doctor", "-p", "x"])
-        self.assertEqual(proc.returncode, 2)
+        for args in (["-p", "1", EXAMPLE], ["-p", "x"], [EXAMPLE, EXAMPLE]):
+            proc = run([CLI, "doctor", *args])
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertEqual(proc.stdout, "")
+            self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+            self.assertIn("(see 'etdump-bpf doctor --help')", proc.stderr)

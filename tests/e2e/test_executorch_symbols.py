@@ -92,6 +92,25 @@ class ExecuTorchSymbolModeTest(TempDirTest):
                 self.assert_as_etdumpgen(alone, model, "--debug-file",
                                          et.STRIPPED_DEBUG)
 
+    def test_list_previews_what_symbol_mode_attaches_to(self):
+        proc = run([CLI, "list", et.STOCK_RUNNER])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = [line.split("\t") for line in proc.stdout.splitlines()]
+        self.assertEqual(rows[0], ["FILE", "KIND", "FUNCTION", "EVENT"])
+        events = {(r[1], r[3]) for r in rows[1:]}
+        for want in (("kernel", "native_call_convolution.out"),
+                     ("block", "Method::execute (opens a run 'Execute')"),
+                     ("event", "Method::init")):
+            self.assertIn(want, events)
+        self.assertIn("`record` would use symbol mode", proc.stderr)
+        self.assertIn("symbols: its own .symtab", proc.stderr)
+        # the stripped copy: the debug file its .gnu_debuglink names
+        proc = run([CLI, "list", et.STRIPPED_RUNNER])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(len(proc.stdout.splitlines()), len(rows))
+        self.assertIn(f"symbols: debug file {et.STRIPPED_DEBUG}",
+                      proc.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

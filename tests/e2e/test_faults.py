@@ -253,6 +253,7 @@ class RingOverflowTest(FaultTest):
                     "4096", *MODES[mode], "--", EXAMPLE, "-n", str(n),
                     "--threads", str(threads)], timeout=300)
         self.assertEqual(proc.returncode, 3, proc.stderr)
+        self.last_stderr = proc.stderr
         dropped = summary_drops(proc.stderr)
         self.assertGreater(dropped, 0)
         self.assertIn(f"{dropped} event(s) lost: the ring buffer was full; "
@@ -269,13 +270,14 @@ class RingOverflowTest(FaultTest):
         # what the README's probe sequence says the example fires
         self.assertEqual((per_execution, default),
                          (PER_SCOPE_EXECUTE_HITS, PER_SCOPE_DEFAULT_HITS))
-        # A probe hit lost in the kernel is not attributed to a thread, so
-        # a run that lost some is written short, and one whose block was
-        # lost is merged into the thread's previous run (README, exit status
-        # 3); the file is still a valid ETDump (decoded above). The Default
-        # run went into an empty ring: its own events are all there, first.
-        self.assertEqual(run_keys(runs[0])[:len(DEFAULT_EVENTS)],
-                         DEFAULT_EVENTS)
+        # The kernel flags a thread's next record after a loss: the run
+        # that lost some, or took a lost block's events, is left out, and
+        # every run written is whole.
+        self.assertIn("run(s) left out: the ring buffer lost some of their "
+                      "events", self.last_stderr)
+        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
+        for r in runs[1:]:
+            self.assertEqual(run_keys(r), EXECUTE_EVENTS)
 
     def test_batched_drop_count_is_exact_and_runs_whole(self):
         _, _, runs = self.overflow("batched", 2000, 2)

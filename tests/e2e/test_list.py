@@ -2,7 +2,9 @@
 import os
 
 from etdump_e2e import CLI, EXAMPLE, EXAMPLE_LIB, EXAMPLE_NOPROBES, \
-    EXAMPLE_SHARED, TempDirTest, run, start_waiting_example
+    EXAMPLE_SHARED, ROOT, TempDirTest, run, start_waiting_example
+
+RULES = os.path.join(ROOT, "tests", "example", "example.rules")
 
 # every probe schema/etdump_usdt.h defines that the example runtime uses
 EXAMPLE_PROBES = {"block", "profile_begin", "profile_end", "instruction",
@@ -50,10 +52,32 @@ class ListTest(TempDirTest):
     def test_running_process_whose_probes_are_in_a_library(self):
         self.list_running(EXAMPLE_SHARED)
 
-    def test_binary_without_probes(self):
+    def test_binary_without_probes_previews_symbol_mode(self):
+        # no rule of the built-in ones names a function of this C runtime
         proc = run([CLI, "list", EXAMPLE_NOPROBES])
         self.assertEqual(proc.returncode, 1)
-        self.assertIn("no 'etdump' USDT probes", proc.stderr)
+        self.assertEqual(proc.stdout, "")
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertIn("no 'etdump' USDT probes, and none of the", proc.stderr)
+        self.assertIn("--rules FILE", proc.stderr)
+        # its own rules: what record --rules would attach to
+        proc = run([CLI, "list", "--rules", RULES, EXAMPLE_NOPROBES])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = [line.split("\t") for line in proc.stdout.splitlines()]
+        self.assertEqual(rows[0], ["FILE", "KIND", "FUNCTION", "EVENT"])
+        by_function = {r[2]: (r[0], r[1], r[3]) for r in rows[1:]}
+        self.assertEqual(by_function["method_execute"],
+                         (EXAMPLE_NOPROBES, "block",
+                          "Method::execute (opens a run 'Execute')"))
+        self.assertEqual(by_function["op_relu"], (EXAMPLE_NOPROBES,
+                                                  "kernel",
+                                                  "native_call_relu.out"))
+        self.assertEqual(by_function["delegate_execute"][1:],
+                         ("delegate", "DELEGATE_CALL"))
+        self.assertIn("`record` would use symbol mode", proc.stderr)
+        self.assertIn(f"{RULES} + the built-in ExecuTorch rules",
+                      proc.stderr)
+        self.assertIn("symbols: its own .symtab", proc.stderr)
 
     def test_not_an_elf_file(self):
         path = self.path("text")

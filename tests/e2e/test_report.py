@@ -270,17 +270,52 @@ class ReportTest(TempDirTest):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[0], f"{TUTORIAL}: 2 event blocks from 2 "
-                         "runs; times in ms")
+                         "runs; times in ms; OPERATOR_CALL rows left out "
+                         "(--operator-call shows them)")
+        # print_data_tabular()'s columns, then what it lacks
         header = lines[2].split()
-        self.assertEqual(header[:4], ["event_block_name", "event_name",
-                                      "runs", "p10"])
-        self.assertIn("op_call", header)
+        self.assertEqual(header, [
+            "event_block_name", "event_name", "p10", "(ms)", "p50", "(ms)",
+            "p90", "(ms)", "avg", "(ms)", "min", "(ms)", "max", "(ms)",
+            "op_types", "is_delegated_op", "delegate_backend_name", "runs",
+            "share", "(%)", "start_time"])
         rows = [line for line in lines[4:] if line]
-        self.assertEqual(len(rows), 31)
-        self.assertEqual(rows[0].split()[:3], ["Default", "Method::init", "1"])
-        self.assertEqual(rows[0].split()[3], "0.022484")
-        self.assertEqual(lines[6], "", "a blank line between the blocks")
+        # print_data_tabular's 17 rows, and one total line per block
+        self.assertEqual(len(rows), 17 + 2)
+        self.assertNotIn("OPERATOR_CALL", proc.stdout.split("\n", 1)[1])
+        self.assertEqual(rows[0].split()[:3],
+                         ["Default", "Method::init", "0.022484"])
+        self.assertEqual(rows[0].split()[8:10], ["[]", "False"])
+        self.assertEqual(rows[2].split()[:2], ["Default", "(block"])
+        self.assertEqual(lines[7], "", "a blank line between the blocks")
         self.assertTrue(all(line == line.rstrip() for line in lines))
+        # the Execute total is Method::execute's time (all inside it)
+        execute = next(r for r in rows if "Method::execute" in r).split()
+        total = rows[-1].split()
+        self.assertEqual(total[:3], ["Execute", "(block", "total)"])
+        self.assertEqual(total[3:9], execute[2:8])
+        with_calls = report([TUTORIAL, "--operator-call"])
+        self.assertEqual(len([ln for ln in with_calls.stdout.splitlines()[4:]
+                              if ln]), 31 + 2)
+
+    def test_report_sort_and_top(self):
+        proc = report([TUTORIAL, "--sort", "share", "--top", "3"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = [ln.split() for ln in proc.stdout.splitlines()[4:] if ln]
+        execute = [r for r in rows if r[0] == "Execute"]
+        # Method::execute holds everything: 100%, then the two largest
+        self.assertEqual(len(execute), 3 + 1)
+        self.assertEqual(execute[0][1], "Method::execute")
+        shares = [float(r[-2]) for r in execute[:3]]
+        self.assertEqual(shares, sorted(shares, reverse=True))
+        want = sorted((r for r in self.report_json(TUTORIAL)
+                       if r["event_block_name"] == "Execute" and
+                       not r["op_call"]),
+                      key=lambda r: -r["avg (ms)"])[:3]
+        self.assertEqual([r[1] for r in execute[:3]],
+                         [r["event_name"] for r in want])
+        for bad in (["--sort", "median"], ["--top", "0"], ["--top", "-1"]):
+            self.assertEqual(report([TUTORIAL] + bad).returncode, 2, bad)
 
     def test_report_usage_errors(self):
         for args in (["--units", "h", TUTORIAL], ["--csv", "--json", TUTORIAL],
@@ -322,9 +357,10 @@ class ReportTest(TempDirTest):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertTrue(proc.stdout.startswith(
             f"{path}: 2 event blocks from 6 runs; times in ms; "
-            "OPERATOR_CALL rows left out\n"), proc.stdout)
+            "OPERATOR_CALL rows left out"), proc.stdout)
+        # 11 events and the block's total
         self.assertEqual(sum(line.startswith("Execute ")
-                             for line in proc.stdout.splitlines()), 11)
+                             for line in proc.stdout.splitlines()), 12)
 
     def test_report_recorded_counters(self):
         path = self.record_example(["-e", SOFTWARE_COUNTERS])

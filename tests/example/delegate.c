@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "delegate.h"
 #include "kernels.h"
+#include "pool.h"
 
 /* the id the whole call is profiled under (delegate_debug_id_int) */
 #define DELEGATE_ID 7
@@ -62,6 +63,18 @@ static void node_done(struct tracer *tr, bool timed, const char *id,
 			    sizeof(metadata));
 }
 
+struct relu_job {
+	float *x;
+	int n;
+};
+
+static void relu_on_worker(void *arg)
+{
+	struct relu_job *job = arg;
+
+	relu(job->x, job->n, job->x);
+}
+
 EXAMPLE_TRACED void delegate_execute(const struct delegate *d,
 				     struct tensor *const *args,
 				     struct tracer *tr)
@@ -78,7 +91,13 @@ EXAMPLE_TRACED void delegate_execute(const struct delegate *d,
 	node_done(tr, timed, "linear #0", t, (uint64_t)d->n_in * d->n_hidden);
 
 	t = node_start(timed);
-	relu(hidden, d->n_hidden, hidden);
+	if (pool_started()) {
+		struct relu_job job = { hidden, d->n_hidden };
+
+		pool_run(relu_on_worker, &job, tr);
+	} else {
+		relu(hidden, d->n_hidden, hidden);
+	}
 	node_done(tr, timed, "relu #1", t, 0);
 
 	t = node_start(timed);

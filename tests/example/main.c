@@ -4,6 +4,7 @@
  * Loads the method once on the main thread, then --threads threads each
  * execute it -n times; see README.md for the events a tracer sees.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "method.h"
+#include "pool.h"
 #include "program.h"
 #include "timings.h"
 
@@ -31,6 +33,7 @@ struct options {
 	const char *timings;
 	const char *exec;
 	bool wait_signal;
+	bool pool;
 };
 
 struct worker {
@@ -41,6 +44,7 @@ struct worker {
 	struct timings timings;
 	float probabilities[PROGRAM_CLASSES];
 	int err;
+	long index;
 };
 
 static const char usage[] =
@@ -55,7 +59,14 @@ static const char usage[] =
 	"                  yield (a context switch), spin (pure compute)\n"
 	"  --stall-at N    execution N of each thread stops inside its\n"
 	"                  DelegateCall, prints 'stalled', waits to be killed\n"
-	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n";
+	"  --abandon-at N  execution N of each thread returns after its first\n"
+	"                  instruction without ending Method::execute\n"
+	"  --pool          the delegate runs its relu node on a pool worker\n"
+	"                  thread, which opens no block of its own\n"
+	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n"
+	"  --slow-every K  every K-th execution of a thread takes 20 ms more\n"
+	"  --slow-op OP:US every call of operator OP (native_call_OP) takes\n"
+	"                  US microseconds longer (a regression to find)\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -83,11 +94,23 @@ static long parse_long(const char *opt, const char *arg, long min, long max)
 	return v;
 }
 
+/* OP:US, as --slow-op takes it */
+static void parse_slow_op(char *arg)
+{
+	char *colon = strrchr(arg, ':');
+
+	if (!colon || colon == arg)
+		usage_error("invalid --slow-op '%s': expected OP:US", arg);
+	*colon = '\0';
+	method_slow_op(arg, parse_long("--slow-op", colon + 1, 1, 1000000));
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
-	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_EXEC };
+	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_POOL, OPT_EXEC,
+	       OPT_SLOW_EVERY, OPT_SLOW_OP };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -95,7 +118,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
 		{ "counter-ops", no_argument, NULL, OPT_COUNTER_OPS },
 		{ "stall-at", required_argument, NULL, OPT_STALL_AT },
+		{ "abandon-at", required_argument, NULL, OPT_ABANDON_AT },
+		{ "pool", no_argument, NULL, OPT_POOL },
 		{ "exec", required_argument, NULL, OPT_EXEC },
+		{ "slow-every", required_argument, NULL, OPT_SLOW_EVERY },
+		{ "slow-op", required_argument, NULL, OPT_SLOW_OP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -129,8 +156,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 			method_stall_at(parse_long("--stall-at", optarg, 1,
 						   INT_MAX));
 			break;
+		case OPT_ABANDON_AT:
+			method_abandon_at(parse_long("--abandon-at", optarg, 1,
+						     INT_MAX));
+			break;
+		case OPT_POOL:
+			o->pool = true;
+			break;
 		case OPT_EXEC:
 			o->exec = optarg;
+			break;
+		case OPT_SLOW_EVERY:
+			method_slow_every(parse_long("--slow-every", optarg, 1,
+						     INT_MAX));
+			break;
+		case OPT_SLOW_OP:
+			parse_slow_op(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -200,6 +241,12 @@ static void worker_run(struct worker *w)
 
 static void *worker_thread(void *arg)
 {
+	struct worker *w = arg;
+	char name[16];
+
+	/* a name of its own, as a timeline shows it (comm) */
+	snprintf(name, sizeof(name), "worker %ld", w->index);
+	pthread_setname_np(pthread_self(), name);
 	worker_setup(arg);
 	worker_run(arg);
 	return NULL;
@@ -215,8 +262,10 @@ static int run_workers(const struct options *opts, struct worker *w)
 	long started;
 	int err = 0;
 
-	for (long i = 0; i < opts->threads; i++)
+	for (long i = 0; i < opts->threads; i++) {
 		w[i].opts = opts;
+		w[i].index = i;
+	}
 	worker_setup(&w[0]);
 	m = load_method(&w[0].tracer);
 	if (!m)
@@ -242,23 +291,30 @@ static int run_workers(const struct options *opts, struct worker *w)
 int main(int argc, char **argv)
 {
 	static struct worker workers[MAX_THREADS];
+	static struct timings pool_timings;
 	struct options opts;
 	int err;
 
 	parse_options(argc, argv, &opts);
 	if (opts.wait_signal)
 		wait_for_sigusr1();
-	err = run_workers(&opts, workers);
+	err = opts.pool ? pool_start(opts.timings ? &pool_timings : NULL) : 0;
+	if (!err)
+		err = run_workers(&opts, workers);
+	pool_stop();
 	if (err) {
 		fprintf(stderr, "example-runtime: %s\n", strerror(err));
 		return 1;
 	}
 	if (opts.timings) {
-		struct timings logs[MAX_THREADS];
+		struct timings logs[MAX_THREADS + 1];
+		int n = 0;
 
 		for (long i = 0; i < opts.threads; i++)
-			logs[i] = workers[i].timings;
-		if (timings_write(opts.timings, logs, opts.threads)) {
+			logs[n++] = workers[i].timings;
+		if (opts.pool)
+			logs[n++] = pool_timings;
+		if (timings_write(opts.timings, logs, n)) {
 			fprintf(stderr, "example-runtime: %s: %s\n",
 				opts.timings, strerror(errno));
 			return 1;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "delegate.h"
 #include "method.h"
 #include "program.h"
+#include "timings.h"
 
 #define ALIGNMENT 64
 
@@ -121,10 +125,23 @@ void activations_free(struct activations *a)
 }
 
 static long stall_execution;
+static long abandon_execution;
 
 void method_stall_at(long n)
 {
 	stall_execution = n;
+}
+
+void method_abandon_at(long n)
+{
+	abandon_execution = n;
+}
+
+static long slow_every;
+
+void method_slow_every(long k)
+{
+	slow_every = k;
 }
 
 /* a runtime stuck mid-execution, for a tracer that sees it killed there */
@@ -136,6 +153,32 @@ static void stall(void)
 		pause();
 }
 
+static const char *slow_op;
+static long slow_op_us;
+
+void method_slow_op(const char *op, long us)
+{
+	slow_op = op;
+	slow_op_us = us;
+}
+
+/* busy, not asleep: a slower kernel keeps its CPU */
+static void spin_for(long us)
+{
+	uint64_t until = timings_now() + (uint64_t)us * 1000;
+
+	while (timings_now() < until)
+		;
+}
+
+static bool is_slow_op(const char *name)
+{
+	const char *prefix = "native_call_";
+
+	return slow_op && !strncmp(name, prefix, strlen(prefix)) &&
+	       !strcmp(name + strlen(prefix), slow_op);
+}
+
 /* codegen's kernel wrapper: the kernel inside a scope of its own */
 static void call_kernel(const struct instruction *in,
 			struct tensor *const *args, struct tracer *tr)
@@ -143,6 +186,8 @@ static void call_kernel(const struct instruction *in,
 	struct timing op = tracer_begin(tr, in->name);
 
 	in->kernel(args);
+	if (is_slow_op(in->name))
+		spin_for(slow_op_us);
 	tracer_end(tr, &op);
 }
 
@@ -163,6 +208,8 @@ static void execute_instruction(const struct method *m, struct activations *a,
 		call = tracer_begin(tr, "DELEGATE_CALL");
 		if (a->executions == stall_execution)
 			stall();
+		if (slow_every && a->executions % slow_every == 0)
+			usleep(METHOD_SLOW_MS * 1000);
 		delegate_execute(m->delegate, args, tr);
 	}
 	tracer_end(tr, &call);
@@ -177,8 +224,12 @@ EXAMPLE_TRACED void method_execute(const struct method *m,
 
 	tracer_block(tr, "Execute", ++a->executions);
 	execute = tracer_begin(tr, "Method::execute");
-	for (int k = 0; k < program_chain_len; k++)
+	for (int k = 0; k < program_chain_len; k++) {
 		execute_instruction(m, a, tr, k);
+		/* an early return on error that forgets end_profiling */
+		if (a->executions == abandon_execution)
+			return;
+	}
 	tracer_end(tr, &execute);
 }
 

@@ -30,6 +30,20 @@ void method_execute(const struct method *m, struct activations *a,
  * prints "stalled", and waits to be killed. 0 (the default): never.
  */
 void method_stall_at(long n);
+/* execution n of each thread returns after its first instruction, its
+ * Method::execute scope never ended */
+void method_abandon_at(long n);
+/*
+ * For tail-latency tests: every k-th execution of each thread spends
+ * SLOW_MS more inside its DelegateCall. 0 (the default): none.
+ */
+#define METHOD_SLOW_MS 20
+void method_slow_every(long k);
+/*
+ * For diff tests: every call of native_call_<op> spins us microseconds
+ * more inside its scope, as a slower kernel would.
+ */
+void method_slow_op(const char *op, long us);
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 

@@ -70,7 +70,8 @@ static void replay(struct raw_reader *r, const struct raw_info *info)
 		goto out;
 	if (!etdump_write(&dump, &out, &len))
 		free(out);
-	if (!chrome_write(&dump, info, &json, &len))
+	if (!chrome_write(&dump, info, NULL, size & 1 ? CHROME_SLICE_ARGS : 0,
+			  &json, &len))
 		free(json);
 out:
 	etd_dump_free(&dump);

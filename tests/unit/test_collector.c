@@ -33,12 +33,13 @@ static void block(struct collector *c, uint32_t tid, const char *name)
 	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
 }
 
-static void begin(struct collector *c, uint32_t tid, const char *name,
-		  int chain, int instr)
+static void begin_flagged(struct collector *c, uint32_t tid, const char *name,
+			  int chain, int instr, uint16_t flags)
 {
 	struct etdump_rec_begin r = { 0 };
 
 	hdr(&r.hdr, ETDUMP_REC_PROFILE_BEGIN, sizeof(r), tid);
+	r.hdr.flags = flags;
 	r.token = (uintptr_t)name;
 	r.chain = chain;
 	r.instr = instr;
@@ -46,6 +47,12 @@ static void begin(struct collector *c, uint32_t tid, const char *name,
 	r.name_len = strlen(name);
 	memcpy(r.name, name, r.name_len);
 	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static void begin(struct collector *c, uint32_t tid, const char *name,
+		  int chain, int instr)
+{
+	begin_flagged(c, tid, name, chain, instr, 0);
 }
 
 static void end(struct collector *c, uint32_t tid, const char *name)
@@ -343,6 +350,95 @@ TEST(invalid_utf8_names_are_made_valid)
 	etd_dump_free(&d);
 }
 
+/*
+ * A pool worker never opens a run: its events go into the run open in the
+ * process when they ended, after that run's own, marked with its thread.
+ */
+TEST(worker_events_join_the_run_open_when_they_end)
+{
+	struct collector *c = collector_new();
+	static const char *const WORK = "pool_work";
+	struct collector_stats st;
+	struct etd_dump d;
+	struct etd_run *r;
+
+	begin(c, 9, WORK, 0, 0);    /* before any run: nowhere to go */
+	end(c, 9, WORK);
+	block(c, 1, "Execute");
+	begin(c, 9, WORK, 0, 1);
+	end(c, 9, WORK);
+	begin(c, 1, EXEC, -1, 0);
+	end(c, 1, EXEC);
+	block(c, 1, "Execute");
+	begin(c, 9, WORK, 0, 2);
+	end(c, 9, WORK);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	r = &d.runs[0];
+	CHECK_EQ_INT(r->nevents, 2);
+	CHECK_EQ_STR(r->events[0].name, EXEC);
+	CHECK_EQ_INT(r->events[0].tid, 0);
+	CHECK_EQ_STR(r->events[1].name, WORK);
+	CHECK_EQ_INT(r->events[1].instruction_id, 1);
+	CHECK_EQ_INT(r->events[1].tid, 9);
+	r = &d.runs[1];
+	CHECK_EQ_INT(r->nevents, 1);
+	CHECK_EQ_INT(r->events[0].instruction_id, 2);
+	CHECK_EQ_INT(st.worker_events, 2);
+	CHECK_EQ_INT(st.worker_threads, 1);
+	CHECK_EQ_INT(st.outside_run, 1);
+	etd_dump_free(&d);
+}
+
+/* A thread that opens a run later was attached mid-run: its past is lost. */
+TEST(events_before_a_later_first_block_are_not_a_workers)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	execute(c, 1, 1);
+	begin(c, 2, OP, -1, 0);
+	end(c, 2, OP);
+	execute(c, 2, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(d.runs[0].nevents, 3);
+	CHECK_EQ_INT(d.runs[1].nevents, 3);
+	CHECK_EQ_INT(st.worker_events, 0);
+	CHECK_EQ_INT(st.outside_run, 1);
+	etd_dump_free(&d);
+}
+
+/*
+ * The kernel flags a thread's first record after a loss: a lost block
+ * would have merged its run's events into the previous run; that run and
+ * the next, whose first ids rest on an instruction state the loss may have
+ * changed, are left out.
+ */
+TEST(runs_that_lost_records_are_left_out)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	execute(c, 1, 1);
+	execute(c, 1, 1);
+	/* the third run's block and first records were lost */
+	begin_flagged(c, 1, OP, -1, 0, ETDUMP_REC_F_LOST_BEFORE);
+	end(c, 1, OP);
+	end(c, 1, EXEC);
+	/* its Method::execute takes a state the loss may have changed */
+	execute(c, 1, 1);
+	execute(c, 1, 2);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(d.runs[0].nevents, 3);
+	CHECK_EQ_INT(d.runs[1].nevents, 5);
+	CHECK_EQ_INT(st.lost_runs, 2);
+	etd_dump_free(&d);
+}
+
 int main(void)
 {
 	RUN(events_in_end_order_with_instruction_state);
@@ -355,5 +451,8 @@ int main(void)
 	RUN(malformed_records_are_refused_and_counted);
 	RUN(records_past_their_length_or_without_ids_are_refused);
 	RUN(invalid_utf8_names_are_made_valid);
+	RUN(worker_events_join_the_run_open_when_they_end);
+	RUN(events_before_a_later_first_block_are_not_a_workers);
+	RUN(runs_that_lost_records_are_left_out);
 	return TEST_SUMMARY();
 }

@@ -200,6 +200,60 @@ TEST(records_come_back_as_written)
 	free(buf);
 }
 
+TEST(threads_tool_and_command_line_come_back)
+{
+	char path[] = "/tmp/test_raw.XXXXXX";
+	char *argv[] = { "record", "--raw", "x.raw", "--", "./runner" };
+	struct raw_target t = {
+		.pid = getpid(), .exe = "/opt/runtime", .probes = probes,
+		.nprobes = 3, .tool = "etdump-bpf 9.9", .argv = argv,
+		.argc = 5,
+	};
+	const struct raw_info *in;
+	struct raw_writer *w;
+	struct raw_reader *r;
+	int mismatches, fd;
+	uint8_t buf[1 << 16];
+	size_t len;
+	FILE *f;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ_INT(raw_writer_open(&w, path, true, &t), 0);
+	CHECK_EQ_INT(raw_writer_thread(w, 7, "main"), 0);
+	CHECK_EQ_INT(raw_writer_append(w, &recs[0].u, recs[0].len), 0);
+	CHECK_EQ_INT(raw_writer_thread(w, 8, "worker"), 0);
+	/* a thread that renamed itself: the later name wins */
+	CHECK_EQ_INT(raw_writer_thread(w, 7, "renamed"), 0);
+	CHECK_EQ_INT(raw_writer_finish(w, 0, "target exited"), 0);
+	raw_writer_free(w);
+	f = fopen(path, "rb");
+	CHECK(f != NULL);
+	len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+	if (f)
+		fclose(f);
+	unlink(path);
+	r = open_capture(buf, len);
+	if (!r)
+		return;
+	in = raw_reader_info(r);
+	CHECK_EQ_STR(in->tool, "etdump-bpf 9.9");
+	CHECK_EQ_INT(in->nargs, 5);
+	if (in->nargs == 5)
+		CHECK_EQ_STR(in->args[4], "./runner");
+	CHECK_EQ_INT(read_all(r, &mismatches), 1);
+	CHECK_EQ_INT(in->state, RAW_COMPLETE);
+	CHECK_EQ_INT(in->nthreads, 2);
+	if (in->nthreads == 2) {
+		CHECK_EQ_INT(in->threads[0].tid, 7);
+		CHECK_EQ_STR(in->threads[0].name, "renamed");
+		CHECK_EQ_INT(in->threads[1].tid, 8);
+		CHECK_EQ_STR(in->threads[1].name, "worker");
+	}
+	raw_reader_free(r);
+}
+
 TEST(drops_are_marked_when_they_grow)
 {
 	const struct raw_info *in;
@@ -557,6 +611,7 @@ int main(void)
 {
 	make_records();
 	RUN(records_come_back_as_written);
+	RUN(threads_tool_and_command_line_come_back);
 	RUN(drops_are_marked_when_they_grow);
 	RUN(a_started_command_is_mapped_once_it_has_execd);
 	RUN(a_cut_at_any_byte_gives_exactly_the_complete_chunks);

@@ -1,0 +1,185 @@
+"""Long recordings against the real example runtime: --rotate writes a
+series of complete ETDumps (each decodes on its own, together they hold
+every run once), --keep-slower-than keeps the slow runs whole, and
+--flight-recorder writes the last N runs on SIGUSR1 and at the end.
+"""
+import glob
+import os
+import signal
+import time
+import unittest
+
+from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
+                        Recorder, TempDirTest, decode, run, run_keys,
+                        start_waiting_example)
+
+
+def runs_of(path):
+    return decode(path)["run_data"]
+
+
+def delegate_call_ns(run_data):
+    for ev in run_data["events"]:
+        pe = ev["profile_event"]
+        if pe.get("name") == "DELEGATE_CALL":
+            return int(pe["end_time"]) - int(pe["start_time"])
+    raise AssertionError("no DELEGATE_CALL in the run")
+
+
+def span_ns(run_data):
+    starts = [int(e["profile_event"]["start_time"]) for e in run_data["events"]]
+    ends = [int(e["profile_event"]["end_time"]) for e in run_data["events"]]
+    return max(ends) - min(starts)
+
+
+class LongRecordingTest(TempDirTest):
+    def record(self, args, example_args, status=0):
+        proc = run([CLI, "record"] + args + ["--", EXAMPLE] + example_args,
+                   timeout=120)
+        self.assertEqual(proc.returncode, status, proc.stderr)
+        return proc
+
+    def assert_whole(self, run_data):
+        """A run as the example writes it, every event there."""
+        expected = (EXECUTE_EVENTS if run_data["name"] == "Execute" else
+                    DEFAULT_EVENTS)
+        self.assertEqual(run_keys(run_data), expected)
+
+    def series(self, base="run"):
+        return sorted(glob.glob(self.path(base + ".*.etdp")))
+
+    def test_rotate_by_size_splits_every_run_once_into_whole_files(self):
+        out = self.path("run.etdp")
+        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "300"])
+        files = self.series()
+        self.assertGreater(len(files), 1, proc.stderr)
+        self.assertEqual([os.path.basename(f) for f in files],
+                         [f"run.{i:04d}.etdp" for i in range(1, len(files) + 1)])
+        self.assertFalse(os.path.exists(out))
+        names = []
+        for f in files:
+            runs = runs_of(f)
+            self.assertTrue(runs, f)
+            for r in runs:
+                self.assert_whole(r)
+            names += [r["name"] for r in runs]
+        self.assertEqual(names, ["Default"] + ["Execute"] * 300)
+        self.assertIn(f"wrote {len(files)} file(s) {files[0]} to {files[-1]}: "
+                      f"301 runs, 4802 events, 0 dropped", proc.stderr)
+
+    def test_rotate_by_duration(self):
+        out = self.path("run.etdp")
+        # 200 executions 10 ms apart: two seconds, twenty intervals
+        proc = self.record(["-o", out, "--rotate", "100ms"],
+                           ["-n", "200", "--sleep-ms", "10"])
+        files = self.series()
+        self.assertGreater(len(files), 1, proc.stderr)
+        total = sum(len(runs_of(f)) for f in files)
+        self.assertEqual(total, 201)
+
+    def test_rotate_never_replaces_a_file_of_the_series_without_force(self):
+        out = self.path("run.etdp")
+        first = self.path("run.0001.etdp")
+        with open(first, "w") as f:
+            f.write("mine")
+        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "5"],
+                           status=1)
+        self.assertIn("run.0001.etdp", proc.stderr)
+        with open(first) as f:
+            self.assertEqual(f.read(), "mine")
+        # a later file of the series, met while recording
+        os.unlink(first)
+        later = self.path("run.0002.etdp")
+        with open(later, "w") as f:
+            f.write("mine")
+        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "300"],
+                           status=1)
+        self.assertIn("run.0002.etdp", proc.stderr)
+        with open(later) as f:
+            self.assertEqual(f.read(), "mine")
+        self.assertTrue(runs_of(first))
+        # with -f it is replaced
+        self.record(["-f", "-o", out, "--rotate", "32K"], ["-n", "300"])
+        self.assertTrue(runs_of(later))
+
+    def test_keep_slower_than_keeps_every_slow_run_whole(self):
+        out = self.path("slow.etdp")
+        # executions 25, 50, 75, 100 spend 20 ms more in their DelegateCall
+        proc = self.record(["-o", out, "--keep-slower-than", "10ms"],
+                           ["-n", "100", "--slow-every", "25"])
+        runs = runs_of(out)
+        for r in runs:
+            self.assert_whole(r)
+            self.assertGreaterEqual(span_ns(r), 10_000_000)
+        slow = [r for r in runs if delegate_call_ns(r) >= 20_000_000]
+        self.assertEqual(len(slow), 4)
+        self.assertIn(f"101 run(s) seen, {len(runs)} kept: slower than "
+                      f"10.000 ms", proc.stderr)
+        self.assertIn(f"wrote {out}: {len(runs)} runs", proc.stderr)
+
+    def test_keep_slower_than_with_no_slow_run_writes_nothing(self):
+        out = self.path("slow.etdp")
+        proc = self.record(["-o", out, "--keep-slower-than", "1h"],
+                           ["-n", "5"])
+        self.assertIn("6 run(s) seen, 0 kept", proc.stderr)
+        self.assertIn("no ETDump written", proc.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_flight_recorder_writes_the_last_runs_at_exit(self):
+        out, raw = self.path("fr.etdp"), self.path("all.raw")
+        proc = self.record(["-o", out, "--raw", raw,
+                            "--flight-recorder", "5"], ["-n", "50"])
+        self.assertIn("51 run(s) seen", proc.stderr)
+        kept = runs_of(self.path("fr.0001.etdp"))
+        # the capture holds everything: its last five runs are these
+        full = self.path("all.etdp")
+        conv = run([CLI, "convert", raw, "-o", full])
+        self.assertEqual(conv.returncode, 0, conv.stderr)
+        self.assertEqual(kept, runs_of(full)[-5:])
+
+    def test_flight_recorder_writes_on_sigusr1(self):
+        out = self.path("fr.etdp")
+        example = start_waiting_example(["-n", "100000", "--sleep-ms", "2"])
+        rec = None
+        try:
+            rec = Recorder(["-o", out, "--flight-recorder", "3", "-p",
+                            str(example.pid)])
+            rec.wait_attached()
+            example.send_signal(signal.SIGUSR1)
+            first = self.path("fr.0001.etdp")
+            # asked until a run had completed to be written
+            deadline = time.monotonic() + 60
+            while not os.path.exists(first) and time.monotonic() < deadline:
+                rec.signal(signal.SIGUSR1)
+                time.sleep(0.2)
+            rec.signal(signal.SIGINT)
+            self.assertEqual(rec.wait(), 0, rec.stderr)
+        finally:
+            example.kill()
+            example.wait()
+            if rec and rec.proc.poll() is None:
+                rec.proc.kill()
+                rec.proc.wait()
+        files = self.series("fr")
+        self.assertIn(first, files)
+        for f in files:
+            runs = runs_of(f)
+            self.assertTrue(1 <= len(runs) <= 3, f)
+            for r in runs:
+                self.assert_whole(r)
+
+    def test_bad_values_are_usage_errors(self):
+        for args in (["--rotate", "0"], ["--rotate", "10x"],
+                     ["--keep-slower-than", "fast"],
+                     ["--flight-recorder", "0"],
+                     ["--flight-recorder", "3", "--rotate", "1M"]):
+            proc = run([CLI, "record", "-o", self.path("x.etdp")] + args +
+                       ["--", EXAMPLE])
+            self.assertEqual(proc.returncode, 2, (args, proc.stderr))
+        proc = run([CLI, "record", "--raw", self.path("x.raw"),
+                    "--rotate", "1M", "--", EXAMPLE])
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

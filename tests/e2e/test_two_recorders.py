@@ -1,0 +1,92 @@
+"""Two recorders on one process. The runtime batches while anything holds
+its `flush` probe, so a per-scope recorder beside a batched one would get
+nothing, and a batched one arriving would take a per-scope one's events:
+the second refuses with one line saying why. Two of one mode share the
+process and each gets every event.
+"""
+import signal
+import unittest
+
+from etdump_e2e import (DEFAULT_EVENTS, EXECUTE_EVENTS, Recorder, TempDirTest,
+                        decode, run_keys, start_waiting_example)
+
+EXECUTIONS = 3
+
+
+class TwoRecordersTest(TempDirTest):
+    def second_after_first(self, first, second):
+        """Exit status and stderr of each, the first's ETDump, the second's
+        path; the example runs only once both have attached (or the second
+        gave up)."""
+        example = start_waiting_example(["-n", str(EXECUTIONS)])
+        recs = []
+        try:
+            outs = [self.path("first.etdp"), self.path("second.etdp")]
+            for args, out in zip((first, second), outs):
+                rec = Recorder(["-o", out] + args + ["-p", str(example.pid)])
+                recs.append(rec)
+                if rec is recs[0]:
+                    rec.wait_attached()
+            second_rec = recs[1]
+            try:
+                second_rec.wait_attached()
+                second_attached = True
+            except AssertionError:
+                second_attached = False
+            example.send_signal(signal.SIGUSR1)
+            self.assertEqual(example.wait(timeout=60), 0)
+            status = [r.wait() for r in recs]
+            return status, [r.stderr for r in recs], outs, second_attached
+        finally:
+            example.kill()
+            example.wait()
+            for r in recs:
+                if r.proc.poll() is None:
+                    r.proc.kill()
+                    r.proc.wait()
+
+    def assert_whole(self, path, stderr):
+        runs = decode(path)["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default"] + ["Execute"] * EXECUTIONS, stderr)
+        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
+        for r in runs[1:]:
+            self.assertEqual(run_keys(r), EXECUTE_EVENTS)
+
+    def test_per_scope_beside_batched_refuses(self):
+        status, err, outs, attached = self.second_after_first([],
+                                                              ["--precise"])
+        self.assertFalse(attached, err[1])
+        self.assertEqual(status[1], 1, err[1])
+        self.assertIn("already recorded in batched mode", err[1])
+        self.assertEqual(status[0], 0, err[0])
+        self.assert_whole(outs[0], err[0])
+
+    def test_batched_beside_per_scope_refuses(self):
+        status, err, outs, attached = self.second_after_first(["--precise"],
+                                                              [])
+        self.assertFalse(attached, err[1])
+        self.assertEqual(status[1], 1, err[1])
+        self.assertIn("already traced with per-scope probes", err[1])
+        self.assertIn("--precise", err[1])
+        self.assertEqual(status[0], 0, err[0])
+        self.assert_whole(outs[0], err[0])
+
+    def test_two_batched_both_get_every_event(self):
+        status, err, outs, attached = self.second_after_first([], [])
+        self.assertTrue(attached, err[1])
+        self.assertEqual(status, [0, 0], err)
+        for out, e in zip(outs, err):
+            self.assert_whole(out, e)
+
+    def test_two_per_scope_both_get_every_event(self):
+        status, err, outs, attached = self.second_after_first(
+            ["--precise"], ["--precise"])
+        self.assertTrue(attached, err[1])
+        self.assertEqual(status, [0, 0], err)
+        for out, e in zip(outs, err):
+            self.assert_whole(out, e)
+
+
+if __name__ == "__main__":
+    unittest.main()

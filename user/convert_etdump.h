@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * convert_etdump.h - `convert` of an ETDump (ours or ETDumpGen's) into a
+ * timeline: its profile events at their start and end times, its counters
+ * where the file carries them (schema/COUNTERS.md). An ETDump names no
+ * thread: runs that overlap in time go on separate tracks.
+ */
+#ifndef ETDUMP_CONVERT_ETDUMP_H
+#define ETDUMP_CONVERT_ETDUMP_H
+
+#include <stdbool.h>
+#include "etdump_model.h"
+
+/* Give each run a track (tid 1, 2, ...) no earlier run on it overlaps. */
+int etdump_assign_tracks(struct etd_dump *dump);
+
+/*
+ * Write the Chrome trace of the ETDump at input to output (flags as for
+ * chrome_write()); the command's exit status, with one line on error.
+ */
+int convert_etdump(const char *input, const char *output,
+		   unsigned int chrome_flags, bool force);
+
+#endif /* ETDUMP_CONVERT_ETDUMP_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * diff.h - two recordings side by side, operator by operator: what
+ * `etdump-bpf diff` prints and a CI job gates on.
+ *
+ * Each ETDump is grouped into event blocks and events as the Inspector
+ * groups it (report_group.h, report_stats.h names). A block of the base
+ * pairs with the block of the new recording that has the same name and
+ * the same place among blocks of that name; an event pairs with the event
+ * of the paired block with the same name and the same place among events
+ * of that name (a model that runs convolution twice has two rows). What
+ * has no partner is listed as only in one recording. Debug-only events
+ * have no time and no row.
+ *
+ * For each pair: p50 and avg of the per-run durations (ns), their change,
+ * the Mann-Whitney U test of the two sets of runs (mann_whitney.h), its
+ * p-value adjusted by Holm over every row tested (a CI job asks "did
+ * anything regress", one question over many rows), and the p50 and avg
+ * of each perf counter both recordings hold. A row is slower (faster)
+ * when the adjusted p-value is below alpha, the runs of the new recording
+ * tend to take longer (shorter), and its p50 changed by at least
+ * min_change_pct percent and min_delta_ns.
+ */
+#ifndef ETDUMP_DIFF_H
+#define ETDUMP_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "etdump_model.h"
+#include "report_stats.h"
+
+#define DIFF_DEFAULT_ALPHA 0.01
+#define DIFF_DEFAULT_MIN_CHANGE 5.0
+/*
+ * Two processes of one build differ by some ns in a sub-microsecond
+ * operator (code and data placed elsewhere, ASLR), enough for a test over
+ * 20 runs to notice and for 5% of it; a change below this is not called.
+ */
+#define DIFF_DEFAULT_MIN_DELTA_NS 100.0
+
+enum diff_verdict {
+	DIFF_SAME,        /* no significant change of min_change or more */
+	DIFF_SLOWER,
+	DIFF_FASTER,
+	DIFF_ONLY_BASE,
+	DIFF_ONLY_NEW,
+};
+
+struct diff_side {
+	bool present;
+	size_t nruns;
+	double p50, avg;                  /* ns */
+	bool has_counter[ETD_MAX_COUNTERS]; /* diff.counter_names order */
+	double counter_p50[ETD_MAX_COUNTERS];
+	double counter_avg[ETD_MAX_COUNTERS];
+};
+
+struct diff_row {
+	const char *block;                /* names live in struct diff */
+	size_t block_ordinal;             /* among blocks of that name */
+	const char *event;
+	bool op_call;
+	struct diff_side base, new;
+	double delta_p50;                 /* new - base, ns */
+	double p50_pct, avg_pct;          /* change in % of base */
+	double p;                         /* Holm-adjusted; 1 untested */
+	bool significant;                 /* p < alpha, direction agrees */
+	bool large;                       /* |delta_p50| >= min_delta_ns */
+	enum diff_verdict verdict;
+	size_t order;                     /* in file order, for equal impact */
+};
+
+struct diff_options {
+	double alpha;
+	double min_change_pct;
+	double min_delta_ns;
+	bool operator_call;               /* keep OPERATOR_CALL rows */
+};
+
+struct diff {
+	struct diff_row *rows;            /* sorted by impact, largest first */
+	size_t nrows;
+	size_t ntested;                   /* rows in the Holm adjustment */
+	const char *counter_names[ETD_MAX_COUNTERS]; /* in both files */
+	uint32_t ncounters;
+	size_t base_runs, new_runs;
+	struct report reports[2];         /* own the names rows point to */
+};
+
+/*
+ * 0; -EINVAL with one sentence in err naming "base" or "new" for a file
+ * the Inspector could not tabulate; -ENOMEM.
+ */
+int diff_build(const struct etd_dump *base, const struct etd_dump *new,
+	       const struct diff_options *o, struct diff *out, char *err,
+	       size_t errlen);
+void diff_free(struct diff *d);
+
+/* A row a --fail-above gate of pct percent stops on. */
+bool diff_is_regression(const struct diff_row *r, double pct);
+
+const char *diff_verdict_name(enum diff_verdict v);
+
+#endif /* ETDUMP_DIFF_H */

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "etdump_log_writer.h"
+#include "etdump_writer.h"
+#include "fb_builder.h"
+#include "file_io.h"
+
+struct written_run {
+	uint64_t open_time;
+	uint32_t tid;
+	fb_ref ref;
+};
+
+struct log_writer {
+	struct fb_builder b;
+	struct etd_dump shell;        /* counter names only */
+	struct etd_event *events;     /* one run's events, borrowed */
+	size_t events_cap;
+	struct written_run *runs;
+	size_t nruns;
+	size_t runs_cap;
+};
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int write_one(void *ctx, struct run_view *r)
+{
+	struct log_writer *w = ctx;
+	struct etd_run run;
+	size_t i;
+	int err;
+
+	err = grow((void **)&w->events, &w->events_cap, r->nevents,
+		   sizeof(*w->events));
+	err = err ? err : grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,
+			       sizeof(*w->runs));
+	if (err)
+		return err;
+	for (i = 0; i < r->nevents; i++)
+		packed_event_view(r, &r->events[i], &w->events[i]);
+	etd_run_init(&run);
+	run.name = (char *)r->name;
+	run.events = w->events;
+	run.nevents = r->nevents;
+	w->runs[w->nruns].open_time = r->open_time;
+	w->runs[w->nruns].tid = r->tid;
+	err = etdump_write_run(&w->b, &w->shell, &run,
+			       &w->runs[w->nruns].ref);
+	w->nruns++;
+	return err;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+	const struct written_run *x = a, *y = b;
+
+	if (x->open_time != y->open_time)
+		return x->open_time < y->open_time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Build the file from the log into w.b; fn gets its bytes. The log is
+ * emptied either way.
+ */
+static int write_log(struct run_log *log, const struct etdump_log_meta *m,
+		     int (*fn)(void *ctx, const void *data, size_t len),
+		     void *ctx)
+{
+	struct log_writer w;
+	fb_ref *refs = NULL;
+	const void *data;
+	size_t i, len;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	fb_builder_init(&w.b);
+	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
+		w.shell.counter_names[i] = (char *)m->counter_names[i];
+	w.shell.ncounters = i;
+	err = run_log_each(log, true, write_one, &w);
+	if (!err) {
+		/* the file lists runs by open time; they were written as they completed */
+		qsort(w.runs, w.nruns, sizeof(*w.runs), run_cmp);
+		refs = malloc((w.nruns ? w.nruns : 1) * sizeof(*refs));
+		if (!refs)
+			err = -ENOMEM;
+	}
+	for (i = 0; !err && i < w.nruns; i++)
+		refs[i] = w.runs[i].ref;
+	err = err ? err : etdump_write_root(&w.b, 0, refs, w.nruns);
+	data = err ? NULL : fb_data(&w.b, &len);
+	if (!err)
+		err = fn(ctx, data, len);
+	free(refs);
+	free(w.runs);
+	free(w.events);
+	fb_builder_free(&w.b);
+	return err;
+}
+
+struct file_dest {
+	const char *path;
+	bool force;
+	char **kept;
+};
+
+static int to_file(void *ctx, const void *data, size_t len)
+{
+	struct file_dest *d = ctx;
+
+	return file_replace(d->path, data, len, d->force, d->kept);
+}
+
+int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
+			  const char *path, bool force, char **kept)
+{
+	struct file_dest d = { path, force, kept };
+
+	*kept = NULL;
+	return write_log(log, m, to_file, &d);
+}
+
+static int to_fd(void *ctx, const void *data, size_t len)
+{
+	return write_all(*(int *)ctx, data, len);
+}
+
+int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
+			int fd)
+{
+	return write_log(log, m, to_fd, &fd);
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "run_log.h"
+
+/*
+ * Slabs are mapped, not malloc'd: a slab written and unmapped gives its
+ * pages back at once, so the ETDump being built reuses the memory the runs
+ * held instead of adding to it.
+ */
+#define SLAB_BYTES (4u << 20)
+
+struct slab {
+	struct slab *next;
+	size_t used;
+	size_t cap;           /* the mapping's size */
+	size_t nruns;
+	uint8_t data[] __attribute__((aligned(8)));
+};
+
+/* A run in a slab: this, its events, then its metadata bytes. */
+struct log_run {
+	struct run_view v;
+};
+
+struct run_log {
+	struct slab *first;
+	struct slab *last;
+	size_t nruns;
+	size_t nevents;
+	size_t bytes;
+};
+
+void packed_event_view(const struct run_view *r, const struct packed_event *p,
+		       struct etd_event *out)
+{
+	if (p->flags & PACKED_FULL) {
+		*out = r->full[p->aux];
+		return;
+	}
+	etd_event_init(out, ETD_PROFILE);
+	out->chain_index = p->chain;
+	out->instruction_id = p->instr;
+	out->start_time = p->start;
+	out->end_time = p->end;
+	if (!(p->flags & PACKED_DELEGATE)) {
+		out->name = (char *)p->str;
+		return;
+	}
+	out->delegate_id_str = (char *)p->str;
+	if (!p->str)
+		out->delegate_id_int = p->id_int;
+	out->has_metadata = true;
+	out->metadata_len = p->meta_len;
+	out->metadata = r->meta + p->aux;
+}
+
+uint64_t run_view_span(const struct run_view *r)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	struct etd_event ev;
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++) {
+		packed_event_view(r, &r->events[i], &ev);
+		if (ev.start_time < first)
+			first = ev.start_time;
+		if (ev.end_time > last)
+			last = ev.end_time;
+	}
+	return last > first ? last - first : 0;
+}
+
+struct run_log *run_log_new(void)
+{
+	return calloc(1, sizeof(struct run_log));
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static struct slab *slab_new(size_t need)
+{
+	size_t cap = sizeof(struct slab) + need;
+	struct slab *s;
+
+	cap = cap > SLAB_BYTES ? (cap + 4095) & ~(size_t)4095 : SLAB_BYTES;
+	s = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	s->next = NULL;
+	s->used = 0;
+	s->nruns = 0;
+	s->cap = cap;
+	return s;
+}
+
+static size_t slab_room(const struct slab *s)
+{
+	return s->cap - sizeof(*s) - s->used;
+}
+
+int run_log_append(struct run_log *l, struct run_view *r)
+{
+	size_t evbytes = r->nevents * sizeof(*r->events);
+	size_t need = align8(sizeof(struct log_run) + evbytes + r->meta_len);
+	struct log_run *lr;
+	struct slab *s = l->last;
+	struct etd_event *full = NULL;
+
+	if (r->nfull) {
+		/* the run's array may be reused by the caller: a copy of it */
+		full = malloc(r->nfull * sizeof(*full));
+		if (!full)
+			return -ENOMEM;
+		memcpy(full, r->full, r->nfull * sizeof(*full));
+	}
+	if (!s || slab_room(s) < need) {
+		s = slab_new(need);
+		if (!s) {
+			free(full);
+			return -ENOMEM;
+		}
+		if (l->last)
+			l->last->next = s;
+		else
+			l->first = s;
+		l->last = s;
+		l->bytes += s->cap;
+	}
+	lr = (struct log_run *)(s->data + s->used);
+	lr->v = *r;
+	lr->v.events = (struct packed_event *)(lr + 1);
+	memcpy(lr->v.events, r->events, evbytes);
+	lr->v.meta = (uint8_t *)lr->v.events + evbytes;
+	if (r->meta_len)
+		memcpy(lr->v.meta, r->meta, r->meta_len);
+	lr->v.full = full;
+	/* taken: the caller's array is left for its next run */
+	r->nfull = 0;
+	s->used += need;
+	s->nruns++;
+	l->nruns++;
+	l->nevents += r->nevents;
+	return 0;
+}
+
+size_t run_log_runs(const struct run_log *l)
+{
+	return l->nruns;
+}
+
+size_t run_log_events(const struct run_log *l)
+{
+	return l->nevents;
+}
+
+size_t run_log_bytes(const struct run_log *l)
+{
+	return l->bytes;
+}
+
+static void slab_free(struct slab *s, bool free_full)
+{
+	struct log_run *lr;
+	size_t off, i, n;
+
+	for (off = 0, n = 0; free_full && n < s->nruns; n++) {
+		lr = (struct log_run *)(s->data + off);
+		for (i = 0; i < lr->v.nfull; i++)
+			etd_event_free(&lr->v.full[i]);
+		free(lr->v.full);
+		off += align8(sizeof(*lr) + lr->v.nevents * sizeof(*lr->v.events) +
+			      lr->v.meta_len);
+	}
+	munmap(s, s->cap);
+}
+
+int run_log_each(struct run_log *l, bool drain, run_log_fn fn, void *ctx)
+{
+	struct slab *s, *next;
+	struct log_run *lr;
+	size_t off, n;
+	int err = 0;
+
+	for (s = l->first; s; s = next) {
+		next = s->next;
+		for (off = 0, n = 0; !err && n < s->nruns; n++) {
+			lr = (struct log_run *)(s->data + off);
+			off += align8(sizeof(*lr) +
+				      lr->v.nevents * sizeof(*lr->v.events) +
+				      lr->v.meta_len);
+			err = fn(ctx, &lr->v);
+		}
+		if (drain) {
+			l->bytes -= s->cap;
+			l->first = next;
+			if (!next)
+				l->last = NULL;
+			slab_free(s, true);
+		}
+		if (err)
+			break;
+	}
+	if (drain && !err) {
+		l->nruns = 0;
+		l->nevents = 0;
+	}
+	return err;
+}
+
+void run_log_free(struct run_log *l)
+{
+	struct slab *s, *next;
+
+	if (!l)
+		return;
+	for (s = l->first; s; s = next) {
+		next = s->next;
+		slab_free(s, true);
+	}
+	free(l);
+}

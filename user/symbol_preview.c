@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "log.h"
+#include "symbol_preview.h"
+#include "symbol_rules.h"
+#include "symbol_sites.h"
+
+static const char *const kind_names[] = {
+	[ETDUMP_FUNC_EVENT] = "event",
+	[ETDUMP_FUNC_BLOCK] = "block",
+	[ETDUMP_FUNC_KERNEL] = "kernel",
+	[ETDUMP_FUNC_DELEGATE] = "delegate",
+};
+
+static const char *kind_name(unsigned int kind)
+{
+	return kind < sizeof(kind_names) / sizeof(*kind_names) &&
+			       kind_names[kind] ? kind_names[kind] : "?";
+}
+
+/* Where the executable's function symbols come from, for the summary. */
+static void symbols_origin(const struct elf_symbols_info *x, char *buf,
+			   size_t len)
+{
+	if (x->symtab)
+		snprintf(buf, len, "its own .symtab");
+	else if (x->debug_file[0])
+		snprintf(buf, len, "debug file %s", x->debug_file);
+	else
+		snprintf(buf, len, "none: stripped, and no debug file found (give --debug-file FILE)");
+}
+
+static void print_sites(const struct symbol_sites *s)
+{
+	const struct symbol_site *site;
+	size_t i;
+
+	printf("FILE\tKIND\tFUNCTION\tEVENT\n");
+	for (i = 0; i < s->n; i++) {
+		site = &s->sites[i];
+		if (site->desc.kind == ETDUMP_FUNC_BLOCK)
+			printf("%s\t%s\t%s\t%s (opens a run '%s')\n",
+			       site->path, kind_name(site->desc.kind),
+			       site->function, site->desc.name,
+			       site->desc.arg);
+		else
+			printf("%s\t%s\t%s\t%s\n", site->path,
+			       kind_name(site->desc.kind), site->function,
+			       site->desc.name);
+	}
+}
+
+int symbol_preview(pid_t pid, const char *exe, bool running,
+		   const char *rules_file, const char *debug_file)
+{
+	struct symbol_rules rules = { 0 };
+	struct symbol_sites sites = { 0 };
+	char err[512], origin[PATH_MAX + 96];
+	int ret;
+
+	ret = rules_file ? symbol_rules_load_file(&rules, rules_file, err,
+						  sizeof(err)) : 0;
+	if (!ret)
+		ret = symbol_rules_load_builtin(&rules, err, sizeof(err));
+	if (!ret)
+		ret = symbol_sites_find(&sites, &rules, pid, exe, running,
+					debug_file, err, sizeof(err));
+	if (ret) {
+		p_err("%s", ret == -ENOMEM ? strerror(ENOMEM) : err);
+		goto out;
+	}
+	symbols_origin(&sites.exe, origin, sizeof(origin));
+	if (!sites.n) {
+		p_err("%s: no 'etdump' USDT probes, and none of the %zu function symbols of it and its %zu libraries matches a rule (its symbols: %s); add rules with --rules FILE",
+		      exe, sites.functions, sites.objects.n - 1, origin);
+		goto out;
+	}
+	print_sites(&sites);
+	p_info("%s: no 'etdump' USDT probes: `record` would use symbol mode, with uprobes on these %zu function(s) named by %s%sthe built-in ExecuTorch rules (symbols: %s; %zu single-stepped); kernel calls get instruction ids in call order unless record --program PTE gives the plan",
+	       exe, sites.n, rules_file ? rules_file : "",
+	       rules_file ? " + " : "", origin, sites.single_step);
+	ret = (int)sites.n;
+out:
+	symbol_sites_free(&sites);
+	symbol_rules_free(&rules);
+	return ret;
+}
