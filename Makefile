@@ -11,6 +11,75 @@
 #   V=1             show commands
 
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+# --- arm64 and static builds (README: arm64 and Android) ---
+#   make ARCH=arm64        cross-build for aarch64 into build/arm64 with
+#                          Debian's aarch64-linux-gnu toolchain and the arm64
+#                          multiarch -dev packages (make deps ARCH=arm64)
+#   make STATIC=1          one statically linked etdump-bpf (build/static,
+#                          build/arm64-static with ARCH=arm64)
+#   make test ARCH=arm64   the arm64 build under qemu-aarch64 (tests/qemu.py)
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+STATIC ?= 0
+TRIPLET_x86 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(TRIPLET),)
+$(error ARCH=$(ARCH) is not supported: x86 or arm64)
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(TRIPLET)-
+# libraries of the target's multiarch folder, headers of the arch-neutral one
+CROSS_NEEDS := $(CROSS_COMPILE)gcc /usr/lib/$(TRIPLET)/libbpf.so \
+	/usr/lib/$(TRIPLET)/libelf.so /usr/lib/$(TRIPLET)/libz.so
+# the ExecuTorch install beside the clone is the host's
+EXECUTORCH_PREFIX :=
+endif
+ifneq ($(CROSS_COMPILE),)
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := $(CROSS_COMPILE)g++
+endif
+ifeq ($(origin AR),default)
+AR := $(CROSS_COMPILE)ar
+endif
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+OUT_SUFFIX := /$(ARCH)$(if $(filter 1,$(STATIC)),-static)
+else ifeq ($(STATIC),1)
+OUT_SUFFIX := /static
+endif
+ifneq ($(OUT_SUFFIX),)
+OUT ?= build$(OUT_SUFFIX)
+endif
+# static: glibc, libbpf, libelf, zlib and libstdc++ all inside the binary
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+endif
+ifneq ($(CROSS_COMPILE),)
+# clang -target bpf: the target's multiarch include folder, not the host's
+CLANG_BPF_SYS_INCLUDES ?= -idirafter /usr/include/$(TRIPLET) -idirafter /usr/include
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+# the cross packages and qemu-user too; the host build is what the arm64
+# build's outputs are compared with
+DEPS_ARCH := $(ARCH)
+TEST_RUN = $(MAKE) --no-print-directory ARCH=$(HOST_ARCH) CC=cc CXX=g++ \
+	AR=ar OUT=build STATIC=0 all && \
+	$(MAKE) --no-print-directory STATIC=1 OUT=$(OUT)-static \
+	$(OUT)-static/etdump-bpf && \
+	$(PYTHON) tests/qemu.py --build $(OUT) --host-build build \
+	--static $(OUT)-static/etdump-bpf
+endif
+# the man page is made by running the binary: the host build's, not a
+# cross build's (the page is the same)
+ifeq ($(ARCH),$(HOST_ARCH))
+MAN_PAGE = $(OUT)/etdump-bpf.1
+endif
+# --- end of arm64 and static builds ---
+
 SAN ?= 0
 FUZZ ?= 0
 ifeq ($(FUZZ),1)
@@ -34,7 +103,9 @@ PYTHON ?= python3
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
 INCLUDES := -Ischema -Iuser -I$(OUT)
-ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE $(INCLUDES)
+# -ffp-contract=off: report's numbers are the Inspector's (numpy's), one IEEE
+# operation at a time; aarch64 gcc would fuse a*b+c into one fmadd
+ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE -ffp-contract=off $(INCLUDES)
 # -lstdc++: symbol mode demangles C++ names with abi::__cxa_demangle
 LDLIBS := -lbpf -lelf -lz -lstdc++ -lm
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
@@ -112,7 +183,7 @@ endif
 # A plain `make` (or `make all`) on a machine without the build's packages
 # names what is missing in one line; the README's commands install it.
 BUILD_NEEDS := $(CLANG) $(BPFTOOL) /usr/include/bpf/bpf_helpers.h \
-	/usr/include/gelf.h /usr/include/zlib.h
+	/usr/include/gelf.h /usr/include/zlib.h $(CROSS_NEEDS)
 ifeq ($(filter-out all,$(MAKECMDGOALS)),)
 MISSING := $(strip $(foreach n,$(BUILD_NEEDS),$(if $(or $(wildcard $(n)),$(shell command -v $(n) 2>/dev/null)),,$(n))))
 ifneq ($(MISSING),)
@@ -125,7 +196,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(OUT)/etdump-bpf.1 $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
+all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
 	$(ET_TARGETS)
 
 # The man page is made from the binary's own --help texts: they cannot drift.
@@ -141,7 +212,7 @@ install: $(CLI) $(OUT)/etdump-bpf.1
 	install -D -m 0644 scripts/etdump-bpf.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/etdump-bpf
 
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh $(DEPS_ARCH)
 
 $(OUT) $(OUT)/obj $(OUT)/tests:
 	$(Q)mkdir -p $@
@@ -161,7 +232,7 @@ $(OUT)/obj/%.o: user/%.c $(wildcard user/*.h) $(wildcard schema/*.h) $(wildcard 
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(CLI): user/main.c $(LIB) $(SKELS)
 	$(call msg,LINK,$@)
@@ -210,9 +281,10 @@ example: deps
 
 unit: $(UNIT_BINS)
 
+TEST_RUN ?= $(PYTHON) tests/run.py --build $(OUT)
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(PYTHON) tests/run.py --build $(OUT)
+	$(Q)$(TEST_RUN)
 
 # make bench (scripts/bench.py): the loop target three ways (5-byte nop
 # sites, 1-byte nop sites, no sites), the floor tracer, the writer bench.
@@ -264,6 +336,7 @@ fuzz-run: $(FUZZ_BINS) $(CLI) $(EXAMPLE)
 	$(Q)$(PYTHON) tests/fuzz/run.py --build $(OUT) --seconds $(FUZZ_SECONDS)
 
 vmlinux:
+	$(if $(CROSS_COMPILE),$(error make vmlinux dumps the running kernel's BTF, not an $(ARCH) kernel's: vmlinux/README says how vmlinux/$(ARCH)/vmlinux.h is made))
 	$(call msg,GEN,vmlinux/$(ARCH)/vmlinux.h)
 	$(Q)mkdir -p vmlinux/$(ARCH)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h

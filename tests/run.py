@@ -19,7 +19,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_unit(build, pattern):
+def run_unit(build, pattern, wrap=()):
+    """wrap: what runs each binary (tests/qemu.py: qemu-aarch64)."""
     passed = failed = 0
     tests_dir = os.path.join(build, "tests")
     for name in sorted(os.listdir(tests_dir)):
@@ -29,7 +30,7 @@ def run_unit(build, pattern):
         if pattern and pattern not in name:
             continue
         print(f"# {name}", flush=True)
-        proc = subprocess.run([path], cwd=ROOT, stdout=subprocess.PIPE,
+        proc = subprocess.run([*wrap, path], cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True,
                               errors="replace")
         out = proc.stdout

@@ -40,4 +40,7 @@ for mode in batched precise; do
 	check "convert, $mode" "$build/etdump-bpf" convert "$tmp/$mode.raw" \
 		-o "$tmp/$mode-converted.etdp"
 done
+check "doctor" "$build/etdump-bpf" doctor "$build/example-runtime"
+check "list, symbol mode's preview" "$build/etdump-bpf" list \
+	--rules tests/example/example.rules "$build/example-runtime-noprobes"
 exit $failed

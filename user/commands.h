@@ -17,5 +17,6 @@ int cmd_list(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif /* ETDUMP_COMMANDS_H */

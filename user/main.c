@@ -23,6 +23,7 @@ static const struct command {
 	{ "convert", cmd_convert, "turn a raw capture into an ETDump or a Chrome trace" },
 	{ "report", cmd_report, "the Inspector's statistics table of an ETDump" },
 	{ "diff", cmd_diff, "compare two ETDumps operator by operator, for CI" },
+	{ "doctor", cmd_doctor, "what recording needs here, and what is missing" },
 };
 
 static void usage(FILE *f)

@@ -9,16 +9,25 @@
 #include "elf_file.h"
 #include "process_objects.h"
 
-#if defined(__x86_64__)
-#define MULTIARCH "x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define MULTIARCH "aarch64-linux-gnu"
-#else
-#define MULTIARCH "."
-#endif
-/* The loader's built-in search path, with Debian's multiarch folders. */
-#define DEFAULT_DIRS "/lib/" MULTIARCH ":/usr/lib/" MULTIARCH \
+/*
+ * The loader's built-in search path, with Debian's multiarch folders of
+ * the object's own architecture: an aarch64 binary looked at on an x86-64
+ * machine (or the other way round) needs its own libraries.
+ */
+#define DIRS(multiarch) "/lib/" multiarch ":/usr/lib/" multiarch \
 	":/usr/local/lib:/lib64:/usr/lib64:/lib:/usr/lib"
+
+static const char *default_dirs(unsigned int machine)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return DIRS("x86_64-linux-gnu");
+	case EM_AARCH64:
+		return DIRS("aarch64-linux-gnu");
+	default:
+		return DIRS(".");
+	}
+}
 
 struct dynamic {
 	char **needed;
@@ -26,6 +35,7 @@ struct dynamic {
 	char *rpath;
 	char *runpath;
 	char origin[PATH_MAX];  /* the object's folder, for $ORIGIN */
+	unsigned int machine;   /* its e_machine */
 };
 
 /* Add the file path names, once; a file that is gone is left out. */
@@ -106,6 +116,7 @@ static int read_dynamic(const char *path, struct dynamic *d)
 	char msg[64], copy[PATH_MAX];
 	const char *s;
 	Elf_Data *data;
+	GElf_Ehdr ehdr;
 	GElf_Shdr shdr;
 	Elf_Scn *scn;
 	GElf_Dyn dyn;
@@ -116,6 +127,8 @@ static int read_dynamic(const char *path, struct dynamic *d)
 	snprintf(copy, sizeof(copy), "%s", path);
 	snprintf(d->origin, sizeof(d->origin), "%s", dirname(copy));
 	ret = elf_file_open(&f, path, msg, sizeof(msg));
+	if (!ret && gelf_getehdr(f.elf, &ehdr))
+		d->machine = ehdr.e_machine;
 	scn = ret ? NULL : elf_file_section(&f, SHT_DYNAMIC, NULL, &shdr);
 	data = scn ? elf_getdata(scn, NULL) : NULL;
 	for (i = 0; !ret && data && shdr.sh_entsize &&
@@ -169,7 +182,7 @@ static bool find_library(const struct dynamic *d, const char *name,
 	return (!d->runpath && search_dirs(d->rpath, d->origin, name, out)) ||
 	       search_dirs(getenv("LD_LIBRARY_PATH"), d->origin, name, out) ||
 	       search_dirs(d->runpath, d->origin, name, out) ||
-	       search_dirs(DEFAULT_DIRS, d->origin, name, out);
+	       search_dirs(default_dirs(d->machine), d->origin, name, out);
 }
 
 /* Breadth first, as the loader loads them; each object once. */

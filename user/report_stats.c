@@ -3,9 +3,9 @@
  * report_stats.c - the numbers of `etdump-bpf report`.
  *
  * Every operation below is one IEEE double operation in the order numpy
- * and CPython perform it; nothing may be fused or reordered (the build
- * has no -ffast-math, and x86-64/arm64 GCC does not contract a*b+c into an
- * FMA without -march flags that allow one).
+ * and CPython perform it; nothing may be fused or reordered: the build
+ * has no -ffast-math and says -ffp-contract=off, without which aarch64 GCC
+ * fuses a*b+c into one fmadd (p90 then differed in the last digit).
  */
 #include <errno.h>
 #include <stdio.h>

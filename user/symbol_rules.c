@@ -23,7 +23,14 @@ __asm__(".pushsection .rodata\n"
 	".incbin \"schema/executorch.rules\"\n"
 	"etdump_builtin_rules_end:\n"
 	".popsection\n");
-extern const char etdump_builtin_rules[], etdump_builtin_rules_end[];
+/*
+ * hidden: addressed PC-relative, not through the GOT. In a PIE, aarch64 gcc
+ * loads an extern array's address from the GOT, gas turns the GOT
+ * relocations of these local labels into .rodata + offset, and ld gives
+ * both one GOT entry, the start of .rodata: the rules came out empty.
+ */
+extern const char etdump_builtin_rules[] __attribute__((visibility("hidden")));
+extern const char etdump_builtin_rules_end[] __attribute__((visibility("hidden")));
 
 static const char *const kind_names[] = {
 	[ETDUMP_FUNC_EVENT] = "event",

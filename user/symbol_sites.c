@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "arm64_insn.h"
 #include "demangle.h"
 #include "log.h"
 #include "symbol_guard.h"
@@ -16,25 +18,34 @@ struct walk {
 	const struct symbol_rules *rules;
 	const char *path;
 	int fd;                 /* the object, for its entry instructions */
+	uint16_t machine;       /* its e_machine: whose uprobes take them */
 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 bool symbol_entry_emulated(const uint8_t *b, size_t len)
 {
-#if defined(__x86_64__)
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
 	if (len >= 1 && ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90))
 		return true;    /* push %rax..%rdi; nop */
 	if (len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
 		return true;    /* push %r8..%r15 */
 	/* optimized into a call; other multi-byte nops are single-stepped */
 	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
-#else
-	(void)b;
-	(void)len;
-	return true;    /* not known here: assume the cheap case */
-#endif
+}
+
+/* What the uprobes of the object's own architecture make of its entry. */
+static bool entry_simulated(uint16_t machine, const uint8_t *b, size_t len)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return symbol_entry_emulated(b, len);
+	case EM_AARCH64:
+		return arm64_uprobe_simulated(b, len);
+	default:
+		return true;    /* not known here: assume the cheap case */
+	}
 }
 
 /*
@@ -45,12 +56,15 @@ bool symbol_entry_emulated(const uint8_t *b, size_t len)
  * stack still holds the return address for the uretprobe. Else past a
  * guard, when one comes first (symbol_guard.h).
  */
-static size_t attach_skip(const uint8_t *insn, size_t len, bool sized,
-			  bool *guarded)
+static size_t attach_skip(uint16_t machine, const uint8_t *insn, size_t len,
+			  bool sized, bool *guarded)
 {
 	size_t skip = 0, guard;
 
 	*guarded = false;
+	/* the guard decoder and endbr64 are x86-64's */
+	if (machine != EM_X86_64)
+		return 0;
 	if (len > sizeof(endbr64) && !memcmp(insn, endbr64, sizeof(endbr64)))
 		skip = sizeof(endbr64);
 	if (symbol_entry_emulated(insn + skip, len - skip))
@@ -59,6 +73,17 @@ static size_t attach_skip(const uint8_t *insn, size_t len, bool sized,
 	guard = sized ? symbol_guard_skip(insn + skip, len - skip) : 0;
 	*guarded = guard > 0;
 	return guard ? skip + guard : 0;
+}
+
+/* e_machine of an ELF file (both classes keep it at the same place). */
+static uint16_t elf_machine(int fd)
+{
+	Elf64_Ehdr eh;
+
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return EM_NONE;
+	return eh.e_machine;
 }
 
 static bool seen(const struct walk *w, uint64_t offset)
@@ -103,9 +128,10 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	/* no further than the function */
 	n = pread(w->fd, insn, size && size < sizeof(insn) ? size :
 						     sizeof(insn), offset);
-	skip = n > 0 ? attach_skip(insn, n, size > 0, &guarded) : 0;
+	skip = n > 0 ? attach_skip(w->machine, insn, n, size > 0, &guarded) : 0;
 	s->offset += skip;
-	s->single_step = n > 0 && !symbol_entry_emulated(insn + skip, n - skip);
+	s->single_step = n > 0 &&
+			 !entry_simulated(w->machine, insn + skip, n - skip);
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
 	out->n++;
@@ -165,6 +191,7 @@ int symbol_sites_find(struct symbol_sites *out,
 	for (i = 0; i < out->objects.n; i++) {
 		w.path = out->objects.paths[i];
 		w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
+		w.machine = elf_machine(w.fd);
 		ret = elf_symbols_read(w.path, i ? NULL : debug_file, on_symbol,
 				       &w, &info, err, errlen);
 		if (w.fd >= 0)

@@ -50,6 +50,7 @@ int symbol_sites_find(struct symbol_sites *out,
  * it? Measured (scripts/bench-uprobes.sh): they emulate a push of a
  * register and a one-byte nop, and turn a 5-byte nop into a call; endbr64,
  * other nops, moves and arithmetic are single-stepped, ~20x the cost.
+ * (An aarch64 object's entries are arm64_insn.h's to judge.)
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
 void symbol_sites_free(struct symbol_sites *s);

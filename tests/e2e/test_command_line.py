@@ -23,7 +23,7 @@ class CommandLineTest(TempDirTest):
         return lines[0]
 
     def test_unknown_options_take_one_line(self):
-        for cmd in ("record", "report", "list", "convert", "diff"):
+        for cmd in ("record", "report", "list", "convert", "diff", "doctor"):
             line = self.assert_one_line_usage([cmd, "--bogus"], cmd + " ")
             self.assertIn("unknown option '--bogus'", line)
             line = self.assert_one_line_usage([cmd, "-Z"], cmd + " ")
