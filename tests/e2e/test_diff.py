@@ -123,6 +123,26 @@ class DiffTest(TempDirTest):
                             r["p_value"]) for r in rows if r["verdict"]]
                 self.assertEqual(flagged, [], f"trial {trial}")
 
+    def test_counters_both_recordings_hold(self):
+        outs = []
+        for name, counters in (("a", "task-clock,page-faults"),
+                               ("b", "page-faults,task-clock")):
+            outs.append(self.path(f"{name}.etdp"))
+            proc = run([CLI, "record", "-o", outs[-1], "-e", counters, "--",
+                        EXAMPLE, "-n", "5"])
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = self.diff_json(*outs)
+        conv = self.row(rows, "native_call_convolution.out")
+        # paired by name, whatever their order in each file
+        for name in ("task-clock", "page-faults"):
+            for side in ("base", "new"):
+                self.assertIn(f"{name}_p50_{side}", conv)
+        self.assertGreater(conv["task-clock_p50_base"], 0)
+        self.assertGreater(conv["task-clock_p50_new"], 0)
+        self.assertIsInstance(conv["task-clock_p50_change_pct"], float)
+        # a delegate's events carry no counters: null, not 0
+        self.assertIsNone(self.row(rows, "linear #0")["task-clock_p50_base"])
+
     def test_table_and_top(self):
         base, slow = self.record_pair(
             new_args=["--slow-op", f"relu.out:{SLOW_US}"])
