@@ -122,12 +122,9 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 tgid = kernel_tgid();
 	struct switch_in *in;
 
-	if (!tgid)
-		return 0;
-	if ((__u32)prev->tgid == tgid) {
+	if (is_target_tgid(prev->tgid)) {
 		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
 		if (in) {
 			if (in->on_cpu)
@@ -138,7 +135,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 			in->switches = switch_count(prev);
 		}
 	}
-	if ((__u32)next->tgid != tgid)
+	if (!is_target_tgid(next->tgid))
 		return 0;
 	in = bpf_task_storage_get(&switched_in, next, NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);

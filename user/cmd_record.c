@@ -19,6 +19,8 @@
 #include "collector.h"
 #include "counters.h"
 #include "cli.h"
+#include "more_targets.h"
+#include "pid_list.h"
 #include "stdout_output.h"
 #include "commands.h"
 #include "etdump_writer.h"
@@ -51,7 +53,8 @@ static const char record_usage[] =
 	"                       goes to stderr)\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
 	"                       for etdump-bpf convert; -o, --raw or both\n"
-	"  -p, --pid PID        attach to a running process\n"
+	"  -p, --pid PID[,PID...]  attach to running processes (each thread's\n"
+	"                       runs its own; several need etdump probes)\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
 	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
 	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
@@ -84,6 +87,8 @@ struct record_opts {
 	const char *output;
 	const char *raw;
 	pid_t pid;
+	pid_t more_pids[CAPTURE_MAX_MORE];  /* -p PID,PID...: the others */
+	size_t nmore;
 	uint64_t duration_ns;
 	uint64_t ring_bytes;
 	bool force;
@@ -112,6 +117,23 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* long options without a letter */
 enum { OPT_RAW = 0x100 };
+
+/* -p PID[,PID...]: the first is the target, the others more_targets.h's */
+static int parse_pids(const char *arg, struct record_opts *o, char *err,
+		      size_t errlen)
+{
+	pid_t pids[1 + CAPTURE_MAX_MORE];
+	size_t n;
+	int ret;
+
+	ret = parse_pid_list(arg, pids, 1 + CAPTURE_MAX_MORE, &n, err, errlen);
+	if (ret)
+		return ret;
+	o->pid = pids[0];
+	o->nmore = n - 1;
+	memcpy(o->more_pids, pids + 1, o->nmore * sizeof(*pids));
+	return 0;
+}
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
@@ -154,8 +176,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->raw = optarg;
 			break;
 		case 'p':
-			if (parse_pid(optarg, &o->pid))
-				return usage_error("invalid PID '%s'", optarg);
+			if (parse_pids(optarg, o, err, sizeof(err)))
+				return usage_error("%s", err);
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o->duration_ns) ||
@@ -273,8 +295,9 @@ static void print_status(struct collector *col, struct capture *cap,
 enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
 
 static int collect(const struct record_opts *o, struct target *t,
-		   struct capture *cap, struct collector *col,
-		   struct raw_writer *raw, enum stop_reason *why)
+		   struct more_targets *more, struct capture *cap,
+		   struct collector *col, struct raw_writer *raw,
+		   enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
 	bool tty = isatty(STDERR_FILENO);
@@ -299,8 +322,11 @@ static int collect(const struct record_opts *o, struct target *t,
 			break;
 		}
 		if (target_has_exited(t)) {
-			*why = STOP_EXIT;
-			break;
+			pfd[1].fd = -1; /* readable for ever from now on */
+			if (more_targets_exited(more)) {
+				*why = STOP_EXIT;
+				break;
+			}
 		}
 		if (o->duration_ns && now - start >= o->duration_ns) {
 			*why = STOP_DURATION;
@@ -467,6 +493,7 @@ int cmd_record(int argc, char **argv)
 	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
+	struct more_targets more = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
@@ -498,6 +525,16 @@ int cmd_record(int argc, char **argv)
 
 	if (open_target(&o, &t, &objs))
 		goto cleanup;
+	if (o.nmore && !objs.etdump) {
+		p_err("PID %d (%s): no 'etdump' USDT probes; symbol mode records one process: give it alone to -p",
+		      o.pid, t.exe);
+		goto cleanup;
+	}
+	if (o.nmore && more_targets_open(&more, o.more_pids, o.nmore))
+		goto cleanup;
+	/* batched only where every process can flush */
+	if (o.nmore && !more_targets_all_have(&more, "flush"))
+		o.precise = true;
 	col = collector_new();
 	if (!col)
 		goto cleanup;
@@ -512,6 +549,8 @@ int cmd_record(int argc, char **argv)
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
 	copts.pid = t.pid;
+	copts.more_pids = o.more_pids;
+	copts.nmore = o.nmore;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
 	sink.col = col;
@@ -526,6 +565,8 @@ int cmd_record(int argc, char **argv)
 	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
 	       t.exe, !sink.sm && objs.n > 1 ? " and its libraries" : "",
 	       o.pid ? "; Ctrl-C to stop" : "");
+	if (more_targets_attach(&more, cap, &nattached))
+		goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
@@ -534,7 +575,7 @@ int cmd_record(int argc, char **argv)
 	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, cap, col, sink.raw, &why);
+	err = collect(&o, &t, &more, cap, col, sink.raw, &why);
 	if (err) {
 		if (raw_writer_error(sink.raw))
 			p_err("%s: cannot write: %s", o.raw, strerror(-err));
@@ -576,6 +617,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	target_stop(&t);
 	target_close(&t);
+	more_targets_close(&more);
 	capture_close_in_background(cap);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
