@@ -42,7 +42,7 @@
 #define DEFAULT_OUTPUT "etdump.etdp"
 
 static const char record_usage[] =
-	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID | [--] CMD [ARGS...])\n"
+	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID[,PID...] | [--] CMD [ARGS...])\n"
 	"\n"
 	"Trace a runtime carrying etdump USDT probes (or, without them, the\n"
 	"functions rules name: symbol mode) and write an ETDump.\n"
@@ -53,8 +53,9 @@ static const char record_usage[] =
 	"                       goes to stderr)\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
 	"                       for etdump-bpf convert; -o, --raw or both\n"
-	"  -p, --pid PID[,PID...]  attach to running processes (each thread's\n"
-	"                       runs its own; several need etdump probes)\n"
+	"  -p, --pid PIDS       attach to running processes: PID[,PID...]\n"
+	"                       (each thread's runs its own; several need\n"
+	"                       etdump probes)\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
 	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
 	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
