@@ -148,12 +148,9 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 tgid = kernel_tgid();
 	struct switch_in *in;
 
-	if (!tgid)
-		return 0;
-	if ((__u32)prev->tgid == tgid) {
+	if (is_target_tgid(prev->tgid)) {
 		if (sched_records)
 			sched_record(prev, 1, preempt, now);
 		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
@@ -166,7 +163,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 			in->switches = switch_count(prev);
 		}
 	}
-	if ((__u32)next->tgid != tgid)
+	if (!is_target_tgid(next->tgid))
 		return 0;
 	if (sched_records)
 		sched_record(next, 0, 0, now);

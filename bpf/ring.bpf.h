@@ -22,12 +22,32 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 __u32 target_kernel_tgid = 0;
 
+/* -p PID,PID...: the processes after the first (initial namespace only) */
+#define MAX_MORE_TARGETS 15
+const volatile __u32 more_tgids[MAX_MORE_TARGETS] = {};
+const volatile __u32 nmore_tgids = 0;
+
+/* One of the processes recorded, by the kernel's tgid. */
+static __always_inline bool is_target_tgid(__u32 tgid)
+{
+	__u32 i;
+
+	if (pidns_ino)
+		return target_kernel_tgid && tgid == target_kernel_tgid;
+	if (tgid == target_tgid)
+		return true;
+	for (i = 0; i < MAX_MORE_TARGETS && i < nmore_tgids; i++)
+		if (tgid == more_tgids[i])
+			return true;
+	return false;
+}
+
 static __always_inline bool is_target(__u64 id)
 {
 	struct bpf_pidns_info ns;
 
 	if (!pidns_ino)
-		return (__u32)(id >> 32) == target_tgid;
+		return is_target_tgid(id >> 32);
 	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) ||
 	    ns.tgid != target_tgid)
 		return false;
@@ -35,11 +55,6 @@ static __always_inline bool is_target(__u64 id)
 	return true;
 }
 
-/* The target's tgid as the kernel numbers it; 0 until known. */
-static __always_inline __u32 kernel_tgid(void)
-{
-	return pidns_ino ? target_kernel_tgid : target_tgid;
-}
 /*
  * Waking the collector costs microseconds; it polls on a timer instead and
  * is woken early each time this much more has been produced.

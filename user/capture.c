@@ -105,6 +105,15 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	target_pid_namespace(&dev, &ino);
 	cap->skel->rodata->pidns_dev = dev;
 	cap->skel->rodata->pidns_ino = ino;
+	if (opts->nmore > CAPTURE_MAX_MORE || (opts->nmore && ino)) {
+		err = -EINVAL;
+		p_err("several processes: at most %d more, and not from inside a PID namespace",
+		      CAPTURE_MAX_MORE);
+		goto fail;
+	}
+	for (size_t i = 0; i < opts->nmore; i++)
+		cap->skel->rodata->more_tgids[i] = opts->more_pids[i];
+	cap->skel->rodata->nmore_tgids = opts->nmore;
 	/* wake the collector early once a quarter of the ring is used */
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	cap->skel->rodata->sched_records = opts->sched;
@@ -186,7 +195,7 @@ static void note_probe(struct capture *cap, const char *name)
 }
 
 static int attach_one(struct capture *cap, struct bpf_program *prog,
-		      const char *path, const char *name)
+		      pid_t pid, const char *path, const char *name)
 {
 	struct bpf_link **links;
 	struct bpf_link *link;
@@ -197,8 +206,7 @@ static int attach_one(struct capture *cap, struct bpf_program *prog,
 		return -ENOMEM;
 	cap->links = links;
 	/* one attach per probe name covers every site of that name */
-	link = bpf_program__attach_usdt(prog, cap->skel->rodata->target_tgid,
-					path, "etdump", name, NULL);
+	link = bpf_program__attach_usdt(prog, pid, path, "etdump", name, NULL);
 	if (!link) {
 		err = -errno;
 		p_err("%s: cannot attach to etdump:%s: %s (run with -v for libbpf's log)",
@@ -210,9 +218,16 @@ static int attach_one(struct capture *cap, struct bpf_program *prog,
 	return 0;
 }
 
-/* Probe by probe, in probe_programs' order, in every file carrying it. */
 int capture_attach(struct capture *cap, const struct probe_objects *objs,
 		   int *nattached)
+{
+	return capture_attach_pid(cap, objs, cap->skel->rodata->target_tgid,
+				  nattached);
+}
+
+/* Probe by probe, in probe_programs' order, in every file carrying it. */
+int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
+		       pid_t pid, int *nattached)
 {
 	struct bpf_program *prog;
 	const char *name;
@@ -230,7 +245,8 @@ int capture_attach(struct capture *cap, const struct probe_objects *objs,
 		for (j = 0; j < objs->n; j++) {
 			if (!probe_object_has(&objs->v[j], name))
 				continue;
-			err = attach_one(cap, prog, objs->v[j].path, name);
+			err = attach_one(cap, prog, pid, objs->v[j].path,
+					 name);
 			if (err)
 				return err;
 			(*nattached)++;

@@ -26,7 +26,12 @@ struct capture_opts {
 	const struct counter_set *counters;  /* opened; NULL: none */
 	bool batched;            /* attach `flush` only: the runtime buffers */
 	bool sched;              /* ETDUMP_REC_SCHED at every target switch */
+	/* -p PID,PID...: the other processes captured (initial PID namespace) */
+	const pid_t *more_pids;
+	size_t nmore;
 };
+
+#define CAPTURE_MAX_MORE 15      /* bpf/ring.bpf.h MAX_MORE_TARGETS */
 
 int capture_open(struct capture **out, const struct capture_opts *opts);
 /*
@@ -36,6 +41,9 @@ int capture_open(struct capture **out, const struct capture_opts *opts);
  */
 int capture_attach(struct capture *cap, const struct probe_objects *objs,
 		   int *nattached);
+/* The same for another process of opts.more_pids (its own files). */
+int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
+		       pid_t pid, int *nattached);
 /* The probes attached, by name, each once, in attach order: *n of them. */
 const char *const *capture_probe_names(const struct capture *cap, size_t *n);
 /* An fd that polls readable when the ring buffer asks for a read. */

@@ -52,14 +52,6 @@ static const char diff_usage[] =
 	"cannot be read or tabulated; 2 usage error; 3 a significant\n"
 	"regression past --fail-above.\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("etdump-bpf: diff: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'etdump-bpf diff --help')\n", stderr);
-	return EXIT_USAGE;
-}
-
 static int parse_number(const char *s, double min, double max, double *out)
 {
 	char *end;
@@ -150,19 +142,23 @@ int cmd_diff(int argc, char **argv)
 		switch (c) {
 		case OPT_FAIL:
 			if (parse_number(optarg, 0, 1e9, &fail_above))
-				return usage_error("invalid --fail-above '%s': a percentage, 0 or more", optarg);
+				return cli_usage_error("diff", "invalid --fail-above '%s': a percentage, 0 or more",
+						       optarg);
 			break;
 		case OPT_ALPHA:
 			if (parse_number(optarg, 1e-12, 0.5, &dopt.alpha))
-				return usage_error("invalid --alpha '%s': a probability above 0, at most 0.5", optarg);
+				return cli_usage_error("diff", "invalid --alpha '%s': a probability above 0, at most 0.5",
+						       optarg);
 			break;
 		case OPT_MIN:
 			if (parse_number(optarg, 0, 1e9, &dopt.min_change_pct))
-				return usage_error("invalid --min-change '%s': a percentage, 0 or more", optarg);
+				return cli_usage_error("diff", "invalid --min-change '%s': a percentage, 0 or more",
+						       optarg);
 			break;
 		case OPT_MIN_DELTA:
 			if (parse_number(optarg, 0, 1e15, &dopt.min_delta_ns))
-				return usage_error("invalid --min-delta '%s': nanoseconds, 0 or more", optarg);
+				return cli_usage_error("diff", "invalid --min-delta '%s': nanoseconds, 0 or more",
+						       optarg);
 			break;
 		case OPT_OPCALL:
 			dopt.operator_call = true;
@@ -170,18 +166,20 @@ int cmd_diff(int argc, char **argv)
 		case OPT_TOP:
 			if (parse_number(optarg, 1, 1e9, &top) ||
 			    top != floor(top))
-				return usage_error("invalid --top '%s': a count, 1 or more", optarg);
+				return cli_usage_error("diff", "invalid --top '%s': a count, 1 or more",
+						       optarg);
 			out.top = (size_t)top;
 			break;
 		case OPT_CSV:
 		case OPT_JSON:
 			if (out.format != REPORT_TABLE)
-				return usage_error("%schoose one of --csv and --json", "");
+				return cli_usage_error("diff", "choose one of --csv and --json");
 			out.format = c == OPT_CSV ? REPORT_CSV : REPORT_JSON;
 			break;
 		case OPT_UNITS:
 			if (report_unit_parse(optarg, &out.unit))
-				return usage_error("invalid unit '%s' (ns, us, ms or s)", optarg);
+				return cli_usage_error("diff", "invalid unit '%s' (ns, us, ms or s)",
+						       optarg);
 			break;
 		case 'h':
 			fputs(diff_usage, stdout);
@@ -191,7 +189,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		return usage_error("%sexpected two ETDumps, BASE and NEW", "");
+		return cli_usage_error("diff", "expected two ETDumps, BASE and NEW");
 	out.base = argv[optind];
 	out.new = argv[optind + 1];
 	out.alpha = dopt.alpha;

@@ -19,6 +19,8 @@
 #include "collector.h"
 #include "counters.h"
 #include "cli.h"
+#include "more_targets.h"
+#include "pid_list.h"
 #include "stdout_output.h"
 #include "commands.h"
 #include "etdump_log_writer.h"
@@ -46,7 +48,7 @@
 #define DEFAULT_OUTPUT "etdump.etdp"
 
 static const char record_usage[] =
-	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID | [--] CMD [ARGS...])\n"
+	"usage: etdump-bpf record [-o FILE] [--raw FILE] [options] (-p PID[,PID...] | [--] CMD [ARGS...])\n"
 	"\n"
 	"Trace a runtime carrying etdump USDT probes (or, without them, the\n"
 	"functions rules name: symbol mode) and write an ETDump.\n"
@@ -57,7 +59,9 @@ static const char record_usage[] =
 	"                       goes to stderr)\n"
 	"      --raw FILE       keep every record in a raw capture too (or only),\n"
 	"                       for etdump-bpf convert; -o, --raw or both\n"
-	"  -p, --pid PID        attach to a running process\n"
+	"  -p, --pid PIDS       attach to running processes: PID[,PID...]\n"
+	"                       (each thread's runs its own; several need\n"
+	"                       etdump probes)\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
 	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
 	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
@@ -102,6 +106,8 @@ struct record_opts {
 	const char *output;
 	const char *raw;
 	pid_t pid;
+	pid_t more_pids[CAPTURE_MAX_MORE];  /* -p PID,PID...: the others */
+	size_t nmore;
 	uint64_t duration_ns;
 	uint64_t ring_bytes;
 	bool force;
@@ -150,6 +156,23 @@ static int parse_rotate(const char *arg, struct run_sink_opts *s)
 	return parse_size(arg, &s->rotate_bytes) || !s->rotate_bytes;
 }
 
+/* -p PID[,PID...]: the first is the target, the others more_targets.h's */
+static int parse_pids(const char *arg, struct record_opts *o, char *err,
+		      size_t errlen)
+{
+	pid_t pids[1 + CAPTURE_MAX_MORE];
+	size_t n;
+	int ret;
+
+	ret = parse_pid_list(arg, pids, 1 + CAPTURE_MAX_MORE, &n, err, errlen);
+	if (ret)
+		return ret;
+	o->pid = pids[0];
+	o->nmore = n - 1;
+	memcpy(o->more_pids, pids + 1, o->nmore * sizeof(*pids));
+	return 0;
+}
+
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -196,8 +219,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->raw = optarg;
 			break;
 		case 'p':
-			if (parse_pid(optarg, &o->pid))
-				return usage_error("invalid PID '%s'", optarg);
+			if (parse_pids(optarg, o, err, sizeof(err)))
+				return usage_error("%s", err);
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o->duration_ns) ||
@@ -384,8 +407,9 @@ static void print_status(struct collector *col, struct capture *cap,
 enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
 
 static int collect(const struct record_opts *o, struct target *t,
-		   struct capture *cap, struct collector *col,
-		   struct raw_writer *raw, struct run_sink *rs,
+		   struct more_targets *more, struct capture *cap,
+		   struct collector *col, struct raw_writer *raw,
+		   struct run_sink *rs,
 		   enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
@@ -420,8 +444,11 @@ static int collect(const struct record_opts *o, struct target *t,
 			break;
 		}
 		if (target_has_exited(t)) {
-			*why = STOP_EXIT;
-			break;
+			pfd[1].fd = -1; /* readable for ever from now on */
+			if (more_targets_exited(more)) {
+				*why = STOP_EXIT;
+				break;
+			}
 		}
 		if (o->duration_ns && now - start >= o->duration_ns) {
 			*why = STOP_DURATION;
@@ -673,6 +700,7 @@ int cmd_record(int argc, char **argv)
 	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
+	struct more_targets more = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
@@ -704,6 +732,16 @@ int cmd_record(int argc, char **argv)
 
 	if (open_target(&o, &t, &objs))
 		goto cleanup;
+	if (o.nmore && !objs.etdump) {
+		p_err("PID %d (%s): no 'etdump' USDT probes; symbol mode records one process: give it alone to -p",
+		      o.pid, t.exe);
+		goto cleanup;
+	}
+	if (o.nmore && more_targets_open(&more, o.more_pids, o.nmore))
+		goto cleanup;
+	/* batched only where every process can flush */
+	if (o.nmore && !more_targets_all_have(&more, "flush"))
+		o.precise = true;
 	col = collector_new();
 	if (!col)
 		goto cleanup;
@@ -728,6 +766,8 @@ int cmd_record(int argc, char **argv)
 				 NULL : &o.counters;
 	copts.pid = t.pid;
 	copts.sched = o.sched;
+	copts.more_pids = o.more_pids;
+	copts.nmore = o.nmore;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
 	sink.col = col;
@@ -744,6 +784,8 @@ int cmd_record(int argc, char **argv)
 	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
 	       t.exe, !sink.sm && objs.n > 1 ? " and its libraries" : "",
 	       o.pid ? "; Ctrl-C to stop" : "");
+	if (more_targets_attach(&more, cap, &nattached))
+		goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
@@ -753,7 +795,7 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, cap, col, sink.raw, rs, &why);
+	err = collect(&o, &t, &more, cap, col, sink.raw, rs, &why);
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
@@ -808,6 +850,7 @@ int cmd_record(int argc, char **argv)
 cleanup:
 	target_stop(&t);
 	target_close(&t);
+	more_targets_close(&more);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
 	run_sink_free(rs);

@@ -79,18 +79,14 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'c':
 		case 'j':
-			if (out.format != REPORT_TABLE) {
-				p_err("report: choose one of --csv and --json");
-				return EXIT_USAGE;
-			}
+			if (out.format != REPORT_TABLE)
+				return cli_usage_error("report", "choose one of --csv and --json");
 			out.format = c == 'c' ? REPORT_CSV : REPORT_JSON;
 			break;
 		case 'u':
-			if (report_unit_parse(optarg, &unit)) {
-				p_err("report: invalid unit '%s' (ns, us, ms or s)",
-				      optarg);
-				return EXIT_USAGE;
-			}
+			if (report_unit_parse(optarg, &unit))
+				return cli_usage_error("report", "invalid unit '%s' (ns, us, ms or s)",
+						       optarg);
 			break;
 		case 'n':
 			no_op_call = true;
@@ -99,21 +95,17 @@ int cmd_report(int argc, char **argv)
 			op_call = true;
 			break;
 		case 's':
-			if (report_sort_parse(optarg, &out.sort)) {
-				p_err("report: invalid --sort '%s' (p10, p50, p90, avg, min, max, share, runs or event_name)",
-				      optarg);
-				return EXIT_USAGE;
-			}
+			if (report_sort_parse(optarg, &out.sort))
+				return cli_usage_error("report", "invalid --sort '%s' (p10, p50, p90, avg, min, max, share, runs or event_name)",
+						       optarg);
 			break;
 		case 't':
 			errno = 0;
 			top = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || !top ||
-			    *optarg == '-') {
-				p_err("report: invalid --top '%s' (a count, 1 or more)",
-				      optarg);
-				return EXIT_USAGE;
-			}
+			    *optarg == '-')
+				return cli_usage_error("report", "invalid --top '%s' (a count, 1 or more)",
+						       optarg);
 			out.top = top;
 			break;
 		case 'h':
@@ -125,10 +117,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("report", "give one ETDump (or - for standard input)");
-	if (op_call && no_op_call) {
-		p_err("report: choose one of --operator-call and --no-operator-call");
-		return EXIT_USAGE;
-	}
+	if (op_call && no_op_call)
+		return cli_usage_error("report", "choose one of --operator-call and --no-operator-call");
 	out.no_operator_call = no_op_call ||
 			       (out.format == REPORT_TABLE && !op_call);
 	if (out.top && out.sort == REPORT_SORT_FILE)

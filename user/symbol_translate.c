@@ -283,9 +283,14 @@ static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
 	rest = c->call_ns[k] - scope;
 	th->probe_ns += entry ? rest / 2 : scope / 2;
 	at = ts > th->probe_ns ? ts - th->probe_ns : 0;
-	/* a measure off by noise never runs time backwards */
-	if (at < th->last_ts)
-		at = th->last_ts;
+	/*
+	 * A measure off by noise never runs time backwards, nor stops it:
+	 * the probes' own stamps strictly increase, and so do these, so two
+	 * calls never touch and no call lasts no time (a viewer takes
+	 * touching calls of one name for parent and child).
+	 */
+	if (at <= th->last_ts && th->last_ts)
+		at = th->last_ts + 1;
 	th->last_ts = at;
 	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
 	return at;
