@@ -28,7 +28,7 @@ enum item_kind {
 /*
  * A slice begins or ends; a flow (v1 "s"/"f", each bound to the slice
  * open where it stands) links a delegate's event to the instruction that
- * called it, its parent: "s" just before the event's B, "f" just after.
+ * called it (add_begin()); a lane's span begins or ends.
  */
 enum edge { EDGE_BEGIN, EDGE_END, EDGE_FLOW_START, EDGE_FLOW_FINISH,
 	    EDGE_LANE_BEGIN, EDGE_LANE_END };
