@@ -9,6 +9,10 @@
 #include "file_io.h"
 #include "sched_lanes.h"
 #include "utf8.h"
+#include "version.h"
+
+/* what wrote the timeline (the capture's recorder may be another) */
+#define PRODUCER "etdump-bpf " ETDUMP_BPF_VERSION
 
 /*
  * Slices are written as B/E pairs, never as X: a reader then needs no
@@ -722,13 +726,13 @@ static void write_other_data(struct trace *tr)
 	FILE *f = tr->f;
 
 	if (tr->from_etdump) {
-		fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\","
+		fputs(",\n\"otherData\":{\"producer\":\"" PRODUCER "\","
 		      "\"source\":\"etdump\",\"file\":", f);
 		json_str(f, info->exe);
 		fputs("}}\n", f);
 		return;
 	}
-	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",", f);
+	fputs(",\n\"otherData\":{\"producer\":\"" PRODUCER "\",", f);
 	write_recorder(tr);
 	fputs("\"executable\":", f);
 	json_str(f, info->exe);
