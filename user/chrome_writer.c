@@ -476,6 +476,18 @@ static const char *thread_comm(const struct raw_info *info, uint32_t tid)
 	return NULL;
 }
 
+/*
+ * Perfetto lists threads by this hint: by tid, each thread's lane right
+ * below it.
+ */
+static void sort_track(struct trace *tr, uint32_t track, uint32_t tid,
+		       bool lane)
+{
+	event_head(tr, "M", track, 0, "thread_sort_index");
+	fprintf(tr->f, ",\"args\":{\"sort_index\":%llu}}",
+		2ull * tid + lane);
+}
+
 /* "<thread> sched" for each lane. */
 static void name_lanes(struct trace *tr)
 {
@@ -494,6 +506,7 @@ static void name_lanes(struct trace *tr)
 			snprintf(name, sizeof(name), "thread %u sched",
 				 l->v[i].tid);
 		name_track(tr, "thread_name", l->v[i].tid + LANE_TID, name);
+		sort_track(tr, l->v[i].tid + LANE_TID, l->v[i].tid, true);
 	}
 }
 
@@ -519,6 +532,8 @@ static void write_metadata(struct trace *tr)
 		name_track(tr, "thread_name", tid, comm ? comm :
 			   tid == tr->info->pid && !tr->from_etdump ?
 			   process : name);
+		if (tr->lanes && tr->lanes->n)
+			sort_track(tr, tid, tid, false);
 	}
 }
 
