@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The leak check of the collector and everything around it: the unit tests,
 # then recordings of the example runtime in both modes and the conversion
-# of their raw captures, each under valgrind. A memory error or a definite
+# of their raw captures (and ETDumps, to timelines), each under valgrind. A memory error or a definite
 # or indirect leak fails; the traced example itself runs natively.
 # Prints "ok - NAME" / "FAIL - NAME" like the other suites; exit 1 on any
 # failure.
@@ -33,12 +33,16 @@ for t in "$build"/tests/test_*; do
 done
 for mode in batched precise; do
 	args=()
-	[ "$mode" = precise ] && args=(--precise)
+	[ "$mode" = precise ] && args=(--precise --sched)
 	check "record, $mode" "$build/etdump-bpf" record -o "$tmp/$mode.etdp" \
 		--raw "$tmp/$mode.raw" "${args[@]}" -- \
 		"$build/example-runtime" -n 20 --threads 2
 	check "convert, $mode" "$build/etdump-bpf" convert "$tmp/$mode.raw" \
 		-o "$tmp/$mode-converted.etdp"
+	check "timeline, $mode" "$build/etdump-bpf" convert "$tmp/$mode.raw" \
+		-o "$tmp/$mode.json"
+	check "timeline of the ETDump, $mode" "$build/etdump-bpf" convert \
+		"$tmp/$mode.etdp" -o "$tmp/$mode-etdump.json"
 done
 check "doctor" "$build/etdump-bpf" doctor "$build/example-runtime"
 check "list, symbol mode's preview" "$build/etdump-bpf" list \

@@ -9,6 +9,10 @@
 #include "file_io.h"
 #include "sched_lanes.h"
 #include "utf8.h"
+#include "version.h"
+
+/* what wrote the timeline (the capture's recorder may be another) */
+#define PRODUCER "etdump-bpf " ETDUMP_BPF_VERSION
 
 /*
  * Slices are written as B/E pairs, never as X: a reader then needs no
@@ -28,7 +32,7 @@ enum item_kind {
 /*
  * A slice begins or ends; a flow (v1 "s"/"f", each bound to the slice
  * open where it stands) links a delegate's event to the instruction that
- * called it, its parent: "s" just before the event's B, "f" just after.
+ * called it (add_begin()); a lane's span begins or ends.
  */
 enum edge { EDGE_BEGIN, EDGE_END, EDGE_FLOW_START, EDGE_FLOW_FINISH,
 	    EDGE_LANE_BEGIN, EDGE_LANE_END };
@@ -476,6 +480,18 @@ static const char *thread_comm(const struct raw_info *info, uint32_t tid)
 	return NULL;
 }
 
+/*
+ * Perfetto lists threads by this hint: by tid, each thread's lane right
+ * below it.
+ */
+static void sort_track(struct trace *tr, uint32_t track, uint32_t tid,
+		       bool lane)
+{
+	event_head(tr, "M", track, 0, "thread_sort_index");
+	fprintf(tr->f, ",\"args\":{\"sort_index\":%llu}}",
+		2ull * tid + lane);
+}
+
 /* "<thread> sched" for each lane. */
 static void name_lanes(struct trace *tr)
 {
@@ -494,6 +510,7 @@ static void name_lanes(struct trace *tr)
 			snprintf(name, sizeof(name), "thread %u sched",
 				 l->v[i].tid);
 		name_track(tr, "thread_name", l->v[i].tid + LANE_TID, name);
+		sort_track(tr, l->v[i].tid + LANE_TID, l->v[i].tid, true);
 	}
 }
 
@@ -552,6 +569,8 @@ static void write_metadata(struct trace *tr)
 		if (q < r)
 			continue;
 		name_thread(tr, tid, process);
+		if (tr->lanes && tr->lanes->n)
+			sort_track(tr, tid, tid, false);
 	}
 	name_workers(tr, process);
 }
@@ -760,13 +779,13 @@ static void write_other_data(struct trace *tr)
 	FILE *f = tr->f;
 
 	if (tr->from_etdump) {
-		fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\","
+		fputs(",\n\"otherData\":{\"producer\":\"" PRODUCER "\","
 		      "\"source\":\"etdump\",\"file\":", f);
 		json_str(f, info->exe);
 		fputs("}}\n", f);
 		return;
 	}
-	fputs(",\n\"otherData\":{\"producer\":\"etdump-bpf\",", f);
+	fputs(",\n\"otherData\":{\"producer\":\"" PRODUCER "\",", f);
 	write_recorder(tr);
 	fputs("\"executable\":", f);
 	json_str(f, info->exe);

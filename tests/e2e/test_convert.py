@@ -318,6 +318,9 @@ class ChromeTraceTest(TempDirTest):
         dump = decode(etdp)
         slices = self.assert_trace_rules(dump, trace)
         self.assertEqual(trace["otherData"]["source"], "etdump")
+        version = run([CLI, "--version"]).stdout.split()[1]
+        self.assertEqual(trace["otherData"]["producer"],
+                         f"etdump-bpf {version}")
         self.assertTrue([e for e in trace["traceEvents"] if e["ph"] == "C"])
         # runs on one track never overlap
         runs = sorted((e["tid"], e["ts"], e["ts"] + e["dur"])

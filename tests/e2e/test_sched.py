@@ -39,8 +39,12 @@ class SchedTest(TempDirTest):
         self.assertEqual({s["tid"] - LANE_TID for s in lanes}, threads)
         names = {e["tid"]: e["args"]["name"] for e in events
                  if e["ph"] == "M" and e["name"] == "thread_name"}
+        order = {e["tid"]: e["args"]["sort_index"] for e in events
+                 if e["ph"] == "M" and e["name"] == "thread_sort_index"}
         for tid in threads:
             self.assertEqual(names[tid + LANE_TID], names[tid] + " sched")
+            # Perfetto lists each lane right below its thread
+            self.assertEqual(order[tid + LANE_TID], order[tid] + 1)
         ncpus = os.cpu_count()
         for s in lanes:
             self.assertTrue(s["name"] in ("preempted", "blocked") or

@@ -3,13 +3,34 @@
  * fuzz_etdump_reader - any bytes through etdump_read(), as `report` and the
  * tests load ETDumps from anywhere: an error or a dump, never a crash or a
  * read outside the buffer. A dump it accepts must also survive our writer:
- * what the writer writes, the reader reads back into the same bytes.
+ * what the writer writes, the reader reads back into the same bytes; and
+ * the timeline `convert` makes of it is written (a JSON, or ENOMEM).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "chrome_writer.h"
+#include "convert_etdump.h"
+#include "etdump_counters.h"
 #include "etdump_reader.h"
 #include "etdump_writer.h"
+
+/* as convert_etdump() does, in memory */
+static void timeline(struct etd_dump *d)
+{
+	struct raw_info info = { .pid = 1, .exe = "fuzz.etdp" };
+	char *json;
+	size_t len;
+
+	etd_counters_decode_dump(d);
+	if (etdump_assign_tracks(d))
+		return;
+	if (chrome_write(d, &info, NULL, CHROME_FROM_ETDUMP, &json, &len))
+		return;
+	if (!len || json[len - 1] != '\n')
+		abort();
+	free(json);
+}
 
 /* write(read(w)) == w for every w the writer produced */
 static void check_round_trip(const void *w, size_t wlen)
@@ -47,6 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_round_trip(w, wlen);
 		free(w);
 	}
+	timeline(&d);
 	etd_dump_free(&d);
 	return 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * fuzz_raw_reader - any bytes as a raw capture, through what `convert`
- * does with it: the reader, the collector fed every record it gives, the
- * ETDump and Chrome writers. Never a crash; a reading always ends in one
+ * does with it: the reader, the collector fed every record it gives (and
+ * record --sched's switches their lanes), the ETDump and Chrome writers. Never a crash; a reading always ends in one
  * of the documented states with its message.
  *
  * Chunks carry CRCs, which a mutation almost never keeps right; for the
@@ -19,6 +19,7 @@
 #include "fuzz_copy.h"
 #include "raw_format.h"
 #include "raw_reader.h"
+#include "sched_lanes.h"
 
 static void fix_checksums(uint8_t *p, size_t size)
 {
@@ -40,6 +41,7 @@ static void fix_checksums(uint8_t *p, size_t size)
 static void replay(struct raw_reader *r, const struct raw_info *info)
 {
 	struct collector_stats stats;
+	struct sched_lanes lanes = { 0 };
 	struct etd_dump dump = { 0 };
 	struct collector *col;
 	const void *rec;
@@ -59,8 +61,12 @@ static void replay(struct raw_reader *r, const struct raw_info *info)
 	while ((n = raw_reader_next(r, &rec, &len)) > 0) {
 		if ((uintptr_t)rec % 8)
 			abort(); /* documented: 8-byte aligned */
-		collector_feed(col, rec, len);
+		if (sched_record_is(rec, len))
+			sched_lanes_add(&lanes, rec, len);
+		else
+			collector_feed(col, rec, len);
 	}
+	sched_lanes_sort(&lanes);
 	if (n == 0 && info->state == RAW_READING)
 		abort();
 	if ((info->state == RAW_TRUNCATED || info->state == RAW_CORRUPT) &&
@@ -70,10 +76,12 @@ static void replay(struct raw_reader *r, const struct raw_info *info)
 		goto out;
 	if (!etdump_write(&dump, &out, &len))
 		free(out);
-	if (!chrome_write(&dump, info, NULL, size & 1 ? CHROME_SLICE_ARGS : 0,
+	if (!chrome_write(&dump, info, &lanes,
+			  info->pid & 1 ? CHROME_SLICE_ARGS : 0,
 			  &json, &len))
 		free(json);
 out:
+	sched_lanes_free(&lanes);
 	etd_dump_free(&dump);
 	collector_free(col);
 }
