@@ -43,6 +43,8 @@ enum etdump_rec_type {
 	ETDUMP_REC_FUNC_EXIT = 11,     /* struct etdump_rec_func_exit */
 	ETDUMP_REC_BATCH = 12,         /* struct etdump_rec_batch */
 	ETDUMP_REC_SCHED = 13,         /* struct etdump_rec_sched (--sched) */
+	/* symbol mode's, made by the recorder, never by a probe */
+	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 };
 
 struct etdump_rec_hdr {
@@ -177,13 +179,16 @@ enum etdump_func_kind {
 struct etdump_func_site {
 	__u32 id;              /* the attach point; an exit names it too */
 	__u8 kind;             /* enum etdump_func_kind */
-	__u8 pad;
+	__u8 flags;            /* ETDUMP_FUNC_STEPPED */
 	__u16 name_len;
 	__u16 arg_len;
 	__u16 pad2;
 	char name[ETDUMP_NAME_MAX];
 	char arg[ETDUMP_NAME_MAX];
 };
+
+/* The kernel single-steps the probed first instruction (dearer). */
+#define ETDUMP_FUNC_STEPPED 0x1
 
 struct etdump_rec_func_entry {
 	struct etdump_rec_hdr hdr;
@@ -194,6 +199,18 @@ struct etdump_rec_func_exit {
 	struct etdump_rec_hdr hdr;
 	__u32 id;
 	__u32 pad;
+};
+
+/*
+ * What symbol mode's probes add, measured when they were attached
+ * (user/symbol_calibrate.h), [0] for emulated entries, [1] for
+ * single-stepped ones: first in a capture, so that a raw capture converts
+ * to the same times.
+ */
+struct etdump_rec_probe_time {
+	struct etdump_rec_hdr hdr;
+	__u64 scope_ns[2];
+	__u64 call_ns[2];
 };
 
 /*

@@ -7,19 +7,24 @@ running it side by side, interleaved in one run:
   ours, tracer detached         build/executorch-runner
   ours, batched                 etdump-bpf record -- build/executorch-runner
   ours, per-scope               etdump-bpf record --precise --no-counters -- ...
-  stock runner, symbol mode     etdump-bpf record --program cnn.pte -- stock
+  stock runner, symbol mode     etdump-bpf record --program cnn.pte -p PID
 
 Each variant is timed at two execution counts, and the time per execution
 is the difference over the difference in counts, so start-up, loading,
 attaching and writing cancel out. The time is the runner's own CPU time
 (user + sys, the probes' kernel work included); our runner is held before
-its load (--wait-signal) while record attaches with -p. The stock runner
-cannot be held, so symbol mode (record -- CMD) is the wall time of the whole
-command: what record does after the runner exits is in it too, an upper
-bound.
+its load (--wait-signal) while record attaches with -p; the stock runner,
+which cannot wait, is held at its exec by ptrace (PTRACE_TRACEME) while
+record attaches with -p, then let go.
 Cost per event = (time per execution - its baseline's) / events per
 execution, the events counted in what each wrote.
+
+Then each kernel's median duration in what symbol mode wrote against its
+median in what ETDumpGen wrote, in the same run (the median over the
+repetitions of each one's median in the longer runs): symbol mode takes its
+probes' time, measured when it attaches, out of its durations.
 """
+import ctypes
 import os
 import re
 import signal
@@ -31,6 +36,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tests", "e2e"))
 import executorch_env as et  # noqa: E402
+from etdump_e2e import decode  # noqa: E402
 
 MODEL = "cnn"
 FEW, MANY = 200, 10200
@@ -86,12 +92,53 @@ def timed_held(argv, record):
                 p.wait()
 
 
+PTRACE_TRACEME, PTRACE_DETACH = 0, 17
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                        ctypes.c_void_p]
+
+
+def trace_me():
+    """In the child before its exec: stop at the exec (SIGTRAP)."""
+    LIBC.ptrace(PTRACE_TRACEME, 0, None, None)
+
+
+def timed_at_exec(argv, record):
+    """A runner held at its exec, `record` attached with -p, then let go:
+    the runner's CPU time, and record's stderr."""
+    target = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                              preexec_fn=trace_me)
+    rec = None
+    try:
+        _, status = os.waitpid(target.pid, os.WUNTRACED)
+        if not os.WIFSTOPPED(status):
+            raise RuntimeError(f"{argv[0]} did not stop at its exec")
+        rec = subprocess.Popen(record + ["-p", str(target.pid)],
+                               stderr=subprocess.PIPE, text=True)
+        for line in rec.stderr:
+            if "attached" in line:
+                break
+        else:
+            raise RuntimeError("record did not attach")
+        if LIBC.ptrace(PTRACE_DETACH, target.pid, None, None):
+            raise RuntimeError(f"cannot let {argv[0]} go")
+        cpu = cpu_of(target, argv)
+        return cpu, rec.communicate(timeout=600)[1]
+    finally:
+        for p in (target, rec):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 def variants(build, tmp):
     cli = os.path.join(build, "etdump-bpf")
     ours = os.path.join(build, "executorch-runner")
     model = et.model(MODEL)
     out = os.path.join(tmp, "out.etdp")
     rec = [cli, "record", "-f", "-o", out]
+    etdumpgen_out = os.path.join(tmp, OUT_ETDUMPGEN)
+    symbols_out = os.path.join(tmp, OUT_SYMBOLS)
 
     def runner(binary, *extra):
         return lambda n: [binary, "--model_path", model,
@@ -110,18 +157,74 @@ def variants(build, tmp):
     return [
         ("stock runner, untraced", whole(stock(et.STOCK_RUNNER)), "stock"),
         ("ETDumpGen (executor_runner_etdump)",
-         whole(stock(et.ETDUMPGEN_RUNNER, "--etdump_path", out)), "stock"),
+         whole(stock(et.ETDUMPGEN_RUNNER, "--etdump_path", etdumpgen_out)),
+         "stock"),
         ("ours, no tracer", whole(runner(ours, "--no-tracer")), "ours-none"),
         ("ours, tracer detached", whole(runner(ours)), "ours-none"),
         ("ours, record -p (batched)", held([]), "ours-none"),
         ("ours, record -p --precise --no-counters",
          held(["--precise", "--no-counters"]), "ours-none"),
-        # the stock runner cannot be held: record starts it, and the time
-        # includes what record does after it exits (an upper bound)
-        ("stock runner, record --program -- (symbol mode)",
-         lambda n: timed(rec + ["--program", model, "--"] +
-                         stock(et.STOCK_RUNNER)(n), wall=True), "stock"),
+        ("stock runner, record --program -p (symbol mode)",
+         lambda n: timed_at_exec(stock(et.STOCK_RUNNER)(n),
+                                 [cli, "record", "-f", "-o", symbols_out,
+                                  "--program", model]), "stock"),
     ]
+
+
+OUT_ETDUMPGEN, OUT_SYMBOLS = "etdumpgen.etdp", "symbols.etdp"
+KERNEL_BOUND_NS, KERNEL_BOUND_RATIO = 150, 0.25
+
+
+def kernel_medians(path):
+    """{(instruction, name): median duration in ns} of the kernel events
+    of the Execute runs of an ETDump."""
+    times = {}
+    for run in decode(path)["run_data"]:
+        for ev in run["events"]:
+            pe = ev.get("profile_event")
+            if pe and (pe.get("name") or "").startswith("native_call_"):
+                key = (pe["instruction_id"], pe["name"])
+                times.setdefault(key, []).append(
+                    int(pe["end_time"]) - int(pe["start_time"]))
+    return {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+
+
+PROBE_TIME = re.compile(r"less the probes' own time, measured at attach: "
+                        r"(\d+) ns per probed scope and (\d+) ns")
+
+
+def median_of(reps):
+    """{kernel: the median of its medians in each repetition}"""
+    keys = set().union(*reps)
+    return {k: sorted(r[k] for r in reps if k in r)[
+        len([r for r in reps if k in r]) // 2] for k in keys}
+
+
+def kernels_against_etdumpgen(table, kernels, probe_time):
+    ref = median_of(kernels[OUT_ETDUMPGEN])
+    ours = median_of(kernels[OUT_SYMBOLS])
+    table.section(f"7b. each kernel of {MODEL}.pte, median duration (median "
+                  f"over repetitions): symbol mode (its probes' time taken "
+                  f"out) against ETDumpGen, same bench run; within "
+                  f"max({KERNEL_BOUND_RATIO:.0%}, {KERNEL_BOUND_NS} ns)?")
+    within = 0
+    for key in sorted(ref):
+        if key not in ours:
+            table.add(f"{key[0]} {key[1]}", "missing", "",
+                      f"ETDumpGen {ref[key]} ns")
+            continue
+        diff = ours[key] - ref[key]
+        ok = abs(diff) <= max(KERNEL_BOUND_RATIO * ref[key], KERNEL_BOUND_NS)
+        within += ok
+        table.add(f"{key[0]} {key[1]}", f"{ours[key]} ns",
+                  f"{ours[key] / ref[key]:.2f}x" if ref[key] else "",
+                  f"ETDumpGen {ref[key]} ns, {diff:+d} ns: "
+                  f"{'within' if ok else 'OUTSIDE'}")
+    table.add("kernels within the bound", f"{within} of {len(ref)}", "",
+              "probes' time taken out: " +
+              (f"{probe_time[1]} ns per probed scope, {probe_time[2]} ns "
+               f"per probed call within one" if probe_time else
+               "not said"))
 
 
 def events_written(stderr):
@@ -140,6 +243,8 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
         vs = variants(b.dir, tmp)
         per_exec = {v[0]: [] for v in vs}
         events = {}
+        probe_time = None
+        kernels = {}
         for rep in range(reps):
             for label, measure, _ in vs:
                 few, _ = measure(FEW)
@@ -148,7 +253,13 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
                 n = events_written(err)
                 if n is not None:
                     events[label] = n / MANY
+                probe_time = PROBE_TIME.search(err) or probe_time
+            for name in (OUT_ETDUMPGEN, OUT_SYMBOLS):
+                kernels.setdefault(name, []).append(
+                    kernel_medians(os.path.join(tmp, name)))
             log(f"  repetition {rep + 1}/{reps} done")
+        kernel_table = type(table)()
+        kernels_against_etdumpgen(kernel_table, kernels, probe_time)
     med = {k: median(v) for k, v in per_exec.items()}
     base = {"stock": med[vs[0][0]], "ours-none": med[vs[2][0]]}
     etdumpgen = vs[1][0]
@@ -169,4 +280,28 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
             note += (f"; {events[label]:.0f} events/exec, {cost:.0f} "
                      f"ns/event = {fmt_ratio(cost / etdumpgen_cost)} "
                      f"ETDumpGen's")
+        if label != etdumpgen and kind == "stock" and label != vs[0][0]:
+            added = med[label] - base[kind]
+            note += (f"; adds {added * 1e6:.1f} us/exec = "
+                     f"{fmt_ratio(added / (med[etdumpgen] - base[kind]))} "
+                     f"what ETDumpGen adds")
         table.add(label, f"{us:.1f} us/exec", fmt_ratio(ratio), note)
+    table.rows.extend(kernel_table.rows)
+
+
+def main():
+    """Row 7 alone: scripts/bench_executorch.py [--build DIR] [--reps N]"""
+    import argparse
+    import bench
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--build", default=os.path.join(bench.ROOT, "build"))
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    table = bench.Table()
+    row_executorch(bench.Build(os.path.abspath(args.build)), table,
+                   args.reps, bench.log, bench.median, bench.fmt_ratio)
+    print(table.render())
+
+
+if __name__ == "__main__":
+    main()

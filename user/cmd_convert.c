@@ -19,6 +19,7 @@
 #include "raw_reader.h"
 #include "sched_lanes.h"
 #include "summary.h"
+#include "symbol_calibrate.h"
 #include "symbol_translate.h"
 
 static const char convert_usage[] =
@@ -129,7 +130,8 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
  * switches of record --sched into lanes.
  */
 static int replay(struct raw_reader *r, struct collector *col,
-		  struct sched_lanes *lanes)
+		  struct sched_lanes *lanes,
+		  struct symbol_calibration *probe_time)
 {
 	const struct raw_info *info = raw_reader_info(r);
 	struct symbol_translator *tr = NULL;
@@ -153,7 +155,13 @@ static int replay(struct raw_reader *r, struct collector *col,
 			err = symbol_translator_feed(tr, rec, len);
 		if (err != -ENOMEM)
 			err = 0;
+		/* symbol mode's probe time comes first: said as record said it */
+		if (!err && !probe_time->done &&
+		    symbol_translator_probe_time(tr, probe_time))
+			err = symbol_calibration_note(probe_time, col);
 	}
+	if (tr)
+		symbol_translator_probe_time(tr, probe_time);
 	symbol_translator_free(tr);
 	return err ? err : n;
 }
@@ -183,6 +191,7 @@ static void report_end(const struct convert_opts *o,
 
 int cmd_convert(int argc, char **argv)
 {
+	struct symbol_calibration probe_time = { 0 };
 	struct collector_stats stats = { 0 };
 	struct sched_lanes lanes = { 0 };
 	struct etd_dump dump = { 0 };
@@ -211,7 +220,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
-	err = col ? replay(r, col, &lanes) : -ENOMEM;
+	err = col ? replay(r, col, &lanes, &probe_time) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
 	if (err) {
@@ -234,6 +243,8 @@ int cmd_convert(int argc, char **argv)
 	report_end(&o, info, how, sizeof(how));
 	summary_totals(how, o.output, &dump, &stats, drops);
 	summary_notes(&stats, drops);
+	if (probe_time.done)
+		symbol_calibration_say(&probe_time, "were written");
 	if (info->state == RAW_CORRUPT)
 		ret = EXIT_DAMAGED;
 	else

@@ -334,9 +334,8 @@ struct record_sink {
 	struct thread_names names; /* --raw: each thread's comm */
 };
 
-static int feed_collector(void *ctx, const void *rec, size_t len)
+static int feed_one(struct record_sink *sink, const void *rec, size_t len)
 {
-	struct record_sink *sink = ctx;
 	int err;
 
 	if (sink->raw) {
@@ -353,6 +352,24 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
 			 collector_feed(sink->col, rec, len);
 	return err == -ENOMEM ? err : 0;
+}
+
+static int feed_collector(void *ctx, const void *rec, size_t len)
+{
+	struct record_sink *sink = ctx;
+	const void *note;
+	size_t note_len;
+	int err;
+
+	/* symbol mode's measure of its probes goes first, raw capture too */
+	note = sink->sm ? symbol_mode_note(sink->sm, rec, len, &note_len) :
+			  NULL;
+	if (note) {
+		err = feed_one(sink, note, note_len);
+		if (err)
+			return err;
+	}
+	return feed_one(sink, rec, len);
 }
 
 static void print_status(struct collector *col, struct capture *cap,
@@ -720,6 +737,8 @@ int cmd_record(int argc, char **argv)
 	if (sink.sm ? symbol_mode_attach(sink.sm, cap, &t, &nattached) :
 		      capture_attach(cap, &objs, &nattached))
 		goto cleanup;
+	if (sink.sm && symbol_mode_annotate(sink.sm, col))
+		goto cleanup;
 	start = now_ns();
 	collector_set_start(col, start);
 	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
@@ -783,6 +802,8 @@ int cmd_record(int argc, char **argv)
 	print_summary(&o, &t, why, runs, &stats, drops);
 	if (sink.sm && !o.sym.program)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
+	if (sink.sm)
+		symbol_mode_summary(sink.sm);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);

@@ -69,6 +69,7 @@ struct collector {
 	struct collector_stats stats;
 	uint64_t events_seen;
 	uint64_t min_ts;        /* every probe in place: runs open after it */
+	char *run_note;         /* collector_set_run_note() */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
@@ -94,6 +95,13 @@ void collector_set_run_sink(struct collector *c, collector_run_fn fn,
 {
 	c->on_run = fn;
 	c->on_run_ctx = ctx;
+}
+
+int collector_set_run_note(struct collector *c, const char *text)
+{
+	free(c->run_note);
+	c->run_note = strdup(text);
+	return c->run_note ? 0 : -ENOMEM;
 }
 
 void collector_set_start(struct collector *c, uint64_t ts)
@@ -587,6 +595,11 @@ static int on_end(struct collector *c, struct thread_state *t,
 	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
 		ev.name = (char *)s->name;
+		if (c->run_note && !t->depth) {
+			ev.has_metadata = true;
+			ev.metadata = (uint8_t *)c->run_note;
+			ev.metadata_len = strlen(c->run_note);
+		}
 		return add_event(c, t, &ev, r->hdr.ts);
 	}
 	/* ETDumpGen: a string id when one was given, else the int id */
@@ -954,6 +967,7 @@ void collector_free(struct collector *c)
 	for (i = 0; i < c->ncounters; i++)
 		free(c->counter_names[i]);
 	run_log_free(c->log);
+	free(c->run_note);
 	strtab_free(c->names);
 	free(c);
 }

@@ -77,6 +77,12 @@ int collector_set_counters(struct collector *c, const char *const *names,
  * from a previous attach, are left out and counted as stale.
  */
 void collector_set_start(struct collector *c, uint64_t ts);
+/*
+ * Metadata for the outermost framework event of each run (the scope that
+ * ends a run's work): symbol mode says there how much of its probes' own
+ * time it took out. Copied; -ENOMEM.
+ */
+int collector_set_run_note(struct collector *c, const char *text);
 /* One record; -EINVAL for a malformed one (also counted), -ENOMEM. */
 int collector_feed(struct collector *c, const void *rec, size_t len);
 /* Runs so far (including the one open on each thread); cheap. */

@@ -194,7 +194,7 @@ static int each_function(Elf *symelf, Elf_Scn *scn, Elf *bin,
 		if (!name || !*name || vaddr_to_offset(bin, sym.st_value, &off))
 			continue;
 		(*count)++;
-		ret = fn(ctx, name, off);
+		ret = fn(ctx, name, off, sym.st_size);
 		if (ret)
 			return ret;
 	}

@@ -16,9 +16,12 @@
 /* Where debug files live when no folder is given. */
 #define ELF_DEBUG_ROOT "/usr/lib/debug"
 
-/* Called once per symbol (a function may have several); non-zero stops. */
+/*
+ * Called once per symbol (a function may have several), with the
+ * function's size in bytes (0: not given); non-zero stops.
+ */
 typedef int (*elf_symbol_fn)(void *ctx, const char *symbol,
-			     uint64_t offset);
+			     uint64_t offset, uint64_t size);
 
 struct elf_symbols_info {
 	bool symtab;                /* the file has its own .symtab */

@@ -27,9 +27,9 @@ struct symbol_attach {
 	size_t nlinks;
 };
 
-/* Open and load the object, its maps those of the capture. */
+/* Open and load the object, writing into ring_fd and drops_fd. */
 static int load(struct symbol_attach *a, const struct symbol_sites *sites,
-		struct capture *cap, pid_t pid, bool multi)
+		int ring_fd, int drops_fd, pid_t pid, bool multi)
 {
 	struct symbols_bpf *skel;
 	uint64_t dev, ino;
@@ -45,11 +45,9 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	err = bpf_map__set_max_entries(skel->maps.sites, sites->n);
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.events,
-					capture_ring_map_fd(cap));
+		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
 	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.drops,
-					capture_drops_map_fd(cap));
+		err = bpf_map__reuse_fd(skel->maps.drops, drops_fd);
 	if (!err && multi)
 		err = uprobe_multi_prepare(skel->progs.on_func_entry);
 	if (!err && multi)
@@ -64,19 +62,19 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 
 /* uprobe_multi where the kernel loads such programs, else per probe. */
 static int load_any(struct symbol_attach *a, const struct symbol_sites *sites,
-		    struct capture *cap, pid_t pid)
+		    int ring_fd, int drops_fd, pid_t pid)
 {
 	libbpf_print_fn_t print;
 	int err;
 
 	/* an older kernel's refusal is expected: keep libbpf quiet */
 	print = libbpf_set_print(NULL);
-	err = load(a, sites, cap, pid, true);
+	err = load(a, sites, ring_fd, drops_fd, pid, true);
 	libbpf_set_print(print);
 	a->multi = !err;
 	if (err) {
 		symbols_bpf__destroy(a->skel);
-		err = load(a, sites, cap, pid, false);
+		err = load(a, sites, ring_fd, drops_fd, pid, false);
 	}
 	if (err)
 		p_err("cannot load the symbol-mode BPF programs: %s (run with -v for the verifier's log)",
@@ -202,12 +200,20 @@ int symbol_attach_open(struct symbol_attach **out,
 		       const struct symbol_sites *sites, struct capture *cap,
 		       pid_t pid, int *nprobes)
 {
+	return symbol_attach_to_ring(out, sites, capture_ring_map_fd(cap),
+				     capture_drops_map_fd(cap), pid, nprobes);
+}
+
+int symbol_attach_to_ring(struct symbol_attach **out,
+			  const struct symbol_sites *sites, int ring_fd,
+			  int drops_fd, pid_t pid, int *nprobes)
+{
 	struct symbol_attach *a = calloc(1, sizeof(*a));
 	int err;
 
 	if (!a)
 		return -ENOMEM;
-	err = load_any(a, sites, cap, pid);
+	err = load_any(a, sites, ring_fd, drops_fd, pid);
 	if (!err)
 		err = fill_sites(a, sites);
 	if (!err)

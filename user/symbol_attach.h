@@ -19,6 +19,13 @@ struct symbol_sites;
 int symbol_attach_open(struct symbol_attach **out,
 		       const struct symbol_sites *sites, struct capture *cap,
 		       pid_t pid, int *nprobes);
+/*
+ * The same into a ring buffer and a per-CPU drop counter of one's own
+ * (ring.bpf.h's `events` and `drops`): the probes' calibration.
+ */
+int symbol_attach_to_ring(struct symbol_attach **out,
+			  const struct symbol_sites *sites, int ring_fd,
+			  int drops_fd, pid_t pid, int *nprobes);
 void symbol_attach_close(struct symbol_attach *a);
 
 #endif /* ETDUMP_SYMBOL_ATTACH_H */

@@ -6,6 +6,8 @@
 #include "log.h"
 #include "pte_reader.h"
 #include "symbol_attach.h"
+#include "symbol_calibrate.h"
+#include "symbol_coverage.h"
 #include "symbol_mode.h"
 #include "symbol_sites.h"
 #include "symbol_translate.h"
@@ -19,6 +21,9 @@ struct symbol_mode {
 	struct symbol_translator *translator;
 	struct symbol_sites sites;
 	struct symbol_attach *attach;
+	struct symbol_calibration cal;  /* measured at attach */
+	struct etdump_rec_probe_time note;
+	bool noted;             /* handed on, before the first record */
 };
 
 bool symbol_mode_wanted(const struct symbol_mode_opts *o,
@@ -118,13 +123,38 @@ static void say_why(const struct symbol_mode *sm)
 	char rules[PATH_MAX + 64], cost[192] = "";
 
 	if (sm->sites.single_step)
-		snprintf(cost, sizeof(cost), "; %zu of them start with an instruction the kernel must single-step (dearer than an emulated one; scripts/bench-uprobes.sh measures both on this machine)",
+		snprintf(cost, sizeof(cost), "; %zu of them start with an instruction the kernel must single-step (what that costs here: the next line)",
 			 sm->sites.single_step);
 	p_info("symbol mode (%s): %zu function(s) named by %s%s; instruction ids %s%s",
 	       sm->opts.force ? "--symbols" : "no 'etdump' USDT probes in the target",
 	       sm->sites.n, rules_origin(sm, rules, sizeof(rules)), cost,
 	       sm->have_plan ? "from " : "in call order",
 	       sm->have_plan ? sm->opts.program : "");
+}
+
+void symbol_mode_summary(const struct symbol_mode *sm)
+{
+	struct symbol_calibration applied;
+
+	if (symbol_translator_probe_time(sm->translator, &applied))
+		symbol_calibration_say(&applied, "were written");
+}
+
+int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col)
+{
+	/* the translator takes out what was measured at attach */
+	return symbol_calibration_note(&sm->cal, col);
+}
+
+const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
+			     size_t len, size_t *note_len)
+{
+	if (!sm->cal.done || sm->noted || len < sizeof(struct etdump_rec_hdr))
+		return NULL;
+	sm->noted = true;
+	symbol_calibration_record(&sm->cal, rec, &sm->note);
+	*note_len = sizeof(sm->note);
+	return &sm->note;
 }
 
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
@@ -145,10 +175,16 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		explain_no_site(sm, t->exe);
 		return -ENOENT;
 	}
+	symbol_coverage_report(sm->have_plan ? &sm->plan : NULL, &sm->sites,
+			       sm->opts.program);
+	/* a failure is said, and the times stay as they were recorded */
+	symbol_calibrate(&sm->cal);
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
 				 nattached);
-	if (!ret)
+	if (!ret) {
 		say_why(sm);
+		symbol_calibration_say(&sm->cal, "are written");
+	}
 	return ret;
 }
 

@@ -14,6 +14,7 @@
 #include "capture.h"
 
 struct collector;
+struct etd_dump;
 struct symbol_mode;
 struct target;
 
@@ -39,13 +40,29 @@ int symbol_mode_open(struct symbol_mode **out,
  */
 int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len);
 /*
- * Attach to every function of the target the rules name, writing into
+ * Measure what the probes add to a scope here (symbol_calibrate.h),
+ * attach to every function of the target the rules name, writing into
  * cap's ring buffer, and say in one line that symbol mode is used and
- * why. When there is none: one line saying what is missing and how to
+ * why, in another what the probes' time is. When there is none: one line saying what is missing and how to
  * provide it, and -ENOENT.
  */
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		       const struct target *t, int *nattached);
+/*
+ * What must go before the first record rec (len bytes) into the raw
+ * capture and symbol_mode_feed(): the probes' time measured at attach
+ * (an ETDUMP_REC_PROBE_TIME record), once; else NULL.
+ */
+const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
+			     size_t len, size_t *note_len);
+/*
+ * Once attached: the probes' time taken out of the recording
+ * (symbol_calibrate.h), said as text in the delegate_debug_metadata of
+ * each run's outermost event, which col writes. -ENOMEM.
+ */
+int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col);
+/* The summary's line about the probes' time. */
+void symbol_mode_summary(const struct symbol_mode *sm);
 void symbol_mode_free(struct symbol_mode *sm);
 
 #endif /* ETDUMP_SYMBOL_MODE_H */

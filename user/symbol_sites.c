@@ -9,9 +9,8 @@
 #include "arm64_insn.h"
 #include "demangle.h"
 #include "log.h"
+#include "symbol_guard.h"
 #include "symbol_sites.h"
-
-#define INSN_MAX 15
 
 /* One object's symbols being matched. */
 struct walk {
@@ -54,16 +53,26 @@ static bool entry_simulated(uint16_t machine, const uint8_t *b, size_t len)
  * -fcf-protection start every function with endbr64, which is
  * single-stepped (~20x a push): attach just after it when what follows is
  * emulated. Nothing jumps there but the function's own entry, and the
- * stack still holds the return address for the uretprobe.
+ * stack still holds the return address for the uretprobe. Else past a
+ * guard, when one comes first (symbol_guard.h).
  */
-static size_t attach_skip(uint16_t machine, const uint8_t *insn, size_t len)
+static size_t attach_skip(uint16_t machine, const uint8_t *insn, size_t len,
+			  bool sized, bool *guarded)
 {
-	if (machine == EM_X86_64 && len > sizeof(endbr64) &&
-	    !memcmp(insn, endbr64, sizeof(endbr64)) &&
-	    symbol_entry_emulated(insn + sizeof(endbr64),
-				  len - sizeof(endbr64)))
-		return sizeof(endbr64);
-	return 0;
+	size_t skip = 0, guard;
+
+	*guarded = false;
+	/* the guard decoder and endbr64 are x86-64's */
+	if (machine != EM_X86_64)
+		return 0;
+	if (len > sizeof(endbr64) && !memcmp(insn, endbr64, sizeof(endbr64)))
+		skip = sizeof(endbr64);
+	if (symbol_entry_emulated(insn + skip, len - skip))
+		return skip;
+	/* a function of unknown size: its guard's jump might leave it */
+	guard = sized ? symbol_guard_skip(insn + skip, len - skip) : 0;
+	*guarded = guard > 0;
+	return guard ? skip + guard : 0;
 }
 
 /* e_machine of an ELF file (both classes keep it at the same place). */
@@ -89,11 +98,13 @@ static bool seen(const struct walk *w, uint64_t offset)
 }
 
 static int add_site(struct walk *w, char *function, uint64_t offset,
-		    const struct symbol_rule *rule, const char *event)
+		    uint64_t size, const struct symbol_rule *rule,
+		    const char *event)
 {
 	struct symbol_sites *out = w->out;
 	struct symbol_site *sites, *s;
-	uint8_t insn[INSN_MAX];
+	uint8_t insn[SYMBOL_GUARD_BYTES];
+	bool guarded = false;
 	size_t skip;
 	ssize_t n;
 
@@ -114,21 +125,25 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 		s->desc.arg_len = strlen(rule->run);
 		memcpy(s->desc.arg, rule->run, s->desc.arg_len);
 	}
-	n = pread(w->fd, insn, sizeof(insn), offset);
-	skip = n > 0 ? attach_skip(w->machine, insn, n) : 0;
+	/* no further than the function */
+	n = pread(w->fd, insn, size && size < sizeof(insn) ? size :
+						     sizeof(insn), offset);
+	skip = n > 0 ? attach_skip(w->machine, insn, n, size > 0, &guarded) : 0;
 	s->offset += skip;
 	s->single_step = n > 0 &&
 			 !entry_simulated(w->machine, insn + skip, n - skip);
+	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
 	out->n++;
 	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,
 		(unsigned long long)s->offset, function, event, rule->where,
-		skip ? ", after endbr64" : "",
+		guarded ? ", after its guard" : skip ? ", after endbr64" : "",
 		s->single_step ? ", single-stepped entry" : "");
 	return 0;
 }
 
-static int on_symbol(void *ctx, const char *symbol, uint64_t offset)
+static int on_symbol(void *ctx, const char *symbol, uint64_t offset,
+		     uint64_t size)
 {
 	struct walk *w = ctx;
 	char event[ETDUMP_NAME_MAX];
@@ -149,7 +164,8 @@ static int on_symbol(void *ctx, const char *symbol, uint64_t offset)
 		free(function);
 		return 0;
 	}
-	err = add_site(w, function, offset, &w->rules->rules[rule], event);
+	err = add_site(w, function, offset, size, &w->rules->rules[rule],
+		       event);
 	if (err)
 		free(function);
 	return err;

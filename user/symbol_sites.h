@@ -19,8 +19,9 @@
 
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */
-	uint64_t offset;        /* file offset to attach at: the entry, or
-				   just after its endbr64 */
+	uint64_t offset;        /* file offset to attach at: the entry, just
+				   after its endbr64, or past its guard
+				   (symbol_guard.h) */
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;

@@ -8,12 +8,15 @@
 #include "log.h"
 #include "plan_walk.h"
 #include "pte_reader.h"
+#include "symbol_calibrate.h"
 #include "symbol_translate.h"
 
 struct open_call {
 	uint32_t site;
 	bool instruction;       /* a kernel or delegate call */
 	bool sets_state;        /* it set the instruction state: reset it */
+	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
+	bool stepped;           /* its entry is single-stepped */
 };
 
 struct thread {
@@ -31,6 +34,9 @@ struct thread {
 	size_t held_len, held_cap;
 	uint32_t calls_in_run;
 	struct plan_pos next;   /* where the plan walk goes on */
+	/* the probes' own time so far in the outermost call, and the last
+	   time handed on (symbol_translator_probe_time()) */
+	uint64_t probe_ns, last_ts;
 };
 
 struct symbol_translator {
@@ -40,6 +46,7 @@ struct symbol_translator {
 	struct thread **threads;
 	size_t nthreads;
 	struct symbol_translator_stats stats;
+	struct symbol_calibration cal;
 };
 
 int symbol_translator_new(struct symbol_translator **out,
@@ -139,15 +146,23 @@ static uint64_t site_token(uint32_t site)
 	return (uint64_t)site + 1;
 }
 
+/* The OPERATOR_CALL around a site's kernel: apart from any site's token. */
+static uint64_t operator_token(uint32_t site)
+{
+	return ((uint64_t)1 << 32) + site + 1;
+}
+
+static const char operator_call[] = "OPERATOR_CALL";
+
 static int emit_begin(struct symbol_translator *t, struct thread *th,
-		      const struct etdump_rec_hdr *from, uint32_t site,
+		      const struct etdump_rec_hdr *from, uint64_t token,
 		      const char *name, size_t len)
 {
 	struct etdump_rec_begin r;
 
 	memset(&r, 0, sizeof(r));
 	stamp(&r.hdr, from, ETDUMP_REC_PROFILE_BEGIN, sizeof(r));
-	r.token = site_token(site);
+	r.token = token;
 	/* chain -1: the instruction state applies, as for ETDumpGen */
 	r.chain = -1;
 	r.instr = 0;
@@ -229,7 +244,7 @@ static bool in_instruction(const struct thread *th)
 }
 
 static int push_call(struct thread *th, uint32_t site, bool instruction,
-		     bool sets_state)
+		     bool sets_state, bool op_call, bool stepped)
 {
 	struct open_call *calls;
 
@@ -243,21 +258,55 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
 		th->cap = cap;
 	}
 	th->calls[th->depth++] =
-		(struct open_call){ site, instruction, sets_state };
+		(struct open_call){ site, instruction, sets_state, op_call,
+				    stepped };
 	return 0;
+}
+
+/*
+ * A probe's time stamp without the time the thread's probes took so far
+ * (symbol_translate.h). Of a call's whole cost, the part within its own
+ * scope is split between the entry's tail and the return's head, the rest
+ * between the entry's head and the return's tail.
+ */
+static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
+			  uint64_t ts, bool stepped, bool entry)
+{
+	const struct symbol_calibration *c = &t->cal;
+	uint64_t scope, rest, at;
+	int k;
+
+	if (!c->done)
+		return ts;
+	k = stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
+	scope = c->scope_ns[k];
+	rest = c->call_ns[k] - scope;
+	th->probe_ns += entry ? rest / 2 : scope / 2;
+	at = ts > th->probe_ns ? ts - th->probe_ns : 0;
+	/* a measure off by noise never runs time backwards */
+	if (at < th->last_ts)
+		at = th->last_ts;
+	th->last_ts = at;
+	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
+	return at;
 }
 
 static int on_func_entry(struct symbol_translator *t, struct thread *th,
 			 const struct etdump_rec_func_entry *r)
 {
+	struct etdump_rec_hdr hdr = r->hdr;
 	const struct etdump_func_site *s = &r->site;
 	bool instruction = s->kind == ETDUMP_FUNC_KERNEL ||
 			   s->kind == ETDUMP_FUNC_DELEGATE;
-	bool sets_state = false;
+	bool sets_state = false, op_call;
 	char name[ETDUMP_NAME_MAX];
 	int32_t chain, instr;
 	int err;
 
+	if (!th->depth)
+		th->probe_ns = 0;
+	hdr.ts = corrected(t, th, r->hdr.ts, s->flags & ETDUMP_FUNC_STEPPED,
+			   true);
 	copy_name(name, s->name, s->name_len);
 	if (s->kind == ETDUMP_FUNC_BLOCK) {
 		/* a run still waiting had no event end: hand it on empty */
@@ -265,48 +314,75 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		if (err)
 			return err;
 		th->block_pending = true;
-		th->block_hdr = r->hdr;
+		th->block_hdr = hdr;
 		copy_name(th->run, s->arg, s->arg_len);
 		th->calls_in_run = 0;
 		th->next = (struct plan_pos){ 0, 0 };
 	}
 	/* a kernel another one calls belongs to the caller's instruction */
-	if (instruction && !in_instruction(th))
+	op_call = instruction && !in_instruction(th);
+	if (op_call)
 		sets_state = assign_ids(t, th, s->kind, name, &chain, &instr);
-	err = push_call(th, s->id, instruction, sets_state);
+	/*
+	 * ETDumpGen's OPERATOR_CALL is Method::execute_instruction's scope
+	 * around a KernelCall's kernel: the kernel's own span stands for it,
+	 * without a probe of its own (symbol_translate.h).
+	 */
+	op_call = op_call && s->kind == ETDUMP_FUNC_KERNEL;
+	err = push_call(th, s->id, instruction, sets_state, op_call,
+			s->flags & ETDUMP_FUNC_STEPPED);
 	if (!err && sets_state)
-		err = emit_instruction(t, th, &r->hdr, chain, instr);
+		err = emit_instruction(t, th, &hdr, chain, instr);
+	if (!err && op_call)
+		err = emit_begin(t, th, &hdr, operator_token(s->id),
+				 operator_call, sizeof(operator_call) - 1);
 	if (err)
 		return err;
-	return emit_begin(t, th, &r->hdr, s->id, name, strlen(name));
+	return emit_begin(t, th, &hdr, site_token(s->id), name,
+			  strlen(name));
+}
+
+static int emit_end(struct symbol_translator *t, struct thread *th,
+		    const struct etdump_rec_hdr *from, uint64_t token)
+{
+	struct etdump_rec_end end;
+
+	memset(&end, 0, sizeof(end));
+	stamp(&end.hdr, from, ETDUMP_REC_PROFILE_END, sizeof(end));
+	end.token = token;
+	return emit(t, th, &end, sizeof(end));
 }
 
 static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
-	struct etdump_rec_end end;
-	bool reset = false;
+	struct etdump_rec_hdr hdr = r->hdr;
+	bool reset = false, op_call = false, stepped = false;
 	size_t i;
 	int err;
 
-	err = flush_block(t, th);
-	if (err)
-		return err;
 	/* calls above it never returned (longjmp, exceptions): forget them */
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
 			reset = th->calls[i].sets_state;
+			op_call = th->calls[i].operator_call;
+			stepped = th->calls[i].stepped;
 			th->depth = i;
 			break;
 		}
 	}
-	memset(&end, 0, sizeof(end));
-	stamp(&end.hdr, &r->hdr, ETDUMP_REC_PROFILE_END, sizeof(end));
-	end.token = site_token(r->id);
-	err = emit(t, th, &end, sizeof(end));
+	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
+	err = flush_block(t, th);
+	if (err)
+		return err;
+	if (!th->depth)
+		th->probe_ns = 0;
+	err = emit_end(t, th, &hdr, site_token(r->id));
+	if (!err && op_call)
+		err = emit_end(t, th, &hdr, operator_token(r->id));
 	if (err || !reset)
 		return err;
-	return emit_instruction(t, th, &r->hdr, -1, 0);
+	return emit_instruction(t, th, &hdr, -1, 0);
 }
 
 int symbol_translator_feed(void *translator, const void *rec, size_t len)
@@ -316,6 +392,12 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	struct thread *th;
 	size_t need;
 
+	if (len >= sizeof(struct etdump_rec_probe_time) &&
+	    h->type == ETDUMP_REC_PROBE_TIME &&
+	    h->size >= sizeof(struct etdump_rec_probe_time)) {
+		symbol_calibration_from_record(&t->cal, rec);
+		return 0;
+	}
 	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
 				 h->type != ETDUMP_REC_FUNC_EXIT))
 		return t->sink(t->sink_ctx, rec, len);
@@ -338,6 +420,13 @@ int symbol_translator_to_collector(void *col, const void *rec, size_t len)
 	int err = collector_feed(col, rec, len);
 
 	return err == -EINVAL ? 0 : err;
+}
+
+bool symbol_translator_probe_time(const struct symbol_translator *t,
+				  struct symbol_calibration *c)
+{
+	*c = t->cal;
+	return c->done;
 }
 
 void symbol_translator_stats(const struct symbol_translator *t,

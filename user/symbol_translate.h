@@ -13,7 +13,13 @@
  *    (INSTRUCTION chain, instr), then opens its scope, as ExecuTorch sets
  *    the debug handle before an instruction runs;
  *  - an exit ends the innermost open scope of its site (PROFILE_END), and
- *    an instruction's end resets the state to (-1, 0).
+ *    an instruction's end resets the state to (-1, 0);
+ *  - a kernel call not inside another instruction call is also its
+ *    instruction's OPERATOR_CALL, which ETDumpGen opens in
+ *    Method::execute_instruction around the kernel: it begins just before
+ *    the kernel's scope and ends just after, at the kernel's own times.
+ *    A probe on execute_instruction would add two probe hits per
+ *    instruction for the few instructions it runs outside the kernel.
  * Instruction ids:
  *  - a kernel or delegate call inside another one (a kernel calling a
  *    kernel) belongs to the outer call's instruction: it sets nothing;
@@ -35,11 +41,13 @@
 #ifndef ETDUMP_SYMBOL_TRANSLATE_H
 #define ETDUMP_SYMBOL_TRANSLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "capture.h"
 
 struct pte_plan;
+struct symbol_calibration;
 struct symbol_translator;
 
 struct symbol_translator_stats {
@@ -58,6 +66,15 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len);
  * collector's to count, so only -ENOMEM stops the translation.
  */
 int symbol_translator_to_collector(void *col, const void *rec, size_t len);
+/*
+ * A PROBE_TIME record (symbol_calibrate.h) has the probes' own time taken
+ * out of the times handed on from then: within a thread's outermost call,
+ * each record's time less what the probes took before it, so each scope
+ * loses what its own probes added to it and the whole cost of each probed
+ * call inside it. True when there was one, with what it said in c.
+ */
+bool symbol_translator_probe_time(const struct symbol_translator *t,
+				  struct symbol_calibration *c);
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st);
 void symbol_translator_free(struct symbol_translator *t);

@@ -13,6 +13,7 @@
 #include "collector.h"
 #include "etdump_record.h"
 #include "pte_reader.h"
+#include "symbol_calibrate.h"
 #include "symbol_translate.h"
 #include "testlib.h"
 
@@ -122,16 +123,34 @@ static void rig_close(struct rig *r)
 	etd_dump_free(&r->dump);
 }
 
+static bool is_operator_call(const struct etd_event *ev)
+{
+	return ev->name && !strcmp(ev->name, "OPERATOR_CALL");
+}
+
+/* The i-th event, OPERATOR_CALLs not counted (operator_calls checks them). */
+static const struct etd_event *nth_event(const struct etd_run *run, size_t i)
+{
+	size_t at;
+
+	for (at = 0; at < run->nevents; at++)
+		if (!is_operator_call(&run->events[at]) && !i--)
+			return &run->events[at];
+	return NULL;
+}
+
 static void check_event(const struct etd_run *run, size_t i, const char *name,
 			int chain, int instr)
 {
-	CHECK(i < run->nevents);
-	if (i >= run->nevents)
+	const struct etd_event *ev = nth_event(run, i);
+
+	CHECK(ev != NULL);
+	if (!ev)
 		return;
-	CHECK_EQ_STR(run->events[i].name, name);
-	CHECK_EQ_INT(run->events[i].chain_index, chain);
-	CHECK_EQ_INT(run->events[i].instruction_id, instr);
-	CHECK(run->events[i].start_time < run->events[i].end_time);
+	CHECK_EQ_STR(ev->name, name);
+	CHECK_EQ_INT(ev->chain_index, chain);
+	CHECK_EQ_INT(ev->instruction_id, instr);
+	CHECK(ev->start_time < ev->end_time);
 }
 
 static void check_default(const struct etd_run *run)
@@ -161,7 +180,8 @@ TEST(call_order_ids_and_marked_runs)
 
 		/* ETDumpGen's name: record says the ids follow call order */
 		CHECK_EQ_STR(run->name, "Execute");
-		CHECK_EQ_INT(run->nevents, 4);
+		/* an OPERATOR_CALL per kernel */
+		CHECK_EQ_INT(run->nevents, 6);
 		check_event(run, 0, "native_call_mul.out", 0, 0);
 		check_event(run, 1, "native_call_add.out", 0, 1);
 		check_event(run, 2, "DELEGATE_CALL", 0, 2);
@@ -353,6 +373,129 @@ TEST(nested_kernel_belongs_to_the_outer_instruction)
 	pte_plan_free(&plan);
 }
 
+/*
+ * As ETDumpGen writes them: each kernel's event, then its instruction's
+ * OPERATOR_CALL with the same ids and span; none for a delegate call, none
+ * for a kernel another one calls.
+ */
+TEST(operator_calls)
+{
+	static const struct {
+		bool in;
+		enum site_id site;
+	} steps[] = {
+		{ true, S_EXEC }, { true, S_MUL }, { false, S_MUL },
+		{ true, S_DELEGATE }, { false, S_DELEGATE },
+		{ true, S_ADD }, { true, S_SUB }, { false, S_SUB },
+		{ false, S_ADD }, { false, S_EXEC },
+	};
+	static const struct {
+		const char *name;
+		int instr;
+	} want[] = {
+		{ "native_call_mul.out", 0 }, { "OPERATOR_CALL", 0 },
+		{ "DELEGATE_CALL", 1 }, { "native_call_sub.out", 2 },
+		{ "native_call_add.out", 2 }, { "OPERATOR_CALL", 2 },
+		{ "Method::execute", 0 },
+	};
+	const struct etd_event *ev;
+	struct rig r;
+	size_t i;
+
+	rig_open(&r, NULL);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		(steps[i].in ? enter : leave)(&r, 1, steps[i].site);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns != 1) {
+		rig_close(&r);
+		return;
+	}
+	CHECK_EQ_INT(r.dump.runs[0].nevents, 7);
+	for (i = 0; i < r.dump.runs[0].nevents && i < 7; i++) {
+		ev = &r.dump.runs[0].events[i];
+		CHECK_EQ_STR(ev->name, want[i].name);
+		CHECK_EQ_INT(ev->instruction_id, want[i].instr);
+		CHECK_EQ_INT(ev->chain_index, i == 6 ? -1 : 0);
+		if (is_operator_call(ev)) {
+			CHECK_EQ_INT(ev->start_time, ev[-1].start_time);
+			CHECK_EQ_INT(ev->end_time, ev[-1].end_time);
+		}
+	}
+	rig_close(&r);
+}
+
+static uint64_t duration(const struct etd_event *ev)
+{
+	return ev ? ev->end_time - ev->start_time : 0;
+}
+
+/*
+ * The probes' measured time (a PROBE_TIME record first, as record sends
+ * it): each scope loses what its own probes add (30 ns, single-stepped
+ * 300 ns) and the whole cost of each probed call inside it (50 ns).
+ * Every record here is 100 ns after the one before.
+ */
+TEST(probe_time_taken_out)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD };
+	struct symbol_calibration cal = {
+		.done = true, .scope_ns = { 30, 300 }, .call_ns = { 50, 400 },
+	}, said;
+	struct etdump_rec_probe_time pt;
+	struct etdump_rec_hdr like;
+	const struct etd_run *run;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	memset(&like, 0, sizeof(like));
+	like.pid = 7;
+	like.tid = 1;
+	symbol_calibration_record(&cal, &like, &pt);
+	CHECK_EQ_INT(symbol_translator_feed(r.tr, &pt, sizeof(pt)), 0);
+	/* as record says it once attached */
+	CHECK_EQ_INT(symbol_calibration_note(&cal, r.col), 0);
+	execute(&r, 1, calls, 2);
+	rig_finish(&r);
+	CHECK(symbol_translator_probe_time(r.tr, &said));
+	CHECK_EQ_INT(said.scope_ns[1], 300);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns != 1) {
+		rig_close(&r);
+		return;
+	}
+	run = &r.dump.runs[0];
+	CHECK_EQ_INT(duration(nth_event(run, 0)), 100 - 30);
+	CHECK_EQ_INT(duration(nth_event(run, 1)), 100 - 30);
+	CHECK_EQ_INT(duration(nth_event(run, 2)), 500 - 30 - 2 * 50);
+	/* nested scopes stay nested */
+	CHECK(nth_event(run, 1)->end_time <= nth_event(run, 2)->end_time);
+	CHECK(nth_event(run, 2)->has_metadata);
+	CHECK(!memcmp(nth_event(run, 2)->metadata, SYMBOL_CALIBRATION_MAGIC,
+		      strlen(SYMBOL_CALIBRATION_MAGIC)));
+	CHECK(!nth_event(run, 0)->has_metadata);
+	rig_close(&r);
+}
+
+/* Without a PROBE_TIME record the times are the probes'. */
+TEST(no_probe_time_no_change)
+{
+	static const enum site_id calls[] = { S_MUL };
+	struct symbol_calibration said;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	CHECK(!symbol_translator_probe_time(r.tr, &said));
+	CHECK_EQ_INT(symbol_calibration_note(&said, r.col), 0);
+	execute(&r, 1, calls, 1);
+	rig_finish(&r);
+	if (r.dump.nruns == 1) {
+		CHECK_EQ_INT(duration(nth_event(&r.dump.runs[0], 0)), 100);
+		CHECK(!nth_event(&r.dump.runs[0], 1)->has_metadata);
+	}
+	rig_close(&r);
+}
+
 TEST(threads_keep_their_own_runs)
 {
 	static const enum site_id calls[] = { S_MUL, S_ADD };
@@ -437,6 +580,9 @@ int main(void)
 	RUN(plan_mismatch_keeps_the_state);
 	RUN(plan_names_delegates_and_chains);
 	RUN(nested_kernel_belongs_to_the_outer_instruction);
+	RUN(operator_calls);
+	RUN(probe_time_taken_out);
+	RUN(no_probe_time_no_change);
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);
 	RUN(other_records_pass_through);

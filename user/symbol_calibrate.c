@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "etdump_model.h"
+#include "etdump_record.h"
+#include "log.h"
+#include "symbol_attach.h"
+#include "collector.h"
+#include "symbol_calibrate.h"
+#include "symbol_sites.h"
+
+#define BATCHES 9
+#define BATCH_CALLS 200
+#define RING_BYTES (1 << 20)
+
+/*
+ * The recorder's own empty functions, one per kind of first instruction
+ * (symbol_entry_emulated()): a push the kernel emulates, a mov it must
+ * single-step. Elsewhere the compiler's prologue is what it is.
+ */
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl etdump_calibrate_emulated\n"
+	".type etdump_calibrate_emulated, @function\n"
+	"etdump_calibrate_emulated:\n"
+	"\tpush %rbp\n\tpop %rbp\n\tret\n"
+	".size etdump_calibrate_emulated, .-etdump_calibrate_emulated\n"
+	".globl etdump_calibrate_stepped\n"
+	".type etdump_calibrate_stepped, @function\n"
+	"etdump_calibrate_stepped:\n"
+	"\tmov %rdi, %rax\n\tret\n"
+	".size etdump_calibrate_stepped, .-etdump_calibrate_stepped\n");
+void etdump_calibrate_emulated(void);
+void etdump_calibrate_stepped(void);
+#define KINDS_MEASURED SYMBOL_ENTRY_KINDS
+#else
+__attribute__((noinline)) void etdump_calibrate_emulated(void);
+void etdump_calibrate_emulated(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+#define etdump_calibrate_stepped etdump_calibrate_emulated
+#define KINDS_MEASURED 1
+#endif
+
+static void (*const functions[SYMBOL_ENTRY_KINDS])(void) = {
+	[SYMBOL_ENTRY_EMULATED] = etdump_calibrate_emulated,
+	[SYMBOL_ENTRY_STEPPED] = etdump_calibrate_stepped,
+};
+
+/* The durations the probes recorded, per kind. */
+struct scopes {
+	uint64_t entry_ts[SYMBOL_ENTRY_KINDS];
+	uint64_t *ns[SYMBOL_ENTRY_KINDS];
+	size_t n[SYMBOL_ENTRY_KINDS];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/* Where fn is in the file mapped at it: its path and file offset. */
+static int self_offset(void (*fn)(void), char *path, size_t len,
+		       uint64_t *offset)
+{
+	unsigned long long start, end, pgoff, at = (unsigned long)fn;
+	char line[PATH_MAX + 256], *name;
+	int ret = -ENOENT, pos;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f)) {
+		pos = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
+			   &pgoff, &pos) < 3 || !pos || at < start || at >= end)
+			continue;
+		name = line + pos;
+		name[strcspn(name, "\n")] = '\0';
+		if (name[0] != '/' || strlen(name) >= len)
+			break;
+		strcpy(path, name);
+		*offset = at - start + pgoff;
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	const struct etdump_rec_hdr *h = data;
+	struct scopes *s = ctx;
+	uint32_t kind;
+
+	if (h->type == ETDUMP_REC_FUNC_ENTRY &&
+	    size >= sizeof(struct etdump_rec_func_entry)) {
+		kind = ((const struct etdump_rec_func_entry *)data)->site.id;
+		if (kind < SYMBOL_ENTRY_KINDS)
+			s->entry_ts[kind] = h->ts;
+	} else if (h->type == ETDUMP_REC_FUNC_EXIT &&
+		   size >= sizeof(struct etdump_rec_func_exit)) {
+		kind = ((const struct etdump_rec_func_exit *)data)->id;
+		if (kind < SYMBOL_ENTRY_KINDS && s->entry_ts[kind] &&
+		    h->ts >= s->entry_ts[kind] &&
+		    s->n[kind] < BATCHES * BATCH_CALLS)
+			s->ns[kind][s->n[kind]++] = h->ts - s->entry_ts[kind];
+		if (kind < SYMBOL_ENTRY_KINDS)
+			s->entry_ts[kind] = 0;
+	}
+	return 0;
+}
+
+/*
+ * Time per call of fn, and (traced) the median of the scopes recorded, in
+ * the least disturbed of BATCHES loops (a warm-up first), the ring emptied
+ * after each: a loop a busy machine slowed says what the machine did, not
+ * what the probes cost.
+ */
+static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
+		    struct scopes *s, int kind, uint64_t *call, uint64_t *scope)
+{
+	void (*volatile fn_call)(void) = fn;
+	uint64_t per_call, t0, m;
+	size_t from;
+	int b, i;
+
+	*call = *scope = UINT64_MAX;
+	for (b = -1; b < BATCHES; b++) {
+		from = s ? s->n[kind] : 0;
+		t0 = now_ns();
+		for (i = 0; i < BATCH_CALLS; i++)
+			fn_call();
+		per_call = (now_ns() - t0) / BATCH_CALLS;
+		if (rb)
+			ring_buffer__consume(rb);
+		if (b < 0)
+			continue;
+		if (per_call < *call)
+			*call = per_call;
+		if (!s || s->n[kind] == from)
+			continue;
+		m = median(s->ns[kind] + from, s->n[kind] - from);
+		if (m < *scope)
+			*scope = m;
+	}
+}
+
+/* The sites: each calibration function, as symbol mode would attach. */
+static int calibration_sites(struct symbol_site *site, size_t n,
+			     char paths[][PATH_MAX])
+{
+	static char name[] = "probe calibration";
+	size_t k;
+	int err;
+
+	memset(site, 0, n * sizeof(*site));
+	for (k = 0; k < n; k++) {
+		err = self_offset(functions[k], paths[k], PATH_MAX,
+				  &site[k].offset);
+		if (err)
+			return err;
+		site[k].path = paths[k];
+		site[k].function = name;
+		site[k].single_step = k == SYMBOL_ENTRY_STEPPED;
+		site[k].desc.flags = site[k].single_step ? ETDUMP_FUNC_STEPPED :
+							   0;
+		site[k].desc.id = k;
+		site[k].desc.kind = ETDUMP_FUNC_EVENT;
+		site[k].desc.name_len = strlen(name);
+		memcpy(site[k].desc.name, name, site[k].desc.name_len);
+	}
+	/* one object: attached with one link per direction */
+	for (k = 1; k < n; k++)
+		if (!strcmp(paths[k], paths[0]))
+			site[k].path = paths[0];
+	return 0;
+}
+
+static int measure(struct symbol_calibration *out, struct scopes *s,
+		   int ring_fd, int drops_fd)
+{
+	struct symbol_site site[SYMBOL_ENTRY_KINDS];
+	static char paths[SYMBOL_ENTRY_KINDS][PATH_MAX];
+	struct symbol_sites sites = { .sites = site, .n = KINDS_MEASURED };
+	uint64_t bare[SYMBOL_ENTRY_KINDS], traced, unused;
+	struct symbol_attach *a = NULL;
+	struct ring_buffer *rb;
+	int k, err, nprobes;
+
+	err = calibration_sites(site, KINDS_MEASURED, paths);
+	if (err)
+		return err;
+	for (k = 0; k < KINDS_MEASURED; k++)
+		loop_ns(functions[k], NULL, NULL, k, &bare[k], &unused);
+	rb = ring_buffer__new(ring_fd, on_record, s, NULL);
+	if (!rb)
+		return -errno;
+	err = symbol_attach_to_ring(&a, &sites, ring_fd, drops_fd, getpid(),
+				    &nprobes);
+	for (k = 0; !err && k < KINDS_MEASURED; k++) {
+		loop_ns(functions[k], rb, s, k, &traced, &out->scope_ns[k]);
+		if (!s->n[k]) {
+			err = -ENODATA;
+			break;
+		}
+		out->call_ns[k] = traced > bare[k] ? traced - bare[k] : 0;
+		/* noise: a call costs its caller at least its scope's share */
+		if (out->call_ns[k] < out->scope_ns[k])
+			out->call_ns[k] = out->scope_ns[k];
+	}
+	symbol_attach_close(a);
+	ring_buffer__free(rb);
+	for (k = KINDS_MEASURED; k < SYMBOL_ENTRY_KINDS; k++) {
+		out->scope_ns[k] = out->scope_ns[0];
+		out->call_ns[k] = out->call_ns[0];
+	}
+	return err;
+}
+
+int symbol_calibrate(struct symbol_calibration *out)
+{
+	struct scopes s;
+	int ring_fd, drops_fd, k, err = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "calib_ring", 0, 0,
+				 RING_BYTES, NULL);
+	drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "calib_drops",
+				  sizeof(__u32), sizeof(__u64), 1, NULL);
+	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++)
+		s.ns[k] = calloc(BATCHES * BATCH_CALLS, sizeof(uint64_t));
+	if (ring_fd < 0 || drops_fd < 0)
+		err = ring_fd < 0 ? ring_fd : drops_fd;
+	else if (s.ns[0] && s.ns[1])
+		err = measure(out, &s, ring_fd, drops_fd);
+	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++)
+		free(s.ns[k]);
+	if (ring_fd >= 0)
+		close(ring_fd);
+	if (drops_fd >= 0)
+		close(drops_fd);
+	out->done = !err;
+	if (err)
+		p_warn("cannot measure what the probes add to a scope (%s): durations are not corrected",
+		       err == -ENODATA ? "its probes on functions of its own never fired" :
+					 strerror(-err));
+	return err;
+}
+
+void symbol_calibration_text(const struct symbol_calibration *c, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len,
+		 SYMBOL_CALIBRATION_MAGIC ";scope_ns=%llu;call_ns=%llu;stepped_scope_ns=%llu;stepped_call_ns=%llu",
+		 (unsigned long long)c->scope_ns[SYMBOL_ENTRY_EMULATED],
+		 (unsigned long long)c->call_ns[SYMBOL_ENTRY_EMULATED],
+		 (unsigned long long)c->scope_ns[SYMBOL_ENTRY_STEPPED],
+		 (unsigned long long)c->call_ns[SYMBOL_ENTRY_STEPPED]);
+}
+
+void symbol_calibration_record(const struct symbol_calibration *c,
+			       const struct etdump_rec_hdr *like,
+			       struct etdump_rec_probe_time *r)
+{
+	int k;
+
+	memset(r, 0, sizeof(*r));
+	r->hdr = *like;
+	r->hdr.type = ETDUMP_REC_PROBE_TIME;
+	r->hdr.ncounters = 0;
+	r->hdr.size = sizeof(*r);
+	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
+		r->scope_ns[k] = c->scope_ns[k];
+		r->call_ns[k] = c->call_ns[k];
+	}
+}
+
+void symbol_calibration_from_record(struct symbol_calibration *c,
+				    const struct etdump_rec_probe_time *r)
+{
+	int k;
+
+	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
+		c->scope_ns[k] = r->scope_ns[k];
+		/* a call costs its caller at least what its scope gains */
+		c->call_ns[k] = r->call_ns[k] > r->scope_ns[k] ?
+					r->call_ns[k] : r->scope_ns[k];
+	}
+	c->done = true;
+}
+
+int symbol_calibration_note(const struct symbol_calibration *c,
+			   struct collector *col)
+{
+	char text[192];
+
+	if (!c->done)
+		return 0;
+	symbol_calibration_text(c, text, sizeof(text));
+	return collector_set_run_note(col, text);
+}
+
+void symbol_calibration_say(const struct symbol_calibration *c,
+			    const char *when)
+{
+	if (!c->done) {
+		p_info("symbol mode: durations include the probes' own time (not measured)");
+		return;
+	}
+	p_info("symbol mode: durations %s less the probes' own time, measured at attach: %llu ns per probed scope and %llu ns per probed call within one (single-stepped entries: %llu and %llu ns)",
+	       when,
+	       (unsigned long long)c->scope_ns[SYMBOL_ENTRY_EMULATED],
+	       (unsigned long long)c->call_ns[SYMBOL_ENTRY_EMULATED],
+	       (unsigned long long)c->scope_ns[SYMBOL_ENTRY_STEPPED],
+	       (unsigned long long)c->call_ns[SYMBOL_ENTRY_STEPPED]);
+}

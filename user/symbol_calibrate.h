@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symbol_calibrate.h - what symbol mode's own probes add to the times it
+ * records, measured on the machine at hand when it attaches: the same
+ * programs, attached the same way to functions of the recorder itself
+ * that do nothing, called in a loop.
+ *
+ * Two figures per kind of entry (emulated by the kernel, or
+ * single-stepped: symbol_sites.h):
+ *   scope   what a probed call's own scope gains: the entry probe's work
+ *           after its timestamp and the return probe's before its own
+ *           (the median of the recorded durations of the empty function);
+ *   call    what a probed call costs its caller whole, both probes from
+ *           trap to return (the loop's time per call, traced minus bare):
+ *           each such call inside a scope lengthens that scope by it.
+ */
+#ifndef ETDUMP_SYMBOL_CALIBRATE_H
+#define ETDUMP_SYMBOL_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "etdump_record.h"
+
+struct collector;
+
+enum symbol_entry_kind { SYMBOL_ENTRY_EMULATED, SYMBOL_ENTRY_STEPPED,
+			 SYMBOL_ENTRY_KINDS };
+
+struct symbol_calibration {
+	bool done;
+	uint64_t scope_ns[SYMBOL_ENTRY_KINDS];
+	uint64_t call_ns[SYMBOL_ENTRY_KINDS];
+};
+
+/* Prefix of the calibration's text (symbol_calibration_text()). */
+#define SYMBOL_CALIBRATION_MAGIC "etdump-bpf-probe-time:1"
+
+/*
+ * Measure. Negative errno, said why with p_warn(): the recording goes on
+ * uncorrected, and says so.
+ */
+int symbol_calibrate(struct symbol_calibration *out);
+/*
+ * "etdump-bpf-probe-time:1;scope_ns=610;call_ns=1650;
+ *  stepped_scope_ns=9100;stepped_call_ns=12200" into buf.
+ */
+void symbol_calibration_text(const struct symbol_calibration *c, char *buf,
+			     size_t len);
+
+/*
+ * One line: "symbol mode: durations WHEN less the probes' own time,
+ * measured at attach: ...", or that they include it when c was not
+ * measured.
+ */
+void symbol_calibration_say(const struct symbol_calibration *c,
+			    const char *when);
+/* The record that carries it in a capture, stamped like `like`. */
+void symbol_calibration_record(const struct symbol_calibration *c,
+			       const struct etdump_rec_hdr *like,
+			       struct etdump_rec_probe_time *r);
+void symbol_calibration_from_record(struct symbol_calibration *c,
+				    const struct etdump_rec_probe_time *r);
+/*
+ * Say in the ETDump that its times are corrected, and by how much: the
+ * text in the delegate_debug_metadata of each run's outermost framework
+ * event (collector_set_run_note()). Nothing when c was not measured.
+ * -ENOMEM.
+ */
+int symbol_calibration_note(const struct symbol_calibration *c,
+			    struct collector *col);
+
+#endif /* ETDUMP_SYMBOL_CALIBRATE_H */
