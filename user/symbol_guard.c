@@ -201,7 +201,6 @@ static bool just_returns(const uint8_t *code, size_t len, size_t at,
 
 size_t symbol_guard_skip(const uint8_t *code, size_t len)
 {
-#if defined(__x86_64__)
 	size_t at = 0, next, target;
 	struct insn in;
 	int steps;
@@ -227,9 +226,5 @@ size_t symbol_guard_skip(const uint8_t *code, size_t len)
 		else
 			return 0;
 	}
-#else
-	(void)code;
-	(void)len;
-#endif
 	return 0;
 }

@@ -14,7 +14,8 @@
  * to it (DWARF's call frame information relies on it). A call that returns
  * at its guard is not seen.
  *
- * x86-64 only, from a short list of instructions (compares, tests, moves
+ * x86-64 code only (symbol_sites.c asks for an x86-64 object's, whatever
+ * the recorder is built for), from a short list of instructions (compares, tests, moves
  * and xors between registers and memory that leave %rsp alone, conditional
  * jumps by a byte, nops, ret); anything else ends the search.
  */
