@@ -25,6 +25,7 @@ struct capture {
 	size_t nprobes;
 	struct bpf_link *switch_link;
 	bool batched;
+	bool values;             /* attach `value` (record --values) */
 	capture_record_fn on_record;
 	void *ctx;
 };
@@ -107,6 +108,8 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	cap->skel->rodata->pidns_ino = ino;
 	/* wake the collector early once a quarter of the ring is used */
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	cap->skel->rodata->value_max = opts->value_max;
+	cap->values = opts->values;
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
 	if (err)
 		goto fail;
@@ -166,6 +169,7 @@ static const struct {
 	PROG(profile_begin),
 	PROG(delegate_begin),
 	PROG(block),
+	PROG(value),
 #undef PROG
 };
 _Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
@@ -222,6 +226,9 @@ int capture_attach(struct capture *cap, const struct probe_objects *objs,
 		name = probe_programs[i].probe;
 		/* batched: the runtime buffers everything behind its flush */
 		if (cap->batched != !strcmp(name, "flush"))
+			continue;
+		/* values only when asked: record --values */
+		if (!cap->values && !strcmp(name, "value"))
 			continue;
 		prog = *(struct bpf_program **)((char *)cap->skel +
 						probe_programs[i].offset);

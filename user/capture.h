@@ -25,6 +25,8 @@ struct capture_opts {
 	void *ctx;
 	const struct counter_set *counters;  /* opened; NULL: none */
 	bool batched;            /* attach `flush` only: the runtime buffers */
+	bool values;             /* attach `value`: record --values */
+	uint64_t value_max;      /* ... copying at most this many bytes each */
 };
 
 int capture_open(struct capture **out, const struct capture_opts *opts);

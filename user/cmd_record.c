@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "collector.h"
 #include "counters.h"
+#include "debug_buffer.h"
 #include "commands.h"
 #include "etdump_writer.h"
 #include "file_io.h"
@@ -29,8 +30,11 @@
 #include "symbol_mode.h"
 #include "target.h"
 #include "probe_objects.h"
+#include "value_capture.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
+/* record --values: a whole tensor up to this, the rest cut (and counted) */
+#define DEFAULT_VALUE_MAX (1u << 20)
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull
@@ -55,6 +59,13 @@ static const char record_usage[] =
 	"      --no-counters    read no counters\n"
 	"      --precise        per-scope probes even where the runtime can batch\n"
 	"                       (needed for counters; -e implies it)\n"
+	"      --values[=MAX]   the values the runtime logs (its intermediate and\n"
+	"                       program outputs): DebugEvents in the ETDump, the\n"
+	"                       tensors' bytes in its debug buffer, at most MAX\n"
+	"                       bytes a value (default 1M; more is cut and\n"
+	"                       counted); implies --precise\n"
+	"      --debug-buffer F the debug buffer file (default: the ETDump's\n"
+	"                       name with .etdp replaced by .debug.bin)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
 	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
@@ -83,6 +94,10 @@ struct record_opts {
 	bool no_counters;
 	bool counters_given;
 	bool precise;
+	bool values;
+	uint64_t value_max;
+	const char *debug_buffer;  /* given, or NULL */
+	char *debug_buffer_path;   /* what is written: given or derived */
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
 	char **command;
@@ -104,7 +119,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100 };
+enum { OPT_RAW = 0x100, OPT_VALUES, OPT_DEBUG_BUFFER };
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
@@ -122,6 +137,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "rules", required_argument, NULL, 'R' },
 		{ "program", required_argument, NULL, 'G' },
 		{ "debug-file", required_argument, NULL, 'D' },
+		{ "values", optional_argument, NULL, OPT_VALUES },
+		{ "debug-buffer", required_argument, NULL, OPT_DEBUG_BUFFER },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -131,6 +148,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->value_max = DEFAULT_VALUE_MAX;
 	counters_default(&o->counters);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:p:d:e:fh", longopts, NULL)) != -1) {
@@ -184,6 +202,16 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'D':
 			o->sym.debug_file = optarg;
 			break;
+		case OPT_VALUES:
+			o->values = true;
+			if (optarg && (parse_size(optarg, &o->value_max) ||
+				       o->value_max > (1ull << 30)))
+				return usage_error("invalid --values bound '%s' (bytes, K/M/G suffixes, at most 1G)",
+						   optarg);
+			break;
+		case OPT_DEBUG_BUFFER:
+			o->debug_buffer = optarg;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -200,17 +228,31 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
+	if (o->debug_buffer && !o->values)
+		return usage_error("%s", "--debug-buffer without --values: there would be no values");
+	if (o->values && o->output && o->debug_buffer &&
+	    output_same(o->output, o->debug_buffer))
+		return usage_error("'%s' given for both -o and --debug-buffer", o->output);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
 	return 0;
 }
 
 /* Refuse before attaching anything: losing a capture to a bad path is worse. */
-static int check_output(const struct record_opts *o)
+static int check_output(struct record_opts *o)
 {
 	int err = o->output ? output_check(o->output, o->force) : 0;
 
-	return err || !o->raw ? err : output_check(o->raw, o->force);
+	if (!err && o->raw)
+		err = output_check(o->raw, o->force);
+	/* values: their debug buffer goes beside the ETDump */
+	if (err || !o->values || !o->output)
+		return err;
+	o->debug_buffer_path = o->debug_buffer ? strdup(o->debug_buffer) :
+				debug_buffer_path_for(o->output);
+	if (!o->debug_buffer_path)
+		return -ENOMEM;
+	return output_check(o->debug_buffer_path, o->force);
 }
 
 static uint64_t now_ns(void)
@@ -412,13 +454,26 @@ static bool choose_mode(const struct record_opts *o,
 			p_info("mode: per-scope probes (the runtime has no flush probe)");
 		return false;
 	}
-	if (o->precise || o->counters_given) {
+	if (o->precise || o->counters_given || o->values) {
 		p_info("mode: per-scope probes%s", o->precise ? "" :
+		       o->values ? " (values need them: --values implies --precise)" :
 		       " (counters need them: -e implies --precise)");
 		return false;
 	}
 	p_info("mode: batched (the runtime buffers events and flushes them per run; no counters; --precise for per-scope probes)");
 	return true;
+}
+
+/* The debug buffer beside the ETDump, empty when no value came. */
+static int write_values(const struct record_opts *o,
+			const struct value_capture *vc)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0;
+
+	if (vc)
+		data = value_capture_buffer(vc, &len);
+	return debug_buffer_write(o->debug_buffer_path, data, len, o->force);
 }
 
 /* Open the counters and tell the collector what the records will carry. */
@@ -464,8 +519,10 @@ int cmd_record(int argc, char **argv)
 		p_err("%s", msg);
 		return EXIT_FAIL;
 	}
-	if (check_output(&o))
+	if (check_output(&o)) {
+		free(o.debug_buffer_path);
 		return EXIT_FAIL;
+	}
 
 	/* no SA_RESTART: a signal must cut the poll short */
 	sigaction(SIGINT, &sa, NULL);
@@ -486,6 +543,10 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
+	if (o.values && sink.sm)
+		p_warn("--values: symbol mode sees no values (they need the runtime's etdump value probe); none recorded");
+	copts.values = o.values && !sink.sm;
+	copts.value_max = o.value_max;
 	copts.pid = t.pid;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
@@ -539,7 +600,13 @@ int cmd_record(int argc, char **argv)
 		free(kept);
 		goto cleanup;
 	}
+	if (o.output && o.values && !sink.sm &&
+	    write_values(&o, collector_values(col)))
+		goto cleanup;
 	print_summary(&o, &t, why, &dump, &stats, drops);
+	if (o.values && collector_values(col))
+		value_capture_summary(collector_values(col), o.debug_buffer_path,
+				      o.value_max);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
@@ -551,5 +618,6 @@ cleanup:
 	etd_dump_free(&dump);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
+	free(o.debug_buffer_path);
 	return ret;
 }

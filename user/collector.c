@@ -7,6 +7,7 @@
 #include "collector.h"
 #include "etdump_record.h"
 #include "utf8.h"
+#include "value_capture.h"
 
 #define NO_RUN ((size_t)-1)
 
@@ -46,6 +47,7 @@ struct collector {
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
+	struct value_capture *values;  /* record --values: made at the first */
 };
 
 struct collector *collector_new(void)
@@ -370,6 +372,12 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_delegate_log);
 	case ETDUMP_REC_BATCH:
 		return offsetof(struct etdump_rec_batch, data);
+	case ETDUMP_REC_VALUE:
+		return sizeof(struct etdump_rec_value);
+	case ETDUMP_REC_VALUE_DATA:
+		return offsetof(struct etdump_rec_value_data, data);
+	case ETDUMP_REC_ALLOCATION:
+		return sizeof(struct etdump_rec_allocation);
 	default:
 		return 0;
 	}
@@ -419,8 +427,27 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 	case ETDUMP_REC_BATCH:
 		return ((const struct etdump_rec_batch *)h)->len <=
 		       h->size - offsetof(struct etdump_rec_batch, data);
+	case ETDUMP_REC_VALUE:
+	case ETDUMP_REC_VALUE_DATA:
+		return value_record_valid(h);
 	}
 	return true;
+}
+
+/* record --values: a DebugEvent in the thread's run when one is whole */
+static int on_value(struct collector *c, struct thread_state *t,
+		    const struct etdump_rec_hdr *h)
+{
+	struct etd_event ev;
+	bool ready;
+	int err;
+
+	if (!c->values && !(c->values = value_capture_new()))
+		return -ENOMEM;
+	if (h->type == ETDUMP_REC_VALUE_DATA)
+		return value_capture_data(c->values, (const void *)h);
+	err = value_capture_value(c->values, (const void *)h, &ev, &ready);
+	return err || !ready ? err : add_event(c, t, &ev);
 }
 
 static int feed_expanded(void *ctx, const void *rec, size_t len)
@@ -472,8 +499,19 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 		return on_delegate_log(c, t, rec);
 	case ETDUMP_REC_BATCH:
 		return on_batch(c, rec);
+	case ETDUMP_REC_VALUE:
+	case ETDUMP_REC_VALUE_DATA:
+		return on_value(c, t, rec);
+	case ETDUMP_REC_ALLOCATION:
+		c->stats.allocations++;
+		return 0;
 	}
 	return 0;
+}
+
+const struct value_capture *collector_values(const struct collector *c)
+{
+	return c->values;
 }
 
 uint64_t collector_runs_seen(const struct collector *c)
@@ -555,6 +593,7 @@ void collector_free(struct collector *c)
 		free(c->threads[i].stack);
 	}
 	free(c->threads);
+	value_capture_free(c->values);
 	for (i = 0; i < c->ncounters; i++)
 		free(c->counter_names[i]);
 	etd_dump_free(&c->dump);

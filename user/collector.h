@@ -45,6 +45,7 @@ struct collector_stats {
 	uint64_t stale;           /* batched records from before this capture */
 	uint64_t lost_in_flush;   /* batched records the tracer could not read */
 	uint32_t threads;         /* threads seen */
+	uint64_t allocations;     /* track_allocation records */
 };
 
 struct collector *collector_new(void);
@@ -74,5 +75,11 @@ uint64_t collector_events_seen(const struct collector *c);
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats);
 void collector_free(struct collector *c);
+/*
+ * record --values: the DebugEvents' debug buffer and counts
+ * (value_capture.h); NULL when no value was recorded. Valid until freed.
+ */
+struct value_capture;
+const struct value_capture *collector_values(const struct collector *c);
 
 #endif /* ETDUMP_COLLECTOR_H */

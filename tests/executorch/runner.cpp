@@ -8,10 +8,14 @@
  *
  * usage: executorch-runner --model_path M.pte [--num_executions N]
  *                          [--print_output] [--no-tracer] [--wait-signal]
+ *                          [--debug_level LEVEL]
  *
  * --no-tracer loads the method with no EventTracer at all (the bench's
  * baseline); --wait-signal prints "ready PID" and waits for SIGUSR1 before
- * loading, so a recorder can attach with -p first.
+ * loading, so a recorder can attach with -p first. --debug_level sets the
+ * tracer's EventTracerDebugLogLevel: none (the default), program_outputs
+ * or intermediate_outputs (each kernel's outputs too), what the runtime
+ * then logs through log_evalue, and record --values captures.
  */
 #include <csignal>
 #include <cstdio>
@@ -50,13 +54,16 @@ struct options {
 	bool print_output = false;
 	bool tracer = true;
 	bool wait_signal = false;
+	executorch::runtime::EventTracerDebugLogLevel debug_level =
+		executorch::runtime::EventTracerDebugLogLevel::kNoLogging;
 };
 
 void usage(FILE *f)
 {
 	fprintf(f, "usage: executorch-runner --model_path M.pte "
 		   "[--num_executions N] [--print_output] [--no-tracer] "
-		   "[--wait-signal]\n");
+		   "[--wait-signal] [--debug_level none|program_outputs|"
+		   "intermediate_outputs]\n");
 }
 
 int parse(int argc, char **argv, struct options *o)
@@ -82,6 +89,23 @@ int parse(int argc, char **argv, struct options *o)
 			o->tracer = false;
 		} else if (!strcmp(a, "--wait-signal")) {
 			o->wait_signal = true;
+		} else if (!strcmp(a, "--debug_level") && has_value) {
+			using executorch::runtime::EventTracerDebugLogLevel;
+			const char *l = argv[++i];
+
+			if (!strcmp(l, "none")) {
+				o->debug_level = EventTracerDebugLogLevel::kNoLogging;
+			} else if (!strcmp(l, "program_outputs")) {
+				o->debug_level =
+					EventTracerDebugLogLevel::kProgramOutputs;
+			} else if (!strcmp(l, "intermediate_outputs")) {
+				o->debug_level = EventTracerDebugLogLevel::
+					kIntermediateOutputs;
+			} else {
+				fprintf(stderr, "executorch-runner: invalid "
+					"--debug_level '%s'\n", l);
+				return -1;
+			}
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			exit(0);
@@ -179,6 +203,7 @@ int main(int argc, char **argv)
 	MemoryManager memory_manager(&method_allocator, &planned_memory);
 
 	etdump_bpf::UsdtEventTracer tracer;
+	tracer.set_event_tracer_debug_level(o.debug_level);
 	Result<Method> method = program->load_method(
 		*name, &memory_manager, o.tracer ? &tracer : nullptr);
 	if (!method.ok())
