@@ -10,6 +10,8 @@
 #include <string.h>
 #include "chrome_writer.h"
 #include "collector.h"
+#include "debug_buffer.h"
+#include "value_capture.h"
 #include "commands.h"
 #include "etdump_writer.h"
 #include "file_io.h"
@@ -27,7 +29,9 @@ static const char convert_usage[] =
 	"\n"
 	"  -o, --output FILE    the file to write (required)\n"
 	"  -F, --format FMT     etdump, or chrome (default when FILE ends in .json)\n"
-	"  -f, --force          overwrite FILE if it exists\n"
+	"  -f, --force          overwrite FILE if it exists (and its debug buffer)\n"
+	"A capture made with record --values also gives the debug buffer beside\n"
+	"an ETDump: FILE with .etdp replaced by .debug.bin.\n"
 	"\n"
 	"A capture cut short (recorder killed, disk full) converts every complete\n"
 	"chunk, with a warning naming the byte where it ends.\n"
@@ -163,6 +167,24 @@ static void report_end(const struct convert_opts *o,
 	}
 }
 
+static int write_values(const struct convert_opts *o,
+			const struct value_capture *vc)
+{
+	char *path = debug_buffer_path_for(o->output);
+	const uint8_t *data;
+	size_t len;
+	int err;
+
+	if (!path)
+		return -ENOMEM;
+	data = value_capture_buffer(vc, &len);
+	err = debug_buffer_write(path, data, len, o->force);
+	if (!err)
+		value_capture_summary(vc, path, 0);
+	free(path);
+	return err;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct collector_stats stats = { 0 };
@@ -204,6 +226,10 @@ int cmd_convert(int argc, char **argv)
 		free(kept);
 		goto cleanup;
 	}
+	/* record --values: the debug buffer beside the ETDump, as record */
+	if (o.format == FORMAT_ETDUMP && collector_values(col) &&
+	    write_values(&o, collector_values(col)))
+		goto cleanup;
 	/* as record counts them: the kernel's and the runtime's losses */
 	drops = info->drops + stats.lost_in_flush;
 	report_end(&o, info, how, sizeof(how));
