@@ -541,6 +541,8 @@ int collector_finish(struct collector *c, struct etd_dump *out,
 	bool *incomplete;
 	size_t i, kept = 0;
 
+	if (c->values && value_capture_seal(c->values))
+		return -ENOMEM;
 	incomplete = calloc(c->dump.nruns + 1, sizeof(*incomplete));
 	if (!incomplete)
 		return -ENOMEM;

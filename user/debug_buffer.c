@@ -69,3 +69,40 @@ int debug_buffer_write(const char *path, const uint8_t *data, size_t len,
 	free(kept);
 	return err;
 }
+
+int debug_buffer_seal(struct debug_buffer *b,
+		      const struct debug_buffer_cut *cuts, size_t n)
+{
+	size_t bytes = n * 16 + 16, at, i;
+	uint64_t count = n;
+	int err;
+
+	if (!n)
+		return 0;
+	/* reserve() aligns the start: the trailer is found from the end */
+	err = debug_buffer_reserve(b, bytes, &at);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		memcpy(b->data + at + i * 16, &cuts[i].offset, 8);
+		memcpy(b->data + at + i * 16 + 8, &cuts[i].copied, 8);
+	}
+	memcpy(b->data + at + n * 16, &count, 8);
+	memcpy(b->data + at + n * 16 + 8, DEBUG_BUFFER_CUT_MAGIC, 8);
+	return 0;
+}
+
+size_t debug_buffer_cuts(const uint8_t *data, size_t len,
+			 const uint8_t **cuts)
+{
+	uint64_t n;
+
+	*cuts = NULL;
+	if (len < 16 || memcmp(data + len - 8, DEBUG_BUFFER_CUT_MAGIC, 8))
+		return 0;
+	memcpy(&n, data + len - 16, 8);
+	if (n > (len - 16) / 16)
+		return 0;
+	*cuts = data + len - 16 - n * 16;
+	return n;
+}

@@ -36,6 +36,30 @@ void debug_buffer_free(struct debug_buffer *b);
 char *debug_buffer_path_for(const char *etdump_path);
 
 /*
+ * Tensors cut short (record --values bound, a page unread, the ring full)
+ * are marked in a trailer after the last blob, where no Tensor.offset
+ * points, so the Inspector reads the file as ever: per cut tensor a u64
+ * offset and a u64 count of the bytes that are real (the rest are zeros),
+ * then a u64 count of entries, then the 8 bytes "EDBPFCUT". Little-endian.
+ */
+#define DEBUG_BUFFER_CUT_MAGIC "EDBPFCUT"
+
+struct debug_buffer_cut {
+	uint64_t offset;
+	uint64_t copied;
+};
+
+/* Append the trailer (nothing when n is 0). -ENOMEM. */
+int debug_buffer_seal(struct debug_buffer *b,
+		      const struct debug_buffer_cut *cuts, size_t n);
+/*
+ * The cuts a buffer's trailer lists: *cuts points into data (unaligned:
+ * read with memcpy), *n of them; 0 and none without a valid trailer.
+ */
+size_t debug_buffer_cuts(const uint8_t *data, size_t len,
+			 const uint8_t **cuts);
+
+/*
  * Write it as file_replace() (file_io.h) writes: never through a symbolic
  * link, an existing file replaced only with force. One line on error.
  */

@@ -54,6 +54,9 @@ struct value_capture {
 	struct value_thread *threads;
 	size_t nthreads;
 	struct debug_buffer buf;
+	struct debug_buffer_cut *cuts;
+	size_t ncuts;
+	bool sealed;
 	struct value_capture_stats stats;
 };
 
@@ -73,6 +76,7 @@ void value_capture_free(struct value_capture *vc)
 		etd_event_free(&vc->threads[i].list);
 	}
 	free(vc->threads);
+	free(vc->cuts);
 	debug_buffer_free(&vc->buf);
 	free(vc);
 }
@@ -185,8 +189,16 @@ static int make_tensor(struct value_capture *vc, struct value_thread *t,
 	out->offset = at;
 	vc->stats.bytes += have;
 	if (have < d->nbytes) {
+		struct debug_buffer_cut *c;
+
 		vc->stats.cut++;
 		vc->stats.cut_bytes += d->nbytes - have;
+		c = realloc(vc->cuts, (vc->ncuts + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		vc->cuts = c;
+		c[vc->ncuts].offset = at;
+		c[vc->ncuts++].copied = have;
 	}
 	return 0;
 }
@@ -322,6 +334,14 @@ int value_capture_value(struct value_capture *vc,
 nomem:
 	etd_event_free(ev);
 	return -ENOMEM;
+}
+
+int value_capture_seal(struct value_capture *vc)
+{
+	if (vc->sealed)
+		return 0;
+	vc->sealed = true;
+	return debug_buffer_seal(&vc->buf, vc->cuts, vc->ncuts);
 }
 
 const uint8_t *value_capture_buffer(const struct value_capture *vc,

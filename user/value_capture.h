@@ -11,7 +11,8 @@
  * list carries output = true, a scalar never does. A value whose bytes
  * were not all copied (the --values bound, a page the probe could not
  * read, the ring full) keeps its true sizes; what is missing reads as
- * zeros, and it is counted as cut, never passed off as whole.
+ * zeros, and it is counted as cut and marked in the buffer's trailer
+ * (debug_buffer.h), never passed off as whole.
  */
 #ifndef ETDUMP_VALUE_CAPTURE_H
 #define ETDUMP_VALUE_CAPTURE_H
@@ -47,6 +48,8 @@ int value_capture_value(struct value_capture *vc,
 			const struct etdump_rec_value *r, struct etd_event *ev,
 			bool *ready);
 
+/* The capture ended: mark the cut tensors in the buffer's trailer. */
+int value_capture_seal(struct value_capture *vc);
 /* The debug buffer so far, and the counts. */
 const uint8_t *value_capture_buffer(const struct value_capture *vc,
 				    size_t *len);

@@ -82,6 +82,7 @@ class ExecuTorchValuesTest(TempDirTest):
         self.assertEqual(len(debug), 13)
         self.assertIn("values: 13 DebugEvents (13 tensors", proc.stderr)
         self.assertNotIn("cut short", proc.stderr)
+        self.assertNotEqual(read(buffer)[-8:], b"EDBPFCUT")
 
     def test_every_execution_logs_the_same_values(self):
         _, out = self.record("--values", executions=3)
@@ -118,6 +119,9 @@ class ExecuTorchValuesTest(TempDirTest):
             else:
                 self.assertEqual(data, wdata)
         self.assertEqual(cut, 6)
+        # and marked: the trailer after the last blob lists them
+        self.assertEqual(buf[-8:], b"EDBPFCUT")
+        self.assertEqual(int.from_bytes(buf[-16:-8], "little"), 6)
         self.assertIn("6 tensors cut short (--values=300 bytes a value",
                       proc.stderr)
 

@@ -128,6 +128,8 @@ TEST(tensors_get_aligned_offsets_and_their_bytes)
 	CHECK_EQ_INT(ev->debug_entry->tensor.offset, 64);
 	buf = value_capture_buffer(collector_values(c), &len);
 	CHECK_EQ_INT(len, 64 + 8200);
+	CHECK_EQ_INT(debug_buffer_cuts(buf, len, &buf), 0);
+	buf = value_capture_buffer(collector_values(c), &len);
 	for (i = 0; i < 40; i++)
 		CHECK_EQ_INT(buf[i], (uint8_t)(i + 1));
 	for (i = 40; i < 64; i++)
@@ -146,7 +148,7 @@ TEST(a_tensor_short_of_bytes_is_cut_and_zero_filled)
 	struct collector *c = collector_new();
 	struct value_capture_stats st;
 	struct etd_dump d = { 0 };
-	const uint8_t *buf;
+	const uint8_t *buf, *cuts;
 	size_t len;
 
 	block(c);
@@ -162,7 +164,18 @@ TEST(a_tensor_short_of_bytes_is_cut_and_zero_filled)
 	CHECK_EQ_INT(st.cut, 2);
 	CHECK_EQ_INT(st.cut_bytes, 48 + 808);
 	buf = value_capture_buffer(collector_values(c), &len);
-	CHECK_EQ_INT(len, 64 + 9000);
+	/* the blobs, then the trailer that marks both cut */
+	CHECK_EQ_INT(len, 64 + 9024 + 2 * 16 + 16);
+	CHECK_EQ_INT(debug_buffer_cuts(buf, len, &cuts), 2);
+	if (cuts) {
+		uint64_t v[4];
+
+		memcpy(v, cuts, sizeof(v));
+		CHECK_EQ_INT(v[0], 0);
+		CHECK_EQ_INT(v[1], 16);
+		CHECK_EQ_INT(v[2], 64);
+		CHECK_EQ_INT(v[3], 8192);
+	}
 	CHECK_EQ_INT(buf[15], 15);
 	CHECK_EQ_INT(buf[16], 0);
 	CHECK_EQ_INT(buf[64 + 8191], (uint8_t)8191);
