@@ -5,6 +5,9 @@
  * same last digit, without Python, pandas or numpy.
  */
 #include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -12,10 +15,12 @@
 #include "log.h"
 #include "report_format.h"
 #include "report_stats.h"
+#include "report_values.h"
 
 static const char report_usage[] =
 	"usage: etdump-bpf report FILE [--csv | --json] [--units ns|us|ms|s]\n"
 	"                         [--no-operator-call]\n"
+	"       etdump-bpf report --values A [B] [--debug-buffer F]... [--atol X]\n"
 	"\n"
 	"For each event of each event block (runs with the same events merge\n"
 	"into one block, as in ExecuTorch's Inspector): p10, p50, p90, avg, min\n"
@@ -29,6 +34,15 @@ static const char report_usage[] =
 	"  --no-operator-call  leave out OPERATOR_CALL rows, as print_data_tabular\n"
 	"                      does (they are shown by default, op_call = True)\n"
 	"\n"
+	"  --values            the values instead (record --values, or ETDumpGen's\n"
+	"                      DebugEvents): per value dtype, shape, min, max,\n"
+	"                      mean, NaN and Inf counts, and whether it was cut\n"
+	"  --values A B        how far B's values are from A's, value by value,\n"
+	"                      and the first operator whose output differs\n"
+	"  --debug-buffer F    the debug buffer (default: the ETDump's name with\n"
+	"                      .etdp replaced by .debug.bin); twice: A's, then B's\n"
+	"  --atol X            with A B: differences up to X count as equal (0)\n"
+	"\n"
 	"Exit status: 0 printed; 1 the file cannot be read, or the Inspector\n"
 	"cannot load it (one line says why, nothing is printed); 2 usage error.\n";
 
@@ -39,9 +53,17 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "units", required_argument, NULL, 'u' },
 		{ "no-operator-call", no_argument, NULL, 'n' },
+		{ "values", no_argument, NULL, 'V' },
+		{ "debug-buffer", required_argument, NULL, 'B' },
+		{ "atol", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	struct report_values_input vin[2] = { { 0 } };
+	bool values = false;
+	int nbuffers = 0;
+	double atol = 0;
+	char *end;
 	struct report_output out = { .format = REPORT_TABLE };
 	enum report_unit unit = REPORT_MS;
 	struct etd_dump dump = {};
@@ -71,6 +93,24 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			out.no_operator_call = true;
 			break;
+		case 'V':
+			values = true;
+			break;
+		case 'B':
+			if (nbuffers == 2) {
+				p_err("report: --debug-buffer at most twice (A's, B's)");
+				return EXIT_USAGE;
+			}
+			vin[nbuffers++].debug_buffer = optarg;
+			break;
+		case 'A':
+			atol = strtod(optarg, &end);
+			if (*end || !*optarg || !(atol >= 0) || isinf(atol)) {
+				p_err("report: invalid --atol '%s' (a number >= 0)",
+				      optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_OK;
@@ -79,7 +119,14 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
+	if (values && (argc - optind == 1 || argc - optind == 2) &&
+	    nbuffers <= argc - optind) {
+		vin[0].etdump = argv[optind];
+		vin[1].etdump = argv[optind + 1];
+		return report_values(stdout, &vin[0],
+				     argc - optind == 2 ? &vin[1] : NULL, atol);
+	}
+	if (argc - optind != 1 || values || nbuffers || atol) {
 		fputs(report_usage, stderr);
 		return EXIT_USAGE;
 	}

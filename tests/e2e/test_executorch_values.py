@@ -150,6 +150,73 @@ class ExecuTorchValuesTest(TempDirTest):
                 for name, evs in ref]
         self.assertEqual(ours, want)
 
+    def report(self, *args):
+        proc = run([CLI, "report", "--values", *args])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return proc.stdout.splitlines()
+
+    def test_report_values_per_operator(self):
+        _, out = self.record("--values")
+        rows = self.report(out)
+        self.assertEqual(len(rows), 1 + 13)
+        softmax = [r for r in rows if "native_call__softmax.out" in r]
+        self.assertEqual(len(softmax), 1)
+        # the softmax of 10 numbers: its mean is 0.1, no NaN or Inf
+        self.assertEqual(softmax[0].split()[5:],
+                         ["FLOAT", "[1,10]", "0.08972", "0.105543", "0.1",
+                          "0", "0"])
+        self.assertIn("(program output)", rows[-1])
+        self.assertEqual(sum("max_pool2d_with_indices" in r and "LONG" in r
+                             for r in rows), 2)
+        self.assertFalse([r for r in rows if "cut:" in r])
+        # ETDumpGen's own file reads the same
+        self.assertEqual(self.report(REF_ETDUMP, "--debug-buffer",
+                                     REF_BUFFER), rows)
+
+    def test_report_values_marks_what_was_cut(self):
+        _, out = self.record("--values=300")
+        rows = self.report(out)
+        cut = [r for r in rows if r.endswith("cut: 300 of 1024 bytes")]
+        self.assertEqual(len(cut), 2)
+        self.assertEqual(len([r for r in rows if "cut: 300 of" in r]), 6)
+
+    def test_report_two_recordings_names_the_first_operator_that_differs(self):
+        _, whole = self.record("--values", out="whole.etdp")
+        _, cut = self.record("--values=300", out="cut.etdp")
+        rows = self.report(REF_ETDUMP, whole, "--debug-buffer", REF_BUFFER)
+        self.assertEqual(rows[-1], "no difference: 13 values equal")
+        rows = self.report(whole, cut)
+        self.assertTrue(rows[-1].startswith(
+            "first difference: Execute run 2, chain 0, instruction 0, "
+            "native_call_convolution.out: "), rows[-1])
+        self.assertTrue(rows[-1].endswith("; 6 of 13 values differ"),
+                        rows[-1])
+        self.assertEqual(len([r for r in rows if r.endswith("B cut")]), 6)
+        # the floats differ by less than 1, the pooling's indices more
+        rows = self.report(whole, cut, "--atol", "1")
+        self.assertTrue(rows[-1].startswith(
+            "first difference: Execute run 2, chain 0, instruction 2, "
+            "native_call_max_pool2d_with_indices.out: "), rows[-1])
+        self.assertTrue(rows[-1].endswith("; 1 of 13 values differ"),
+                        rows[-1])
+        rows = self.report(whole, cut, "--atol", "64")
+        self.assertEqual(rows[-1],
+                         "no difference: 13 values equal within the tolerance")
+
+    def test_report_values_of_a_file_without_its_buffer(self):
+        _, out = self.record("--values")
+        os.unlink(self.path("v.debug.bin"))
+        proc = run([CLI, "report", "--values", out])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("no debug buffer", proc.stderr)
+        self.assertTrue(all(r.endswith("no buffer")
+                            for r in proc.stdout.splitlines()[1:]))
+        proc = run([CLI, "report", "--values", out, "--debug-buffer",
+                    self.path("none.bin")])
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("none.bin", proc.stderr)
+        self.assertEqual(proc.stdout, "")
+
     def test_bad_flags_are_usage_errors_before_anything_runs(self):
         for args in (["--values=x"], ["--values=2G"],
                      ["--debug-buffer", self.path("b.bin")],
