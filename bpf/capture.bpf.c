@@ -518,3 +518,17 @@ int BPF_USDT(on_allocation, long allocator_id, __u64 size)
 	submit(r);
 	return 0;
 }
+
+SEC("usdt")
+int BPF_USDT(on_allocator, long allocator_id, const char *name)
+{
+	struct etdump_rec_allocator *r;
+
+	r = reserve(sizeof(*r), ETDUMP_REC_ALLOCATOR);
+	if (!r)
+		return 0;
+	r->allocator_id = allocator_id;
+	r->name_len = copy_name(r->name, name);
+	submit(r);
+	return 0;
+}

@@ -28,8 +28,9 @@
  * log_evalue,                        value, with a struct etdump_value_desc
  * log_intermediate_output_delegate   (per-scope capture only; one hit per
  *                                    tensor of a list)
- * track_allocator                    an id, as ETDumpGen numbers them
- * track_allocation                   allocation
+ * track_allocator                    an id, as ETDumpGen numbers them,
+ *                                    and allocator (its name)
+ * track_allocation                   allocation (per-scope only)
  *
  * set_chain_debug_handle is not virtual: the runtime sets the instruction
  * state in the base class, and this tracer hands it to the probes where a
@@ -146,8 +147,10 @@ public:
 	/* ids from 1, in the order allocators are named, as ETDumpGen gives */
 	AllocatorID track_allocator(const char *name) override
 	{
-		(void)name;
-		return ++allocators_;
+		AllocatorID id = ++allocators_;
+
+		ETDUMP_ALLOCATOR(id, name);
+		return id;
 	}
 
 	Result<bool> log_evalue(const EValue &evalue,

@@ -43,6 +43,7 @@ enum etdump_rec_type {
 	ETDUMP_REC_FUNC_EXIT = 11,     /* struct etdump_rec_func_exit */
 	ETDUMP_REC_BATCH = 12,         /* struct etdump_rec_batch */
 	ETDUMP_REC_VALUE_DATA = 13,    /* struct etdump_rec_value_data */
+	ETDUMP_REC_ALLOCATOR = 14,     /* struct etdump_rec_allocator */
 };
 
 struct etdump_rec_hdr {
@@ -253,6 +254,15 @@ struct etdump_rec_allocation {
 	__s32 allocator_id;
 	__u32 pad;
 	__u64 size;
+};
+
+/* track_allocator: the name of the allocator with that id */
+struct etdump_rec_allocator {
+	struct etdump_rec_hdr hdr;
+	__s32 allocator_id;
+	__u16 name_len;
+	__u16 pad;
+	char name[ETDUMP_NAME_MAX];
 };
 
 #endif /* ETDUMP_RECORD_H */

@@ -56,7 +56,10 @@
  *                                                      struct etdump_value_desc
  *                                                      (below); per-scope only
  * allocation        allocator_id, size                 an allocation the runtime
- *                                                      reports (track_allocation)
+ *                                                      reports (track_allocation);
+ *                                                      per-scope only
+ * allocator         allocator_id, name                 the name of an allocator
+ *                                                      (track_allocator); per-scope
  * flush             buf, len, nevents                  batched mode: `len` bytes of
  *                                                      records (struct
  *                                                      etdump_batch_rec) at `buf`,
@@ -242,6 +245,7 @@ ETDUMP__EXTERN_C_END
 #define ETDUMP__SEM_delegate_log "etdump_semaphores"
 #define ETDUMP__SEM_value "etdump_semaphores"
 #define ETDUMP__SEM_allocation "etdump_semaphores"
+#define ETDUMP__SEM_allocator "etdump_semaphores"
 
 #define ETDUMP__SITE0(probe)                                                   \
 	__asm__ __volatile__(ETDUMP__NOTE(probe, ETDUMP__SEM(probe), "") ::: "memory")
@@ -584,5 +588,8 @@ ETDUMP__EXTERN_C_END
 		      (long long)(instr))
 #define ETDUMP_ALLOCATION(allocator_id, size)                                  \
 	ETDUMP__EVENT((void)0, allocation, 2, (allocator_id), (size))
+#define ETDUMP_ALLOCATOR(allocator_id, name)                                   \
+	ETDUMP__EVENT((void)0, allocator, 2, (allocator_id),                   \
+		      etdump__present(name))
 
 #endif /* ETDUMP_USDT_H */

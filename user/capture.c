@@ -26,6 +26,7 @@ struct capture {
 	struct bpf_link *switch_link;
 	bool batched;
 	bool values;             /* attach `value` (record --values) */
+	bool allocations;        /* attach `allocation`, `allocator` */
 	capture_record_fn on_record;
 	void *ctx;
 };
@@ -110,6 +111,7 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	cap->skel->rodata->value_max = opts->value_max;
 	cap->values = opts->values;
+	cap->allocations = opts->allocations;
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
 	if (err)
 		goto fail;
@@ -170,6 +172,8 @@ static const struct {
 	PROG(delegate_begin),
 	PROG(block),
 	PROG(value),
+	PROG(allocator),
+	PROG(allocation),
 #undef PROG
 };
 _Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
@@ -229,6 +233,9 @@ int capture_attach(struct capture *cap, const struct probe_objects *objs,
 			continue;
 		/* values only when asked: record --values */
 		if (!cap->values && !strcmp(name, "value"))
+			continue;
+		/* allocations only when asked: record --allocations */
+		if (!cap->allocations && !strncmp(name, "allocat", 7))
 			continue;
 		prog = *(struct bpf_program **)((char *)cap->skel +
 						probe_programs[i].offset);

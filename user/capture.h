@@ -27,6 +27,7 @@ struct capture_opts {
 	bool batched;            /* attach `flush` only: the runtime buffers */
 	bool values;             /* attach `value`: record --values */
 	uint64_t value_max;      /* ... copying at most this many bytes each */
+	bool allocations;        /* attach `allocation`, `allocator` */
 };
 
 int capture_open(struct capture **out, const struct capture_opts *opts);

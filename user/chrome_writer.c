@@ -19,6 +19,7 @@ enum item_kind {
 	IT_EVENT,
 	IT_COUNTER_SET,
 	IT_DROP,
+	IT_ALLOCATION,          /* record --allocations: a memory counter */
 };
 
 struct item {
@@ -88,6 +89,14 @@ static int add_slices(const struct etd_dump *dump, struct items *it)
 		for (e = 0; e < run->nevents; e++) {
 			const struct etd_event *ev = &run->events[e];
 
+			if (ev->kind == ETD_ALLOCATION) {
+				err = item_add(it, (struct item){
+					.ts = ev->start_time,
+					.kind = IT_ALLOCATION, .tid = run->tid,
+					.run = r, .ev = e });
+				if (err)
+					return err;
+			}
 			if (ev->kind != ETD_PROFILE)
 				continue;
 			if (ev->start_time < first)
@@ -215,6 +224,7 @@ struct trace {
 	const struct etd_dump *dump;
 	const struct raw_info *info;
 	size_t nevents;
+	uint64_t allocated[64];  /* by allocator id: the bytes so far */
 };
 
 /* Microseconds with every nanosecond digit. */
@@ -363,6 +373,26 @@ static void write_counter(struct trace *tr, const struct item *x)
 	}
 }
 
+/* Per allocator, a counter of the bytes it has handed out so far. */
+static void write_allocation(struct trace *tr, const struct item *x)
+{
+	const struct etd_run *run = &tr->dump->runs[x->run];
+	const struct etd_event *ev = &run->events[x->ev];
+	int32_t id = ev->allocator_id;
+	char name[96];
+
+	if (id < 0 || id >= 64)
+		return;
+	tr->allocated[id] += ev->allocation_size;
+	if (id >= 1 && (uint32_t)id <= run->nallocators &&
+	    run->allocators[id - 1])
+		snprintf(name, sizeof(name), "memory: %s", run->allocators[id - 1]);
+	else
+		snprintf(name, sizeof(name), "memory: allocator %d", id);
+	event_head(tr, "C", x->tid, x->ts, name);
+	fprintf(tr->f, ",\"args\":{\"bytes\":%" PRIu64 "}}", tr->allocated[id]);
+}
+
 static void write_drop(struct trace *tr, const struct item *x)
 {
 	const struct raw_drop_mark *m = &tr->info->marks[x->run];
@@ -422,6 +452,9 @@ static void write_items(struct trace *tr, const struct items *it)
 			break;
 		case IT_DROP:
 			write_drop(tr, &it->v[i]);
+			break;
+		case IT_ALLOCATION:
+			write_allocation(tr, &it->v[i]);
 			break;
 		}
 	}

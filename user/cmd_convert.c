@@ -17,8 +17,8 @@
 #include "file_io.h"
 #include "log.h"
 #include "raw_reader.h"
+#include "raw_replay.h"
 #include "summary.h"
-#include "symbol_translate.h"
 
 static const char convert_usage[] =
 	"usage: etdump-bpf convert RAW -o FILE [--format etdump|chrome] [-f]\n"
@@ -117,33 +117,6 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 	return 0;
 }
 
-/* Every readable record, in file order: the order record fed them. */
-static int replay(struct raw_reader *r, struct collector *col)
-{
-	const struct raw_info *info = raw_reader_info(r);
-	struct symbol_translator *tr = NULL;
-	const void *rec;
-	size_t len;
-	int n = 0, err;
-
-	/* what record told the collector before the first record */
-	collector_set_start(col, info->capture_start);
-	err = collector_set_counters(col, (const char *const *)info->counter_names,
-				     info->counter_kinds, info->ncounters);
-	/* symbol mode's records become the collector's, as record does it */
-	if (!err)
-		err = symbol_translator_new(&tr, NULL,
-					    symbol_translator_to_collector, col);
-	while (!err && (n = raw_reader_next(r, &rec, &len)) > 0) {
-		/* a malformed record is counted by the collector */
-		err = symbol_translator_feed(tr, rec, len);
-		if (err != -ENOMEM)
-			err = 0;
-	}
-	symbol_translator_free(tr);
-	return err ? err : n;
-}
-
 /* Why the capture ends, warned about when it was cut or damaged. */
 static void report_end(const struct convert_opts *o,
 		       const struct raw_info *info, char *how, size_t len)
@@ -210,9 +183,11 @@ int cmd_convert(int argc, char **argv)
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
-	err = col ? replay(r, col) : -ENOMEM;
+	err = col ? raw_replay(r, col) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
+	/* record --allocations: for the timeline, not the Inspector's file */
+	dump.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
 	if (err) {
 		p_err("%s: %s", o.input, strerror(-err));
 		goto cleanup;

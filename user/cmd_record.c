@@ -30,6 +30,7 @@
 #include "symbol_mode.h"
 #include "target.h"
 #include "probe_objects.h"
+#include "report_memory.h"
 #include "value_capture.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
@@ -66,6 +67,14 @@ static const char record_usage[] =
 	"                       counted); implies --precise\n"
 	"      --debug-buffer F the debug buffer file (default: the ETDump's\n"
 	"                       name with .etdp replaced by .debug.bin)\n"
+	"      --allocations    what the runtime allocates (track_allocation): a\n"
+	"                       summary, report --memory and convert's timeline\n"
+	"                       from the raw capture; not in the ETDump (the\n"
+	"                       Inspector cannot load allocation events); implies\n"
+	"                       --precise\n"
+	"      --allocations-in-etdump  the same, and allocation events in the\n"
+	"                       ETDump: ExecuTorch's Inspector CANNOT LOAD that\n"
+	"                       file (report --memory can)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
 	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
@@ -97,6 +106,8 @@ struct record_opts {
 	bool values;
 	uint64_t value_max;
 	const char *debug_buffer;  /* given, or NULL */
+	bool allocations;
+	bool allocations_in_etdump;
 	char *debug_buffer_path;   /* what is written: given or derived */
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
@@ -119,7 +130,8 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100, OPT_VALUES, OPT_DEBUG_BUFFER };
+enum { OPT_RAW = 0x100, OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
+       OPT_ALLOCATIONS_IN_ETDUMP };
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
@@ -139,6 +151,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "debug-file", required_argument, NULL, 'D' },
 		{ "values", optional_argument, NULL, OPT_VALUES },
 		{ "debug-buffer", required_argument, NULL, OPT_DEBUG_BUFFER },
+		{ "allocations", no_argument, NULL, OPT_ALLOCATIONS },
+		{ "allocations-in-etdump", no_argument, NULL,
+		  OPT_ALLOCATIONS_IN_ETDUMP },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -211,6 +226,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_DEBUG_BUFFER:
 			o->debug_buffer = optarg;
+			break;
+		case OPT_ALLOCATIONS_IN_ETDUMP:
+			o->allocations_in_etdump = true;
+			/* fall through */
+		case OPT_ALLOCATIONS:
+			o->allocations = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -454,9 +475,10 @@ static bool choose_mode(const struct record_opts *o,
 			p_info("mode: per-scope probes (the runtime has no flush probe)");
 		return false;
 	}
-	if (o->precise || o->counters_given || o->values) {
+	if (o->precise || o->counters_given || o->values || o->allocations) {
 		p_info("mode: per-scope probes%s", o->precise ? "" :
 		       o->values ? " (values need them: --values implies --precise)" :
+		       o->allocations ? " (allocations need them: --allocations implies --precise)" :
 		       " (counters need them: -e implies --precise)");
 		return false;
 	}
@@ -547,6 +569,7 @@ int cmd_record(int argc, char **argv)
 		p_warn("--values: symbol mode sees no values (they need the runtime's etdump value probe); none recorded");
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
+	copts.allocations = o.allocations && !sink.sm;
 	copts.pid = t.pid;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
@@ -589,6 +612,8 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
+	dump.allocations = o.allocations_in_etdump ? ETD_ALLOCATIONS_WRITE :
+						     ETD_ALLOCATIONS_LEAVE_OUT;
 	if (!dump.nruns) {
 		no_runs(&o, &stats, drops);
 		goto cleanup;
@@ -607,6 +632,8 @@ int cmd_record(int argc, char **argv)
 	if (o.values && collector_values(col))
 		value_capture_summary(collector_values(col), o.debug_buffer_path,
 				      o.value_max);
+	if (o.allocations)
+		memory_summary(&dump);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);

@@ -15,12 +15,14 @@
 #include "log.h"
 #include "report_format.h"
 #include "report_stats.h"
+#include "report_memory.h"
 #include "report_values.h"
 
 static const char report_usage[] =
 	"usage: etdump-bpf report FILE [--csv | --json] [--units ns|us|ms|s]\n"
 	"                         [--no-operator-call]\n"
 	"       etdump-bpf report --values A [B] [--debug-buffer F]... [--atol X]\n"
+	"       etdump-bpf report --memory FILE\n"
 	"\n"
 	"For each event of each event block (runs with the same events merge\n"
 	"into one block, as in ExecuTorch's Inspector): p10, p50, p90, avg, min\n"
@@ -42,6 +44,10 @@ static const char report_usage[] =
 	"  --debug-buffer F    the debug buffer (default: the ETDump's name with\n"
 	"                      .etdp replaced by .debug.bin); twice: A's, then B's\n"
 	"  --atol X            with A B: differences up to X count as equal (0)\n"
+	"  --memory            what the runtime allocated (record --allocations):\n"
+	"                      per allocator, per run, per operator; FILE is the\n"
+	"                      raw capture (--raw) or an ETDump written with\n"
+	"                      --allocations-in-etdump\n"
 	"\n"
 	"Exit status: 0 printed; 1 the file cannot be read, or the Inspector\n"
 	"cannot load it (one line says why, nothing is printed); 2 usage error.\n";
@@ -54,13 +60,14 @@ int cmd_report(int argc, char **argv)
 		{ "units", required_argument, NULL, 'u' },
 		{ "no-operator-call", no_argument, NULL, 'n' },
 		{ "values", no_argument, NULL, 'V' },
+		{ "memory", no_argument, NULL, 'M' },
 		{ "debug-buffer", required_argument, NULL, 'B' },
 		{ "atol", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	struct report_values_input vin[2] = { { 0 } };
-	bool values = false;
+	bool values = false, memory = false;
 	int nbuffers = 0;
 	double atol = 0;
 	char *end;
@@ -96,6 +103,9 @@ int cmd_report(int argc, char **argv)
 		case 'V':
 			values = true;
 			break;
+		case 'M':
+			memory = true;
+			break;
 		case 'B':
 			if (nbuffers == 2) {
 				p_err("report: --debug-buffer at most twice (A's, B's)");
@@ -119,14 +129,16 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (values && (argc - optind == 1 || argc - optind == 2) &&
+	if (memory && !values && !nbuffers && argc - optind == 1)
+		return report_memory(stdout, argv[optind]);
+	if (values && !memory && (argc - optind == 1 || argc - optind == 2) &&
 	    nbuffers <= argc - optind) {
 		vin[0].etdump = argv[optind];
 		vin[1].etdump = argv[optind + 1];
 		return report_values(stdout, &vin[0],
 				     argc - optind == 2 ? &vin[1] : NULL, atol);
 	}
-	if (argc - optind != 1 || values || nbuffers || atol) {
+	if (argc - optind != 1 || values || memory || nbuffers || atol) {
 		fputs(report_usage, stderr);
 		return EXIT_USAGE;
 	}

@@ -48,6 +48,8 @@ struct collector {
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
 	struct value_capture *values;  /* record --values: made at the first */
+	char **allocators;      /* track_allocator's names, by id - 1 */
+	uint32_t nallocators;
 };
 
 struct collector *collector_new(void)
@@ -378,6 +380,8 @@ static size_t record_min_size(uint8_t type)
 		return offsetof(struct etdump_rec_value_data, data);
 	case ETDUMP_REC_ALLOCATION:
 		return sizeof(struct etdump_rec_allocation);
+	case ETDUMP_REC_ALLOCATOR:
+		return sizeof(struct etdump_rec_allocator);
 	default:
 		return 0;
 	}
@@ -450,6 +454,65 @@ static int on_value(struct collector *c, struct thread_state *t,
 	return err || !ready ? err : add_event(c, t, &ev);
 }
 
+/*
+ * record --allocations: an allocation event where the thread is, with the
+ * instruction state and the time (not schema fields of AllocationEvent:
+ * for report --memory and the timeline); the ETDump writer leaves them out
+ * unless asked (etd_dump.with_allocations).
+ */
+static int on_allocation(struct collector *c, struct thread_state *t,
+			 const struct etdump_rec_allocation *r)
+{
+	struct etd_event ev;
+
+	c->stats.allocations++;
+	etd_event_init(&ev, ETD_ALLOCATION);
+	ev.allocator_id = r->allocator_id;
+	ev.allocation_size = r->size;
+	ev.chain_index = t->chain;
+	ev.instruction_id = t->instr;
+	ev.start_time = ev.end_time = r->hdr.ts;
+	return add_event(c, t, &ev);
+}
+
+/* Ids from 1, as the tracer numbers them: a run's allocators are these. */
+static int on_allocator(struct collector *c, const struct etdump_rec_allocator *r)
+{
+	uint32_t id = r->allocator_id, i;
+	char **names;
+
+	if (r->allocator_id < 1 || id > 4096)
+		return 0;
+	if (id > c->nallocators) {
+		names = realloc(c->allocators, id * sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		for (i = c->nallocators; i < id; i++)
+			names[i] = NULL;
+		c->allocators = names;
+		c->nallocators = id;
+	}
+	free(c->allocators[id - 1]);
+	c->allocators[id - 1] = name_dup(c, r->name, r->name_len);
+	return c->allocators[id - 1] ? 0 : -ENOMEM;
+}
+
+/* Every run names the allocators the recording saw (NULL: unnamed). */
+static void name_allocators(struct collector *c, struct etd_run *run)
+{
+	uint32_t i;
+
+	if (!c->nallocators || run->allocators)
+		return;
+	run->allocators = calloc(c->nallocators, sizeof(char *));
+	if (!run->allocators)
+		return;
+	run->nallocators = c->nallocators;
+	for (i = 0; i < c->nallocators; i++)
+		if (c->allocators[i])
+			run->allocators[i] = strdup(c->allocators[i]);
+}
+
 static int feed_expanded(void *ctx, const void *rec, size_t len)
 {
 	return collector_feed(ctx, rec, len);
@@ -503,8 +566,9 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	case ETDUMP_REC_VALUE_DATA:
 		return on_value(c, t, rec);
 	case ETDUMP_REC_ALLOCATION:
-		c->stats.allocations++;
-		return 0;
+		return on_allocation(c, t, rec);
+	case ETDUMP_REC_ALLOCATOR:
+		return on_allocator(c, rec);
 	}
 	return 0;
 }
@@ -562,6 +626,9 @@ int collector_finish(struct collector *c, struct etd_dump *out,
 			continue;
 		}
 		c->stats.events += run->nevents;
+		for (size_t j = 0; j < run->nevents; j++)
+			c->stats.events -= run->events[j].kind == ETD_ALLOCATION;
+		name_allocators(c, run); /* without memory, without names */
 		c->dump.runs[kept++] = *run;
 	}
 	free(incomplete);
@@ -596,6 +663,9 @@ void collector_free(struct collector *c)
 	}
 	free(c->threads);
 	value_capture_free(c->values);
+	for (i = 0; i < c->nallocators; i++)
+		free(c->allocators[i]);
+	free(c->allocators);
 	for (i = 0; i < c->ncounters; i++)
 		free(c->counter_names[i]);
 	etd_dump_free(&c->dump);

@@ -21,7 +21,9 @@
  *     and carries the perf counters of other profile events
  *     (etdump_counters.h);
  *   - an allocation event, or a debug event without a value, fails with
- *     -EINVAL: the Inspector cannot load a file holding either.
+ *     -EINVAL: the Inspector cannot load a file holding either; unless
+ *     dump->allocations says to leave allocation events out or to write
+ *     them anyway (a run left with none is skipped).
  * Only the Value member named by its type is written.
  */
 #ifndef ETDUMP_WRITER_H

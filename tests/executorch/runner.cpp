@@ -8,7 +8,7 @@
  *
  * usage: executorch-runner --model_path M.pte [--num_executions N]
  *                          [--print_output] [--no-tracer] [--wait-signal]
- *                          [--debug_level LEVEL]
+ *                          [--debug_level LEVEL] [--track_allocations]
  *
  * --no-tracer loads the method with no EventTracer at all (the bench's
  * baseline); --wait-signal prints "ready PID" and waits for SIGUSR1 before
@@ -16,6 +16,10 @@
  * tracer's EventTracerDebugLogLevel: none (the default), program_outputs
  * or intermediate_outputs (each kernel's outputs too), what the runtime
  * then logs through log_evalue, and record --values captures.
+ * --track_allocations names the method's allocator and a temporary one
+ * for the kernels to the tracer (track_allocator) and reports every
+ * allocation they make (track_allocation), as a runtime that wants its
+ * memory profiled does: ExecuTorch's own allocators report nothing.
  */
 #include <csignal>
 #include <cstdio>
@@ -54,6 +58,7 @@ struct options {
 	bool print_output = false;
 	bool tracer = true;
 	bool wait_signal = false;
+	bool track_allocations = false;
 	executorch::runtime::EventTracerDebugLogLevel debug_level =
 		executorch::runtime::EventTracerDebugLogLevel::kNoLogging;
 };
@@ -63,7 +68,7 @@ void usage(FILE *f)
 	fprintf(f, "usage: executorch-runner --model_path M.pte "
 		   "[--num_executions N] [--print_output] [--no-tracer] "
 		   "[--wait-signal] [--debug_level none|program_outputs|"
-		   "intermediate_outputs]\n");
+		   "intermediate_outputs] [--track_allocations]\n");
 }
 
 int parse(int argc, char **argv, struct options *o)
@@ -89,6 +94,8 @@ int parse(int argc, char **argv, struct options *o)
 			o->tracer = false;
 		} else if (!strcmp(a, "--wait-signal")) {
 			o->wait_signal = true;
+		} else if (!strcmp(a, "--track_allocations")) {
+			o->track_allocations = true;
 		} else if (!strcmp(a, "--debug_level") && has_value) {
 			using executorch::runtime::EventTracerDebugLogLevel;
 			const char *l = argv[++i];
@@ -122,6 +129,46 @@ int parse(int argc, char **argv, struct options *o)
 	}
 	return 0;
 }
+
+/* An allocator that tells the tracer what it hands out. */
+class TracedAllocator : public MemoryAllocator {
+public:
+	TracedAllocator(uint32_t size, uint8_t *base)
+		: MemoryAllocator(size, base)
+	{
+	}
+
+	void track(executorch::runtime::EventTracer *tracer, const char *name)
+	{
+		tracer_ = tracer;
+		id_ = tracer->track_allocator(name);
+	}
+
+	void *allocate(size_t size, size_t alignment = kDefaultAlignment) override
+	{
+		void *p = MemoryAllocator::allocate(size, alignment);
+
+		if (p && tracer_) {
+			tracer_->track_allocation(id_, size);
+			count_++;
+			bytes_ += size;
+		}
+		return p;
+	}
+
+	/* what it reported, for a test to hold a recording against */
+	void print_tracked(const char *name) const
+	{
+		fprintf(stderr, "tracked: %s %zu allocations, %zu bytes\n", name,
+			count_, bytes_);
+	}
+
+private:
+	executorch::runtime::EventTracer *tracer_ = nullptr;
+	executorch::runtime::AllocatorID id_ = 0;
+	size_t count_ = 0;
+	size_t bytes_ = 0;
+};
 
 void wait_for_sigusr1()
 {
@@ -189,8 +236,9 @@ int main(int argc, char **argv)
 			    meta.error());
 
 	/* what the method allocates as it loads, and its planned memory */
-	static uint8_t method_pool[16 << 20];
-	MemoryAllocator method_allocator(sizeof(method_pool), method_pool);
+	static uint8_t method_pool[16 << 20], temp_pool[1 << 20];
+	TracedAllocator method_allocator(sizeof(method_pool), method_pool);
+	TracedAllocator temp_allocator(sizeof(temp_pool), temp_pool);
 	std::vector<std::unique_ptr<uint8_t[]>> planned;
 	std::vector<Span<uint8_t>> spans;
 	for (size_t i = 0; i < meta->num_memory_planned_buffers(); i++) {
@@ -200,9 +248,14 @@ int main(int argc, char **argv)
 		spans.emplace_back(planned.back().get(), size);
 	}
 	HierarchicalAllocator planned_memory({ spans.data(), spans.size() });
-	MemoryManager memory_manager(&method_allocator, &planned_memory);
+	MemoryManager memory_manager(&method_allocator, &planned_memory,
+				     &temp_allocator);
 
 	etdump_bpf::UsdtEventTracer tracer;
+	if (o.track_allocations) {
+		method_allocator.track(&tracer, "method_allocator");
+		temp_allocator.track(&tracer, "temp_allocator");
+	}
 	tracer.set_event_tracer_debug_level(o.debug_level);
 	Result<Method> method = program->load_method(
 		*name, &memory_manager, o.tracer ? &tracer : nullptr);
@@ -221,5 +274,9 @@ int main(int argc, char **argv)
 	}
 	if (o.print_output)
 		print_outputs(*method);
+	if (o.track_allocations) {
+		method_allocator.print_tracked("method_allocator");
+		temp_allocator.print_tracked("temp_allocator");
+	}
 	return 0;
 }
