@@ -41,6 +41,7 @@ import tempfile
 import time
 
 import bench_executorch
+import bench_values
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -598,6 +599,10 @@ def row_executorch(b, table, reps):
     bench_executorch.row_executorch(b, table, reps, log, median, fmt_ratio)
 
 
+def row_values(b, table, reps):
+    bench_values.row_values(b, table, reps, log, median, fmt_ratio)
+
+
 class Build:
     def __init__(self, d):
         self.dir = d
@@ -621,7 +626,7 @@ def main():
     table = Table()
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_writer,
-                row_model, row_executorch):
+                row_model, row_executorch, row_values):
         t0 = time.monotonic()
         try:
             row(b, table, args.reps)

@@ -20,6 +20,12 @@
  * for the kernels to the tracer (track_allocator) and reports every
  * allocation they make (track_allocation), as a runtime that wants its
  * memory profiled does: ExecuTorch's own allocators report nothing.
+ *
+ * Built with -DRUNNER_ETDUMPGEN (build/executorch-runner-etdumpgen) it
+ * passes ExecuTorch's ETDumpGen instead, for the bench to set the two side
+ * by side: --etdump_path P writes its ETDump there after the last execution,
+ * --debug_buffer_size N gives it a debug buffer of N bytes for the values
+ * it logs (--debug_buffer_path Q writes the buffer out).
  */
 #include <csignal>
 #include <cstdio>
@@ -36,7 +42,11 @@
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#ifdef RUNNER_ETDUMPGEN
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+#else
 #include "etdump_event_tracer.h"
+#endif
 
 using executorch::extension::FileDataLoader;
 using executorch::runtime::Error;
@@ -59,6 +69,9 @@ struct options {
 	bool tracer = true;
 	bool wait_signal = false;
 	bool track_allocations = false;
+	const char *etdump_path = nullptr;       /* RUNNER_ETDUMPGEN */
+	const char *debug_buffer_path = nullptr;
+	size_t debug_buffer_size = 0;
 	executorch::runtime::EventTracerDebugLogLevel debug_level =
 		executorch::runtime::EventTracerDebugLogLevel::kNoLogging;
 };
@@ -94,6 +107,12 @@ int parse(int argc, char **argv, struct options *o)
 			o->tracer = false;
 		} else if (!strcmp(a, "--wait-signal")) {
 			o->wait_signal = true;
+		} else if (!strcmp(a, "--etdump_path") && has_value) {
+			o->etdump_path = argv[++i];
+		} else if (!strcmp(a, "--debug_buffer_path") && has_value) {
+			o->debug_buffer_path = argv[++i];
+		} else if (!strcmp(a, "--debug_buffer_size") && has_value) {
+			o->debug_buffer_size = strtoul(argv[++i], nullptr, 0);
 		} else if (!strcmp(a, "--track_allocations")) {
 			o->track_allocations = true;
 		} else if (!strcmp(a, "--debug_level") && has_value) {
@@ -169,6 +188,29 @@ private:
 	size_t count_ = 0;
 	size_t bytes_ = 0;
 };
+
+#ifdef RUNNER_ETDUMPGEN
+int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(data, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "executorch-runner: %s: cannot write\n", path);
+	return ok ? 0 : 1;
+}
+
+int write_etdump(executorch::etdump::ETDumpGen &gen, const char *path)
+{
+	executorch::etdump::ETDumpResult r = gen.get_etdump_data();
+	int err = r.buf ? write_file(path, r.buf, r.size) : 1;
+
+	free(r.buf);
+	return err;
+}
+#endif
 
 void wait_for_sigusr1()
 {
@@ -251,7 +293,16 @@ int main(int argc, char **argv)
 	MemoryManager memory_manager(&method_allocator, &planned_memory,
 				     &temp_allocator);
 
+#ifdef RUNNER_ETDUMPGEN
+	executorch::etdump::ETDumpGen tracer;
+	std::unique_ptr<uint8_t[]> debug_buffer;
+	if (o.debug_buffer_size) {
+		debug_buffer.reset(new uint8_t[o.debug_buffer_size]());
+		tracer.set_debug_buffer({ debug_buffer.get(), o.debug_buffer_size });
+	}
+#else
 	etdump_bpf::UsdtEventTracer tracer;
+#endif
 	if (o.track_allocations) {
 		method_allocator.track(&tracer, "method_allocator");
 		temp_allocator.track(&tracer, "temp_allocator");
@@ -278,5 +329,13 @@ int main(int argc, char **argv)
 		method_allocator.print_tracked("method_allocator");
 		temp_allocator.print_tracked("temp_allocator");
 	}
+#ifdef RUNNER_ETDUMPGEN
+	if (o.etdump_path && write_etdump(tracer, o.etdump_path))
+		return 1;
+	if (o.debug_buffer_path &&
+	    write_file(o.debug_buffer_path, debug_buffer.get(),
+		       o.debug_buffer_size))
+		return 1;
+#endif
 	return 0;
 }
