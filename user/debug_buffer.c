@@ -5,29 +5,34 @@
 #include "debug_buffer.h"
 #include "file_io.h"
 
+int debug_buffer_grow(struct debug_buffer *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	uint8_t *p;
+
+	if (need <= b->cap)
+		return 0;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(b->data, cap);
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
 int debug_buffer_reserve(struct debug_buffer *b, size_t n, size_t *at)
 {
 	size_t start = (b->len + DEBUG_BUFFER_ALIGN - 1) &
 		       ~(size_t)(DEBUG_BUFFER_ALIGN - 1);
 	size_t end = start + n;
-	uint8_t *p;
 
-	if (end < start)
+	if (end < start || debug_buffer_grow(b, end))
 		return -ENOMEM;
-	if (end > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < end) {
-			if (cap > SIZE_MAX / 2)
-				return -ENOMEM;
-			cap *= 2;
-		}
-		p = realloc(b->data, cap);
-		if (!p)
-			return -ENOMEM;
-		b->data = p;
-		b->cap = cap;
-	}
 	memset(b->data + b->len, 0, end - b->len);
 	b->len = end;
 	*at = start;

@@ -26,6 +26,8 @@ struct debug_buffer {
  * bytes are zeroed (the caller fills what it has). -ENOMEM.
  */
 int debug_buffer_reserve(struct debug_buffer *b, size_t n, size_t *at);
+/* Room for need bytes in all (len unchanged); -ENOMEM. */
+int debug_buffer_grow(struct debug_buffer *b, size_t need);
 void debug_buffer_free(struct debug_buffer *b);
 
 /*

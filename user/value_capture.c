@@ -41,9 +41,7 @@ _Static_assert(ETDUMP_VALUE_DIM_MAX == ETDUMP_VALUE_DIM_MAX_REC,
 struct value_thread {
 	uint32_t tid;
 	/* the chunks of the next value, as far as they run on from 0 */
-	uint8_t *data;
-	size_t len;
-	size_t cap;
+	struct debug_buffer pending;
 	/* a list of tensors being put together */
 	struct etd_event list;
 	uint32_t list_next;
@@ -72,7 +70,7 @@ void value_capture_free(struct value_capture *vc)
 	if (!vc)
 		return;
 	for (i = 0; i < vc->nthreads; i++) {
-		free(vc->threads[i].data);
+		debug_buffer_free(&vc->threads[i].pending);
 		etd_event_free(&vc->threads[i].list);
 	}
 	free(vc->threads);
@@ -131,30 +129,20 @@ int value_capture_data(struct value_capture *vc,
 		       const struct etdump_rec_value_data *r)
 {
 	struct value_thread *t = thread_get(vc, r->hdr.tid);
-	size_t need;
+	struct debug_buffer *p;
 
 	if (!t)
 		return -ENOMEM;
+	p = &t->pending;
 	/* a value starts at 0; a gap (a chunk lost) ends what runs on */
 	if (!r->offset)
-		t->len = 0;
-	if (r->offset != t->len)
+		p->len = 0;
+	if (r->offset != p->len)
 		return 0;
-	need = t->len + r->len;
-	if (need > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		uint8_t *p;
-
-		while (cap < need)
-			cap *= 2;
-		p = realloc(t->data, cap);
-		if (!p)
-			return -ENOMEM;
-		t->data = p;
-		t->cap = cap;
-	}
-	memcpy(t->data + t->len, r->data, r->len);
-	t->len = need;
+	if (debug_buffer_grow(p, p->len + r->len))
+		return -ENOMEM;
+	memcpy(p->data + p->len, r->data, r->len);
+	p->len += r->len;
 	return 0;
 }
 
@@ -163,7 +151,7 @@ static int make_tensor(struct value_capture *vc, struct value_thread *t,
 		       const struct etdump_rec_value *r, struct etd_tensor *out)
 {
 	const struct etdump_value_wire *d = &r->desc;
-	size_t have = t->len < r->copied ? t->len : r->copied, at;
+	size_t have = t->pending.len < r->copied ? t->pending.len : r->copied, at;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -175,7 +163,7 @@ static int make_tensor(struct value_capture *vc, struct value_thread *t,
 		return -ENOMEM;
 	memcpy(out->sizes, d->sizes, d->dim * sizeof(int64_t));
 	memcpy(out->strides, d->strides, d->dim * sizeof(int64_t));
-	t->len = 0;
+	t->pending.len = 0;
 	vc->stats.tensors++;
 	/* ETDumpGen: a tensor of no bytes has no place in the buffer */
 	if (!d->nbytes) {
@@ -185,7 +173,8 @@ static int make_tensor(struct value_capture *vc, struct value_thread *t,
 	err = debug_buffer_reserve(&vc->buf, d->nbytes, &at);
 	if (err)
 		return err;
-	memcpy(vc->buf.data + at, t->data, have);
+	if (have)
+		memcpy(vc->buf.data + at, t->pending.data, have);
 	out->offset = at;
 	vc->stats.bytes += have;
 	if (have < d->nbytes) {
@@ -246,7 +235,7 @@ static int list_member(struct value_capture *vc, struct value_thread *t,
 		etd_event_free(&t->list);
 		if (r->desc.index != 0) {
 			vc->stats.lost++;
-			t->len = 0;
+			t->pending.len = 0;
 			return 0;
 		}
 		event_ids(vc, r, &t->list);
@@ -296,7 +285,7 @@ int value_capture_value(struct value_capture *vc,
 		return -ENOMEM;
 	if (r->rec_flags & ETDUMP_VREC_UNREAD) {
 		vc->stats.lost++;
-		t->len = 0;
+		t->pending.len = 0;
 		return 0;
 	}
 	if (r->desc.type == ETDUMP_VALUE_TENSOR_LIST)
@@ -327,7 +316,7 @@ int value_capture_value(struct value_capture *vc,
 		memcpy(&v->double_val, &r->desc.double_bits, sizeof(double));
 		break;
 	}
-	t->len = 0;
+	t->pending.len = 0;
 	*ready = true;
 	vc->stats.values++;
 	return 0;
