@@ -177,7 +177,9 @@ ET_GROUP := $(addprefix $(ET_LIB)/,libportable_kernels.a \
 	libextension_data_loader.a libexecutorch.a libexecutorch_core.a \
 	libXNNPACK.a libxnnpack-microkernels-prod.a libcpuinfo.a \
 	libpthreadpool.a libextension_threadpool.a)
-ET_TARGETS := $(ET_RUNNER)
+# the same runner with ExecuTorch's ETDumpGen, for make bench (row 8)
+ET_RUNNER_ETDUMPGEN := $(OUT)/executorch-runner-etdumpgen
+ET_TARGETS := $(ET_RUNNER) $(ET_RUNNER_ETDUMPGEN)
 endif
 
 # A plain `make` (or `make all`) on a machine without the build's packages
@@ -273,6 +275,13 @@ $(ET_RUNNER): tests/executorch/runner.cpp schema/etdump_event_tracer.h \
 	$(Q)$(CXX) $(ET_CXXFLAGS) $< -Wl,--whole-archive $(ET_WHOLE) \
 		-Wl,--no-whole-archive -Wl,--start-group $(ET_GROUP) \
 		-Wl,--end-group -lpthread -ldl -lm -o $@
+
+$(ET_RUNNER_ETDUMPGEN): tests/executorch/runner.cpp | $(ET_RUNNER)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(ET_CXXFLAGS) -DRUNNER_ETDUMPGEN $< -Wl,--whole-archive \
+		$(ET_WHOLE) -Wl,--no-whole-archive -Wl,--start-group $(ET_GROUP) \
+		$(ET_LIB)/libetdump.a $(ET_LIB)/libflatccrt.a -Wl,--end-group \
+		-lpthread -ldl -lm -o $@
 
 # The README's two commands: each installs what is missing, builds, runs.
 example: deps

@@ -25,10 +25,12 @@
  * start/end_profiling_delegate       instruction, delegate_begin /
  *                                    delegate_end (with metadata)
  * log_profiling_delegate             instruction, delegate_log
- * log_evalue,                        value (per-scope capture only; what a
- * log_intermediate_output_delegate   recorder keeps of it is its own)
- * track_allocator                    an id, as ETDumpGen numbers them
- * track_allocation                   allocation
+ * log_evalue,                        value, with a struct etdump_value_desc
+ * log_intermediate_output_delegate   (per-scope capture only; one hit per
+ *                                    tensor of a list)
+ * track_allocator                    an id, as ETDumpGen numbers them,
+ *                                    and allocator (its name)
+ * track_allocation                   allocation (per-scope only)
  *
  * set_chain_debug_handle is not virtual: the runtime sets the instruction
  * state in the base class, and this tracer hands it to the probes where a
@@ -47,14 +49,17 @@
 
 namespace etdump_bpf {
 
-/* what the value probe's `kind` says the pointer is */
+/*
+ * Which hook logged a value, the value probe's `kind`; its pointer is
+ * always a struct etdump_value_desc (etdump_usdt.h) describing the value.
+ */
 enum UsdtValueKind : int {
-	kUsdtValueEValue = 1,         /* const EValue* (log_evalue) */
-	kUsdtValueTensor = 2,         /* const Tensor* */
-	kUsdtValueTensorList = 3,     /* const ArrayRef<Tensor>* */
-	kUsdtValueInt = 4,            /* const int* */
-	kUsdtValueBool = 5,           /* const bool* */
-	kUsdtValueDouble = 6,         /* const double* */
+	kUsdtValueEValue = 1,         /* log_evalue */
+	kUsdtValueTensor = 2,         /* log_intermediate_output_delegate: */
+	kUsdtValueTensorList = 3,     /*   a tensor, a list of them, */
+	kUsdtValueInt = 4,            /*   an int, */
+	kUsdtValueBool = 5,           /*   a bool, */
+	kUsdtValueDouble = 6,         /*   a double */
 	kUsdtValueOutputFlag = 0x100, /* or-ed in: a program output */
 };
 
@@ -142,63 +147,90 @@ public:
 	/* ids from 1, in the order allocators are named, as ETDumpGen gives */
 	AllocatorID track_allocator(const char *name) override
 	{
-		(void)name;
-		return ++allocators_;
+		AllocatorID id = ++allocators_;
+
+		ETDUMP_ALLOCATOR(id, name);
+		return id;
 	}
 
 	Result<bool> log_evalue(const EValue &evalue,
 				LoggedEValueType evalue_type) override
 	{
+		unsigned int flags = 0;
 		int kind = kUsdtValueEValue;
 
-		if (evalue_type == LoggedEValueType::kProgramOutput)
+		if (!values_wanted())
+			return false;
+		if (evalue_type == LoggedEValueType::kProgramOutput) {
 			kind |= kUsdtValueOutputFlag;
-		return value(kind, &evalue);
+			flags = ETDUMP_VALUE_OUTPUT;
+		}
+		if (evalue.isTensor())
+			return tensor(kind, flags, evalue.toTensor(), nullptr, -1);
+		if (evalue.isTensorList())
+			return tensors(kind, flags, evalue.toTensorList(),
+				       nullptr, -1);
+		if (evalue.isInt())
+			return scalar(kind, ETDUMP_VALUE_INT, evalue.toInt(), 0,
+				      nullptr, -1);
+		if (evalue.isBool())
+			return scalar(kind, ETDUMP_VALUE_BOOL, evalue.toBool(),
+				      0, nullptr, -1);
+		if (evalue.isDouble())
+			return scalar(kind, ETDUMP_VALUE_DOUBLE, 0,
+				      evalue.toDouble(), nullptr, -1);
+		/* ETDumpGen refuses other tags too */
+		return false;
 	}
 
 	Result<bool> log_intermediate_output_delegate(
 		const char *name, DelegateDebugIntId delegate_debug_index,
 		const Tensor &output) override
 	{
-		(void)name;
-		(void)delegate_debug_index;
-		return value(kUsdtValueTensor, &output);
+		if (!values_wanted())
+			return false;
+		return tensor(kUsdtValueTensor, 0, output, name,
+			      name ? -1 : delegate_debug_index);
 	}
 
 	Result<bool> log_intermediate_output_delegate(
 		const char *name, DelegateDebugIntId delegate_debug_index,
 		const ArrayRef<Tensor> output) override
 	{
-		(void)name;
-		(void)delegate_debug_index;
-		return value(kUsdtValueTensorList, &output);
+		if (!values_wanted())
+			return false;
+		return tensors(kUsdtValueTensorList, 0, output, name,
+			       name ? -1 : delegate_debug_index);
 	}
 
 	Result<bool> log_intermediate_output_delegate(
 		const char *name, DelegateDebugIntId delegate_debug_index,
 		const int &output) override
 	{
-		(void)name;
-		(void)delegate_debug_index;
-		return value(kUsdtValueInt, &output);
+		if (!values_wanted())
+			return false;
+		return scalar(kUsdtValueInt, ETDUMP_VALUE_INT, output, 0, name,
+			      name ? -1 : delegate_debug_index);
 	}
 
 	Result<bool> log_intermediate_output_delegate(
 		const char *name, DelegateDebugIntId delegate_debug_index,
 		const bool &output) override
 	{
-		(void)name;
-		(void)delegate_debug_index;
-		return value(kUsdtValueBool, &output);
+		if (!values_wanted())
+			return false;
+		return scalar(kUsdtValueBool, ETDUMP_VALUE_BOOL, output, 0, name,
+			      name ? -1 : delegate_debug_index);
 	}
 
 	Result<bool> log_intermediate_output_delegate(
 		const char *name, DelegateDebugIntId delegate_debug_index,
 		const double &output) override
 	{
-		(void)name;
-		(void)delegate_debug_index;
-		return value(kUsdtValueDouble, &output);
+		if (!values_wanted())
+			return false;
+		return scalar(kUsdtValueDouble, ETDUMP_VALUE_DOUBLE, 0, output,
+			      name, name ? -1 : delegate_debug_index);
 	}
 
 	/* a recorder filters what it keeps; nothing to filter here */
@@ -234,12 +266,83 @@ private:
 		ETDUMP_INSTRUCTION(ETDUMP_UNSET_CHAIN, ETDUMP_UNSET_DEBUG_HANDLE);
 	}
 
-	/* logged only while a recorder listens */
-	Result<bool> value(int kind, const void *ptr)
+	/*
+	 * Described only while per-scope probes are attached (the value
+	 * probe has no batched form): otherwise a hook costs one load.
+	 */
+	static bool values_wanted()
 	{
-		if (!ETDUMP_ENABLED(value))
-			return false;
-		ETDUMP_VALUE(kind, ptr, chain_id_, debug_handle_);
+		return ETDUMP_ENABLED(value) && etdump_semaphores.s.probes;
+	}
+
+	void fire(int kind, etdump_value_desc &d, const char *name,
+		  DelegateDebugIntId id)
+	{
+		d.delegate_id_str =
+			static_cast<const char *>(etdump__present(name));
+		d.delegate_id_int = id;
+		ETDUMP_VALUE(kind, &d, chain_id_, debug_handle_);
+	}
+
+	Result<bool> scalar(int kind, unsigned int type, long long i, double f,
+			    const char *name, DelegateDebugIntId id)
+	{
+		etdump_value_desc d{};
+
+		d.type = type;
+		d.int_val = i;
+		d.double_val = f;
+		fire(kind, d, name, id);
+		return true;
+	}
+
+	static void describe(etdump_value_desc &d, const Tensor &t)
+	{
+		auto sizes = t.sizes();
+		auto strides = t.strides();
+
+		d.scalar_type = static_cast<int>(t.scalar_type());
+		d.dim = sizes.size() < ETDUMP_VALUE_DIM_MAX ?
+				sizes.size() : ETDUMP_VALUE_DIM_MAX;
+		for (unsigned int k = 0; k < d.dim; k++) {
+			d.sizes[k] = sizes[k];
+			d.strides[k] = k < strides.size() ? strides[k] : 0;
+		}
+		d.data = t.const_data_ptr();
+		d.nbytes = t.nbytes();
+	}
+
+	Result<bool> tensor(int kind, unsigned int flags, const Tensor &t,
+			    const char *name, DelegateDebugIntId id)
+	{
+		etdump_value_desc d{};
+
+		d.type = ETDUMP_VALUE_TENSOR;
+		d.flags = flags;
+		describe(d, t);
+		fire(kind, d, name, id);
+		return true;
+	}
+
+	/* one probe hit per tensor; the recorder puts them back together */
+	Result<bool> tensors(int kind, unsigned int flags,
+			     const ArrayRef<Tensor> list, const char *name,
+			     DelegateDebugIntId id)
+	{
+		etdump_value_desc d{};
+
+		d.type = ETDUMP_VALUE_TENSOR_LIST;
+		d.flags = flags;
+		d.count = list.size();
+		if (!d.count) {
+			fire(kind, d, name, id);
+			return true;
+		}
+		for (size_t k = 0; k < list.size(); k++) {
+			d.index = k;
+			describe(d, list[k]);
+			fire(kind, d, name, id);
+		}
 		return true;
 	}
 

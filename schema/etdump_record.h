@@ -37,12 +37,14 @@ enum etdump_rec_type {
 	ETDUMP_REC_DELEGATE_BEGIN = 5, /* struct etdump_rec_begin */
 	ETDUMP_REC_DELEGATE_END = 6,   /* struct etdump_rec_end */
 	ETDUMP_REC_DELEGATE_LOG = 7,   /* struct etdump_rec_delegate_log */
-	ETDUMP_REC_VALUE = 8,          /* reserved */
-	ETDUMP_REC_ALLOCATION = 9,     /* reserved */
+	ETDUMP_REC_VALUE = 8,          /* struct etdump_rec_value */
+	ETDUMP_REC_ALLOCATION = 9,     /* struct etdump_rec_allocation */
 	ETDUMP_REC_FUNC_ENTRY = 10,    /* struct etdump_rec_func_entry */
 	ETDUMP_REC_FUNC_EXIT = 11,     /* struct etdump_rec_func_exit */
 	ETDUMP_REC_BATCH = 12,         /* struct etdump_rec_batch */
 	ETDUMP_REC_SCHED = 13,         /* struct etdump_rec_sched (--sched) */
+	ETDUMP_REC_VALUE_DATA = 14,    /* struct etdump_rec_value_data */
+	ETDUMP_REC_ALLOCATOR = 15,     /* struct etdump_rec_allocator */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 };
@@ -227,6 +229,77 @@ struct etdump_rec_batch {
 	__u32 len;             /* bytes of data copied */
 	__u32 nevents;         /* ETDump events they hold (ends and logs) */
 	__u8 data[ETDUMP_REC_BATCH_MAX];
+};
+
+/*
+ * A value the runtime logged (the `value` probe, record --values): the
+ * descriptor it passed (struct etdump_value_desc of schema/etdump_usdt.h,
+ * same layout), then `copied` bytes of the tensor's data in VALUE_DATA
+ * records that follow on the same thread, in order. copied < desc.nbytes
+ * when the recording's bound or the ring cut it: the value is marked cut.
+ */
+#define ETDUMP_VALUE_DIM_MAX_REC 16
+
+struct etdump_value_wire {
+	__u32 type;
+	__u32 flags;
+	__u32 index;
+	__u32 count;
+	__s32 scalar_type;
+	__u32 dim;
+	__s64 sizes[ETDUMP_VALUE_DIM_MAX_REC];
+	__s64 strides[ETDUMP_VALUE_DIM_MAX_REC];
+	__u64 data;
+	__u64 nbytes;
+	__s64 int_val;
+	__u64 double_bits;
+	__u64 delegate_id_str;
+	__s64 delegate_id_int;
+};
+
+enum etdump_value_rec_flags {
+	ETDUMP_VREC_UNREAD = 1,      /* the descriptor could not be read */
+	ETDUMP_VREC_DATA_UNREAD = 2, /* the data could not be read (not present) */
+};
+
+struct etdump_rec_value {
+	struct etdump_rec_hdr hdr;
+	__u32 kind;            /* as the probe passed it */
+	__u32 rec_flags;       /* enum etdump_value_rec_flags */
+	__s32 chain;
+	__s32 instr;
+	__u64 copied;          /* data bytes that follow, in VALUE_DATA records */
+	__u16 name_len;        /* delegate_id_str's copy */
+	__u16 pad[3];
+	char name[ETDUMP_NAME_MAX];
+	struct etdump_value_wire desc;
+};
+
+#define ETDUMP_VALUE_CHUNK 8192
+
+struct etdump_rec_value_data {
+	struct etdump_rec_hdr hdr;
+	__u64 offset;          /* of these bytes in the value's data */
+	__u32 len;
+	__u32 pad;
+	__u8 data[ETDUMP_VALUE_CHUNK];
+};
+
+/* track_allocation: an allocator (its 1-based id) handed out size bytes */
+struct etdump_rec_allocation {
+	struct etdump_rec_hdr hdr;
+	__s32 allocator_id;
+	__u32 pad;
+	__u64 size;
+};
+
+/* track_allocator: the name of the allocator with that id */
+struct etdump_rec_allocator {
+	struct etdump_rec_hdr hdr;
+	__s32 allocator_id;
+	__u16 name_len;
+	__u16 pad;
+	char name[ETDUMP_NAME_MAX];
 };
 
 #endif /* ETDUMP_RECORD_H */

@@ -50,9 +50,16 @@
  * delegate_log      id_str, id_int, start, end,        one delegate ProfileEvent with
  *                   metadata, metadata_len             the delegate's own CLOCK_MONOTONIC
  *                                                      ns times (log_profiling_delegate)
- * value             kind, ptr, chain, instr            reserved: intermediate/output
- *                                                      values (log_evalue)
- * allocation        allocator_id, size                 reserved: allocation events
+ * value             kind, desc, chain, instr           a DebugEvent (log_evalue,
+ *                                                      log_intermediate_output_
+ *                                                      delegate): `desc` is a
+ *                                                      struct etdump_value_desc
+ *                                                      (below); per-scope only
+ * allocation        allocator_id, size                 an allocation the runtime
+ *                                                      reports (track_allocation);
+ *                                                      per-scope only
+ * allocator         allocator_id, name                 the name of an allocator
+ *                                                      (track_allocator); per-scope
  * flush             buf, len, nevents                  batched mode: `len` bytes of
  *                                                      records (struct
  *                                                      etdump_batch_rec) at `buf`,
@@ -103,6 +110,43 @@ struct etdump_batch_rec {
 	unsigned int b_len_orig; /* metadata bytes the runtime passed */
 	unsigned long long ts;
 	unsigned long long token;
+};
+
+/*
+ * What the `value` probe points at: one value the runtime logs, described
+ * in plain C so that the tracer needs no knowledge of the runtime's types.
+ * A list of tensors is one probe hit per tensor, `index` 0 to `count` - 1.
+ * The tracer copies the descriptor, then at most its own bound of the
+ * `nbytes` at `data`.
+ */
+enum etdump_value_type {          /* as the ETDump schema's ValueType */
+	ETDUMP_VALUE_NULL = 0,
+	ETDUMP_VALUE_INT = 1,
+	ETDUMP_VALUE_BOOL = 2,
+	ETDUMP_VALUE_FLOAT = 3,
+	ETDUMP_VALUE_DOUBLE = 4,
+	ETDUMP_VALUE_TENSOR = 5,
+	ETDUMP_VALUE_TENSOR_LIST = 6, /* each tensor: type TENSOR_LIST */
+};
+
+#define ETDUMP_VALUE_OUTPUT 1u     /* flags: a program output */
+#define ETDUMP_VALUE_DIM_MAX 16    /* ExecuTorch's kTensorDimensionLimit */
+
+struct etdump_value_desc {
+	unsigned int type;         /* enum etdump_value_type */
+	unsigned int flags;
+	unsigned int index;        /* in a tensor list */
+	unsigned int count;        /* tensors in the list */
+	int scalar_type;           /* the schema's ScalarType */
+	unsigned int dim;          /* entries of sizes and strides */
+	long long sizes[ETDUMP_VALUE_DIM_MAX];
+	long long strides[ETDUMP_VALUE_DIM_MAX];
+	const void *data;          /* the tensor's bytes */
+	unsigned long long nbytes;
+	long long int_val;         /* INT, BOOL */
+	double double_val;         /* DOUBLE, FLOAT */
+	const char *delegate_id_str; /* a delegate's intermediate, or NULL */
+	long long delegate_id_int; /* ... or its int id, else -1 */
 };
 
 #define ETDUMP_BATCH_BYTES 4096  /* one flush: what the tracer copies at most */
@@ -201,6 +245,7 @@ ETDUMP__EXTERN_C_END
 #define ETDUMP__SEM_delegate_log "etdump_semaphores"
 #define ETDUMP__SEM_value "etdump_semaphores"
 #define ETDUMP__SEM_allocation "etdump_semaphores"
+#define ETDUMP__SEM_allocator "etdump_semaphores"
 
 #define ETDUMP__SITE0(probe)                                                   \
 	__asm__ __volatile__(ETDUMP__NOTE(probe, ETDUMP__SEM(probe), "") ::: "memory")
@@ -547,11 +592,14 @@ ETDUMP__EXTERN_C_END
 		      delegate_log, 6, etdump__present(id_str),                \
 		      (long long)(id_int), (start_ns), (end_ns),               \
 		      etdump__present(metadata), (metadata_len))
-/* reserved: per-scope probes only, not captured yet */
-#define ETDUMP_VALUE(kind, ptr, chain, instr)                                  \
-	ETDUMP__EVENT((void)0, value, 4, (kind), (ptr), (long long)(chain),    \
+/* per-scope probes only: `desc` is a struct etdump_value_desc */
+#define ETDUMP_VALUE(kind, desc, chain, instr)                                 \
+	ETDUMP__EVENT((void)0, value, 4, (kind), (desc), (long long)(chain),   \
 		      (long long)(instr))
 #define ETDUMP_ALLOCATION(allocator_id, size)                                  \
 	ETDUMP__EVENT((void)0, allocation, 2, (allocator_id), (size))
+#define ETDUMP_ALLOCATOR(allocator_id, name)                                   \
+	ETDUMP__EVENT((void)0, allocator, 2, (allocator_id),                   \
+		      etdump__present(name))
 
 #endif /* ETDUMP_USDT_H */

@@ -46,6 +46,7 @@ import tempfile
 import time
 
 import bench_executorch
+import bench_values
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -675,6 +676,10 @@ def row_executorch(b, table, reps):
     bench_executorch.row_executorch(b, table, reps, log, median, fmt_ratio)
 
 
+def row_values(b, table, reps):
+    bench_values.row_values(b, table, reps, log, median, fmt_ratio)
+
+
 class Build:
     def __init__(self, d):
         self.dir = d
@@ -701,7 +706,7 @@ def main():
     table = Table()
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_producers,
-                row_writer, row_memory, row_model, row_executorch):
+                row_writer, row_memory, row_model, row_executorch, row_values):
         if args.rows and row.__name__[4:] not in args.rows.split(","):
             continue
         t0 = time.monotonic()

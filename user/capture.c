@@ -25,6 +25,8 @@ struct capture {
 	size_t nprobes;
 	struct bpf_link *switch_link;
 	bool batched;
+	bool values;             /* attach `value` (record --values) */
+	bool allocations;        /* attach `allocation`, `allocator` */
 	capture_record_fn on_record;
 	void *ctx;
 };
@@ -117,6 +119,9 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	/* wake the collector early once a quarter of the ring is used */
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	cap->skel->rodata->sched_records = opts->sched;
+	cap->skel->rodata->value_max = opts->value_max;
+	cap->values = opts->values;
+	cap->allocations = opts->allocations;
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
 	if (err)
 		goto fail;
@@ -177,6 +182,9 @@ static const struct {
 	PROG(profile_begin),
 	PROG(delegate_begin),
 	PROG(block),
+	PROG(value),
+	PROG(allocator),
+	PROG(allocation),
 #undef PROG
 };
 _Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
@@ -239,6 +247,12 @@ int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
 		name = probe_programs[i].probe;
 		/* batched: the runtime buffers everything behind its flush */
 		if (cap->batched != !strcmp(name, "flush"))
+			continue;
+		/* values only when asked: record --values */
+		if (!cap->values && !strcmp(name, "value"))
+			continue;
+		/* allocations only when asked: record --allocations */
+		if (!cap->allocations && !strncmp(name, "allocat", 7))
 			continue;
 		prog = *(struct bpf_program **)((char *)cap->skel +
 						probe_programs[i].offset);

@@ -29,6 +29,9 @@ struct capture_opts {
 	/* -p PID,PID...: the other processes captured (initial PID namespace) */
 	const pid_t *more_pids;
 	size_t nmore;
+	bool values;             /* attach `value`: record --values */
+	uint64_t value_max;      /* ... copying at most this many bytes each */
+	bool allocations;        /* attach `allocation`, `allocator` */
 };
 
 #define CAPTURE_MAX_MORE 15      /* bpf/ring.bpf.h MAX_MORE_TARGETS */

@@ -27,6 +27,7 @@ enum item_kind {
 	IT_SLICE,       /* a B, an E or a flow's end, in the order of the walk */
 	IT_COUNTER_SET,
 	IT_DROP,
+	IT_ALLOCATION,          /* record --allocations: a memory counter */
 };
 
 /*
@@ -385,6 +386,25 @@ static int add_counters(const struct etd_dump *dump, const struct slice *v,
 	return err;
 }
 
+/* record --allocations: each allocation a step of its allocator's track. */
+static int add_allocations(const struct etd_dump *dump, struct items *it)
+{
+	size_t r, e;
+	int err = 0;
+
+	for (r = 0; r < dump->nruns && !err; r++) {
+		const struct etd_run *run = &dump->runs[r];
+
+		for (e = 0; e < run->nevents && !err; e++)
+			if (run->events[e].kind == ETD_ALLOCATION)
+				err = item_add(it, (struct item){
+					.ts = run->events[e].start_time,
+					.kind = IT_ALLOCATION, .tid = run->tid,
+					.run = r, .ev = e });
+	}
+	return err;
+}
+
 static int add_drops(const struct raw_info *info, struct items *it)
 {
 	size_t i;
@@ -433,6 +453,7 @@ struct trace {
 	bool from_etdump;       /* CHROME_FROM_ETDUMP */
 	size_t nevents;
 	size_t clipped;
+	uint64_t allocated[64];  /* by allocator id: the bytes so far */
 };
 
 /* Microseconds with every nanosecond digit. */
@@ -716,6 +737,26 @@ static void write_counter(struct trace *tr, const struct item *x)
 	}
 }
 
+/* Per allocator, a counter of the bytes it has handed out so far. */
+static void write_allocation(struct trace *tr, const struct item *x)
+{
+	const struct etd_run *run = &tr->dump->runs[x->run];
+	const struct etd_event *ev = &run->events[x->ev];
+	int32_t id = ev->allocator_id;
+	char name[96];
+
+	if (id < 0 || id >= 64)
+		return;
+	tr->allocated[id] += ev->allocation_size;
+	if (id >= 1 && (uint32_t)id <= run->nallocators &&
+	    run->allocators[id - 1])
+		snprintf(name, sizeof(name), "memory: %s", run->allocators[id - 1]);
+	else
+		snprintf(name, sizeof(name), "memory: allocator %d", id);
+	event_head(tr, "C", x->tid, x->ts, name);
+	fprintf(tr->f, ",\"args\":{\"bytes\":%" PRIu64 "}}", tr->allocated[id]);
+}
+
 static void write_drop(struct trace *tr, const struct item *x)
 {
 	const struct raw_drop_mark *m = &tr->info->marks[x->run];
@@ -818,6 +859,9 @@ static void write_items(struct trace *tr, const struct items *it)
 		case IT_DROP:
 			write_drop(tr, &it->v[i]);
 			break;
+		case IT_ALLOCATION:
+			write_allocation(tr, &it->v[i]);
+			break;
 		}
 	}
 }
@@ -862,6 +906,8 @@ static int build_items(struct trace *tr, struct items *it)
 		err = add_lanes(tr->lanes, last_time(v, n, tr->lanes), it);
 	if (!err)
 		err = add_counters(tr->dump, v, n, it);
+	if (!err)
+		err = add_allocations(tr->dump, it);
 	if (!err)
 		err = add_drops(tr->info, it);
 	free(v);

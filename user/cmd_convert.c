@@ -11,16 +11,18 @@
 #include "chrome_writer.h"
 #include "collector.h"
 #include "cli.h"
+#include "debug_buffer.h"
+#include "value_capture.h"
 #include "commands.h"
 #include "convert_etdump.h"
 #include "etdump_writer.h"
 #include "file_io.h"
 #include "log.h"
 #include "raw_reader.h"
+#include "raw_replay.h"
 #include "sched_lanes.h"
 #include "summary.h"
 #include "symbol_calibrate.h"
-#include "symbol_translate.h"
 
 static const char convert_usage[] =
 	"usage: etdump-bpf convert RAW -o FILE [--format etdump|chrome] [-f]\n"
@@ -31,10 +33,12 @@ static const char convert_usage[] =
 	"\n"
 	"  -o, --output FILE    the file to write (required)\n"
 	"  -F, --format FMT     etdump, or chrome (default when FILE ends in .json)\n"
-	"  -f, --force          overwrite FILE if it exists\n"
+	"  -f, --force          overwrite FILE if it exists (and its debug buffer)\n"
 	"      --slice-args     chrome: every slice with its run, ids and counters\n"
 	"                       as args (Perfetto's args panel); speedscope then\n"
 	"                       shows each call as its own frame\n"
+	"A capture made with record --values also gives the debug buffer beside\n"
+	"an ETDump: FILE with .etdp replaced by .debug.bin.\n"
 	"\n"
 	"A capture cut short (recorder killed, disk full) converts every complete\n"
 	"chunk, with a warning naming the byte where it ends.\n"
@@ -125,47 +129,6 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 	return 0;
 }
 
-/*
- * Every readable record, in file order: the order record fed them; the
- * switches of record --sched into lanes.
- */
-static int replay(struct raw_reader *r, struct collector *col,
-		  struct sched_lanes *lanes,
-		  struct symbol_calibration *probe_time)
-{
-	const struct raw_info *info = raw_reader_info(r);
-	struct symbol_translator *tr = NULL;
-	const void *rec;
-	size_t len;
-	int n = 0, err;
-
-	/* what record told the collector before the first record */
-	collector_set_start(col, info->capture_start);
-	err = collector_set_counters(col, (const char *const *)info->counter_names,
-				     info->counter_kinds, info->ncounters);
-	/* symbol mode's records become the collector's, as record does it */
-	if (!err)
-		err = symbol_translator_new(&tr, NULL,
-					    symbol_translator_to_collector, col);
-	while (!err && (n = raw_reader_next(r, &rec, &len)) > 0) {
-		/* a malformed record is counted by the collector */
-		if (sched_record_is(rec, len))
-			err = sched_lanes_add(lanes, rec, len);
-		else
-			err = symbol_translator_feed(tr, rec, len);
-		if (err != -ENOMEM)
-			err = 0;
-		/* symbol mode's probe time comes first: said as record said it */
-		if (!err && !probe_time->done &&
-		    symbol_translator_probe_time(tr, probe_time))
-			err = symbol_calibration_note(probe_time, col);
-	}
-	if (tr)
-		symbol_translator_probe_time(tr, probe_time);
-	symbol_translator_free(tr);
-	return err ? err : n;
-}
-
 /* Why the capture ends, warned about when it was cut or damaged. */
 static void report_end(const struct convert_opts *o,
 		       const struct raw_info *info, char *how, size_t len)
@@ -187,6 +150,24 @@ static void report_end(const struct convert_opts *o,
 		      (unsigned long long)info->chunks);
 		snprintf(how, len, "converted %s (damaged)", o->input);
 	}
+}
+
+static int write_values(const struct convert_opts *o,
+			const struct value_capture *vc)
+{
+	char *path = debug_buffer_path_for(o->output);
+	const uint8_t *data;
+	size_t len;
+	int err;
+
+	if (!path)
+		return -ENOMEM;
+	data = value_capture_buffer(vc, &len);
+	err = debug_buffer_write(path, data, len, o->force);
+	if (!err)
+		value_capture_summary(vc, path, 0);
+	free(path);
+	return err;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -220,9 +201,11 @@ int cmd_convert(int argc, char **argv)
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
-	err = col ? replay(r, col, &lanes, &probe_time) : -ENOMEM;
+	err = col ? raw_replay(r, col, &lanes, &probe_time) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
+	/* record --allocations: for the timeline, not the Inspector's file */
+	dump.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
 	if (err) {
 		p_err("%s: %s", o.input, strerror(-err));
 		goto cleanup;
@@ -238,6 +221,10 @@ int cmd_convert(int argc, char **argv)
 		free(kept);
 		goto cleanup;
 	}
+	/* record --values: the debug buffer beside the ETDump, as record */
+	if (o.format == FORMAT_ETDUMP && collector_values(col) &&
+	    write_values(&o, collector_values(col)))
+		goto cleanup;
 	/* as record counts them: the kernel's and the runtime's losses */
 	drops = info->drops + stats.lost_in_flush;
 	report_end(&o, info, how, sizeof(how));

@@ -22,8 +22,10 @@
 #include "more_targets.h"
 #include "pid_list.h"
 #include "stdout_output.h"
+#include "debug_buffer.h"
 #include "commands.h"
 #include "etdump_log_writer.h"
+#include "etdump_writer.h"
 #include "file_io.h"
 #include "log.h"
 #include "parse.h"
@@ -39,8 +41,12 @@
 #include "version.h"
 #include "probe_objects.h"
 #include "probe_semaphores.h"
+#include "report_memory.h"
+#include "value_capture.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
+/* record --values: a whole tensor up to this, the rest cut (and counted) */
+#define DEFAULT_VALUE_MAX (1u << 20)
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull
@@ -72,6 +78,21 @@ static const char record_usage[] =
 	"      --no-counters    read no counters\n"
 	"      --precise        per-scope probes even where the runtime can batch\n"
 	"                       (needed for counters; -e implies it)\n"
+	"      --values[=MAX]   the values the runtime logs (its intermediate and\n"
+	"                       program outputs): DebugEvents in the ETDump, the\n"
+	"                       tensors' bytes in its debug buffer, at most MAX\n"
+	"                       bytes a value (default 1M; more is cut and\n"
+	"                       counted); implies --precise\n"
+	"      --debug-buffer F the debug buffer file (default: the ETDump's\n"
+	"                       name with .etdp replaced by .debug.bin)\n"
+	"      --allocations    what the runtime allocates (track_allocation): a\n"
+	"                       summary, report --memory and convert's timeline\n"
+	"                       from the raw capture; not in the ETDump (the\n"
+	"                       Inspector cannot load allocation events); implies\n"
+	"                       --precise\n"
+	"      --allocations-in-etdump  the same, and allocation events in the\n"
+	"                       ETDump: ExecuTorch's Inspector CANNOT LOAD that\n"
+	"                       file (report --memory can)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
@@ -115,6 +136,12 @@ struct record_opts {
 	bool sched;
 	bool counters_given;
 	bool precise;
+	bool values;
+	uint64_t value_max;
+	const char *debug_buffer;  /* given, or NULL */
+	bool allocations;
+	bool allocations_in_etdump;
+	char *debug_buffer_path;   /* what is written: given or derived */
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
 	struct run_sink_opts sink;
@@ -143,7 +170,9 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED };
+enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
+       OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
+       OPT_ALLOCATIONS_IN_ETDUMP };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -193,6 +222,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "rotate", required_argument, NULL, OPT_ROTATE },
 		{ "keep-slower-than", required_argument, NULL, OPT_SLOWER },
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+		{ "values", optional_argument, NULL, OPT_VALUES },
+		{ "debug-buffer", required_argument, NULL, OPT_DEBUG_BUFFER },
+		{ "allocations", no_argument, NULL, OPT_ALLOCATIONS },
+		{ "allocations-in-etdump", no_argument, NULL,
+		  OPT_ALLOCATIONS_IN_ETDUMP },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
@@ -204,6 +238,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->value_max = DEFAULT_VALUE_MAX;
 	counters_default(&o->counters);
 	optind = 1;
 	opterr = 0;
@@ -283,6 +318,22 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 						   optarg);
 			o->sink.flight = flight;
 			break;
+		case OPT_VALUES:
+			o->values = true;
+			if (optarg && (parse_size(optarg, &o->value_max) ||
+				       o->value_max > (1ull << 30)))
+				return usage_error("invalid --values bound '%s' (bytes, K/M/G suffixes, at most 1G)",
+						   optarg);
+			break;
+		case OPT_DEBUG_BUFFER:
+			o->debug_buffer = optarg;
+			break;
+		case OPT_ALLOCATIONS_IN_ETDUMP:
+			o->allocations_in_etdump = true;
+			/* fall through */
+		case OPT_ALLOCATIONS:
+			o->allocations = true;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -300,6 +351,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "--sched needs --raw FILE: its lanes are in the timeline convert makes of it");
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
+	if (o->debug_buffer && !o->values)
+		return usage_error("%s", "--debug-buffer without --values: there would be no values");
+	if (o->values && o->output && o->debug_buffer &&
+	    output_same(o->output, o->debug_buffer))
+		return usage_error("'%s' given for both -o and --debug-buffer", o->output);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
@@ -312,7 +368,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 }
 
 /* Refuse before attaching anything: losing a capture to a bad path is worse. */
-static int check_output(const struct record_opts *o)
+static int check_output(struct record_opts *o)
 {
 	char first[4096];
 	const char *out = o->output;
@@ -321,6 +377,10 @@ static int check_output(const struct record_opts *o)
 	if (stdout_output_is(out)) {
 		if (run_sink_wanted(&o->sink)) {
 			p_err("-o -: --rotate, --keep-slower-than and --flight-recorder write files: give one a name");
+			return -EINVAL;
+		}
+		if (o->values && !o->debug_buffer) {
+			p_err("-o - with --values: name the debug buffer's file (--debug-buffer FILE)");
 			return -EINVAL;
 		}
 		out = NULL;
@@ -335,7 +395,16 @@ static int check_output(const struct record_opts *o)
 	}
 	err = out ? output_check(out, o->force) : 0;
 
-	return err || !o->raw ? err : output_check(o->raw, o->force);
+	if (!err && o->raw)
+		err = output_check(o->raw, o->force);
+	/* values: their debug buffer goes beside the ETDump */
+	if (err || !o->values || !o->output)
+		return err;
+	o->debug_buffer_path = o->debug_buffer ? strdup(o->debug_buffer) :
+				debug_buffer_path_for(o->output);
+	if (!o->debug_buffer_path)
+		return -ENOMEM;
+	return output_check(o->debug_buffer_path, o->force);
 }
 
 static uint64_t now_ns(void)
@@ -623,8 +692,10 @@ static bool choose_mode(const struct record_opts *o,
 			p_info("mode: per-scope probes (the runtime has no flush probe)");
 		return false;
 	}
-	if (o->precise || o->counters_given) {
+	if (o->precise || o->counters_given || o->values || o->allocations) {
 		p_info("mode: per-scope probes%s", o->precise ? "" :
+		       o->values ? " (values need them: --values implies --precise)" :
+		       o->allocations ? " (allocations need them: --allocations implies --precise)" :
 		       " (counters need them: -e implies --precise)");
 		return false;
 	}
@@ -669,6 +740,18 @@ static int check_other_tracers(const struct target *t,
 	return 0;
 }
 
+/* The debug buffer beside the ETDump, empty when no value came. */
+static int write_values(const struct record_opts *o,
+			const struct value_capture *vc)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0;
+
+	if (vc)
+		data = value_capture_buffer(vc, &len);
+	return debug_buffer_write(o->debug_buffer_path, data, len, o->force);
+}
+
 /* Open the counters and tell the collector what the records will carry. */
 static int setup_counters(struct counter_set *set, struct collector *col)
 {
@@ -704,6 +787,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
+	struct etd_dump dump = { 0 };
 	uint64_t drops, start;
 	char msg[256], runs[256];
 
@@ -714,14 +798,17 @@ int cmd_record(int argc, char **argv)
 		p_err("%s", msg);
 		return EXIT_FAIL;
 	}
-	if (check_output(&o))
+	if (check_output(&o)) {
+		free(o.debug_buffer_path);
 		return EXIT_FAIL;
+	}
 	if (stdout_output_is(o.output)) {
 		out_fd = stdout_output_begin();
 		if (out_fd < 0) {
 			p_err("-o -: %s", out_fd == -ENOTTY ?
 			      "standard output is a terminal; an ETDump is binary: pipe it (| etdump-bpf report -) or redirect it" :
 			      strerror(-out_fd));
+			free(o.debug_buffer_path);
 			return out_fd == -ENOTTY ? EXIT_USAGE : EXIT_FAIL;
 		}
 	}
@@ -764,6 +851,11 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
+	if (o.values && sink.sm)
+		p_warn("--values: symbol mode sees no values (they need the runtime's etdump value probe); none recorded");
+	copts.values = o.values && !sink.sm;
+	copts.value_max = o.value_max;
+	copts.allocations = o.allocations && !sink.sm;
 	copts.pid = t.pid;
 	copts.sched = o.sched;
 	copts.more_pids = o.more_pids;
@@ -829,7 +921,17 @@ int cmd_record(int argc, char **argv)
 	}
 	summary_describe_log(collector_log(col), runs, sizeof(runs));
 	meta.counter_names = collector_counter_names(col, &meta.ncounters);
-	if (out_fd >= 0) {
+	if (o.allocations) {
+		/* whole runs, for the memory summary as for the file */
+		err = collector_dump_log(col, &dump);
+		dump.allocations = o.allocations_in_etdump ?
+			ETD_ALLOCATIONS_WRITE : ETD_ALLOCATIONS_LEAVE_OUT;
+		if (!err && out_fd >= 0)
+			err = stdout_output_write_dump(out_fd, &dump);
+		else if (!err && o.output)
+			err = etdump_write_file(&dump, o.output, o.force, &kept);
+		out_fd = -1;
+	} else if (out_fd >= 0) {
 		err = stdout_output_write_log(out_fd, collector_log(col), &meta);
 		out_fd = -1;
 	} else {
@@ -841,11 +943,19 @@ int cmd_record(int argc, char **argv)
 		free(kept);
 		goto cleanup;
 	}
+	if (o.output && o.values && !sink.sm &&
+	    write_values(&o, collector_values(col)))
+		goto cleanup;
 	print_summary(&o, &t, why, runs, &stats, drops);
 	if (sink.sm && !o.sym.program)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	if (sink.sm)
 		symbol_mode_summary(sink.sm);
+	if (o.values && collector_values(col))
+		value_capture_summary(collector_values(col), o.debug_buffer_path,
+				      o.value_max);
+	if (o.allocations)
+		memory_summary(&dump);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
 	target_stop(&t);
@@ -856,11 +966,13 @@ cleanup:
 	run_sink_free(rs);
 	thread_names_free(&sink.names);
 	collector_free(col);
+	etd_dump_free(&dump);
 	/* after the frees: the fork it makes then copies no large page tables */
 	capture_close_in_background(cap);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
 	if (out_fd >= 0)
 		close(out_fd); /* the reader sees an empty file: no ETDump */
+	free(o.debug_buffer_path);
 	return ret;
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -16,11 +17,15 @@
 #include "log.h"
 #include "report_format.h"
 #include "report_stats.h"
+#include "report_memory.h"
+#include "report_values.h"
 
 static const char report_usage[] =
 	"usage: etdump-bpf report FILE [--csv | --json] [--units ns|us|ms|s]\n"
 	"                         [--sort COLUMN] [--top N]\n"
 	"                         [--operator-call | --no-operator-call]\n"
+	"       etdump-bpf report --values A [B] [--debug-buffer F]... [--atol X]\n"
+	"       etdump-bpf report --memory FILE\n"
 	"\n"
 	"The table ExecuTorch's Inspector prints (print_data_tabular), without\n"
 	"Python: for each event of each event block (runs with the same events\n"
@@ -42,6 +47,19 @@ static const char report_usage[] =
 	"                      out, as print_data_tabular does)\n"
 	"  --no-operator-call  CSV and JSON leave them out too\n"
 	"\n"
+	"  --values            the values instead (record --values, or ETDumpGen's\n"
+	"                      DebugEvents): per value dtype, shape, min, max,\n"
+	"                      mean, NaN and Inf counts, and whether it was cut\n"
+	"  --values A B        how far B's values are from A's, value by value,\n"
+	"                      and the first operator whose output differs\n"
+	"  --debug-buffer F    the debug buffer (default: the ETDump's name with\n"
+	"                      .etdp replaced by .debug.bin); twice: A's, then B's\n"
+	"  --atol X            with A B: differences up to X count as equal (0)\n"
+	"  --memory            what the runtime allocated (record --allocations):\n"
+	"                      per allocator, per run, per operator; FILE is the\n"
+	"                      raw capture (--raw) or an ETDump written with\n"
+	"                      --allocations-in-etdump\n"
+	"\n"
 	"Exit status: 0 printed; 1 the file cannot be read, or the Inspector\n"
 	"cannot load it (one line says why, nothing is printed); 2 usage error.\n";
 
@@ -55,10 +73,18 @@ int cmd_report(int argc, char **argv)
 		{ "operator-call", no_argument, NULL, 'o' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 't' },
+		{ "values", no_argument, NULL, 'V' },
+		{ "memory", no_argument, NULL, 'M' },
+		{ "debug-buffer", required_argument, NULL, 'B' },
+		{ "atol", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
 	};
+	struct report_values_input vin[2] = { { 0 } };
+	bool values = false, memory = false;
+	int nbuffers = 0;
+	double atol = 0;
 	struct report_output out = { .format = REPORT_TABLE };
 	bool op_call = false, no_op_call = false;
 	unsigned long top;
@@ -108,6 +134,23 @@ int cmd_report(int argc, char **argv)
 						       optarg);
 			out.top = top;
 			break;
+		case 'V':
+			values = true;
+			break;
+		case 'M':
+			memory = true;
+			break;
+		case 'B':
+			if (nbuffers == 2)
+				return cli_usage_error("report", "--debug-buffer at most twice (A's, B's)");
+			vin[nbuffers++].debug_buffer = optarg;
+			break;
+		case 'A':
+			atol = strtod(optarg, &end);
+			if (*end || !*optarg || !(atol >= 0) || isinf(atol))
+				return cli_usage_error("report", "invalid --atol '%s' (a number >= 0)",
+						       optarg);
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_OK;
@@ -115,6 +158,17 @@ int cmd_report(int argc, char **argv)
 			return cli_option_error("report", c, argv);
 		}
 	}
+	if (memory && !values && !nbuffers && argc - optind == 1)
+		return report_memory(stdout, argv[optind]);
+	if (values && !memory && (argc - optind == 1 || argc - optind == 2) &&
+	    nbuffers <= argc - optind) {
+		vin[0].etdump = argv[optind];
+		vin[1].etdump = argv[optind + 1];
+		return report_values(stdout, &vin[0],
+				     argc - optind == 2 ? &vin[1] : NULL, atol);
+	}
+	if (values || memory || nbuffers || atol)
+		return cli_usage_error("report", "--values takes one or two ETDumps, --memory one file; --debug-buffer and --atol go with --values");
 	if (argc - optind != 1)
 		return cli_usage_error("report", "give one ETDump (or - for standard input)");
 	if (op_call && no_op_call)

@@ -8,6 +8,7 @@
 #include "etdump_record.h"
 #include "run_log.h"
 #include "strtab.h"
+#include "value_capture.h"
 
 struct scope {
 	bool delegate;
@@ -40,6 +41,7 @@ struct thread_state {
 	bool state_lost;        /* an instruction record may have been lost */
 	bool flush_lost;        /* a flush before the one being expanded */
 	bool worker;            /* gave events to another thread's run */
+	size_t run_allocations; /* allocation events in the open run */
 	struct run_view run;
 	size_t events_cap, meta_cap, full_cap;
 	struct scope *stack;
@@ -73,6 +75,9 @@ struct collector {
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
+	struct value_capture *values;  /* record --values: made at the first */
+	char **allocators;      /* track_allocator's names, by id - 1 */
+	uint32_t nallocators;
 };
 
 struct collector *collector_new(void)
@@ -401,7 +406,7 @@ static int close_run(struct collector *c, struct thread_state *t,
 		c->stats.empty_runs++;
 	} else {
 		c->stats.runs++;
-		c->stats.events += r->nevents;
+		c->stats.events += r->nevents - t->run_allocations;
 		err = c->on_run ? c->on_run(c->on_run_ctx, r) :
 				  run_log_append(c->log, r);
 	}
@@ -412,6 +417,7 @@ static int close_run(struct collector *c, struct thread_state *t,
 	r->nevents = 0;
 	r->meta_len = 0;
 	r->lost_events = false;
+	t->run_allocations = 0;
 	return err;
 }
 
@@ -656,6 +662,14 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_delegate_log);
 	case ETDUMP_REC_BATCH:
 		return offsetof(struct etdump_rec_batch, data);
+	case ETDUMP_REC_VALUE:
+		return sizeof(struct etdump_rec_value);
+	case ETDUMP_REC_VALUE_DATA:
+		return offsetof(struct etdump_rec_value_data, data);
+	case ETDUMP_REC_ALLOCATION:
+		return sizeof(struct etdump_rec_allocation);
+	case ETDUMP_REC_ALLOCATOR:
+		return sizeof(struct etdump_rec_allocator);
 	default:
 		return 0;
 	}
@@ -705,8 +719,90 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 	case ETDUMP_REC_BATCH:
 		return ((const struct etdump_rec_batch *)h)->len <=
 		       h->size - offsetof(struct etdump_rec_batch, data);
+	case ETDUMP_REC_VALUE:
+	case ETDUMP_REC_VALUE_DATA:
+		return value_record_valid(h);
 	}
 	return true;
+}
+
+/* record --values: a DebugEvent in the thread's run when one is whole */
+static int on_value(struct collector *c, struct thread_state *t,
+		    const struct etdump_rec_hdr *h)
+{
+	struct etd_event ev;
+	bool ready;
+	int err;
+
+	if (!c->values && !(c->values = value_capture_new()))
+		return -ENOMEM;
+	if (h->type == ETDUMP_REC_VALUE_DATA)
+		return value_capture_data(c->values, (const void *)h);
+	err = value_capture_value(c->values, (const void *)h, &ev, &ready);
+	return err || !ready ? err : add_event(c, t, &ev, h->ts);
+}
+
+/*
+ * record --allocations: an allocation event where the thread is, with the
+ * instruction state and the time (not schema fields of AllocationEvent:
+ * for report --memory and the timeline); the ETDump writer leaves them out
+ * unless asked (etd_dump.with_allocations).
+ */
+static int on_allocation(struct collector *c, struct thread_state *t,
+			 const struct etdump_rec_allocation *r)
+{
+	struct etd_event ev;
+
+	c->stats.allocations++;
+	etd_event_init(&ev, ETD_ALLOCATION);
+	ev.allocator_id = r->allocator_id;
+	ev.allocation_size = r->size;
+	ev.chain_index = t->chain;
+	ev.instruction_id = t->instr;
+	ev.start_time = ev.end_time = r->hdr.ts;
+	if (t->in_run)
+		t->run_allocations++;
+	return add_event(c, t, &ev, r->hdr.ts);
+}
+
+/* Ids from 1, as the tracer numbers them: a run's allocators are these. */
+static int on_allocator(struct collector *c, const struct etdump_rec_allocator *r)
+{
+	uint32_t id = r->allocator_id, i;
+	const char *name;
+	char **names;
+
+	if (r->allocator_id < 1 || id > 4096)
+		return 0;
+	if (id > c->nallocators) {
+		names = realloc(c->allocators, id * sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		for (i = c->nallocators; i < id; i++)
+			names[i] = NULL;
+		c->allocators = names;
+		c->nallocators = id;
+	}
+	free(c->allocators[id - 1]);
+	name = name_intern(c, r->name, r->name_len);
+	c->allocators[id - 1] = name ? strdup(name) : NULL;
+	return c->allocators[id - 1] ? 0 : -ENOMEM;
+}
+
+/* Every run names the allocators the recording saw (NULL: unnamed). */
+static void name_allocators(struct collector *c, struct etd_run *run)
+{
+	uint32_t i;
+
+	if (!c->nallocators || run->allocators)
+		return;
+	run->allocators = calloc(c->nallocators, sizeof(char *));
+	if (!run->allocators)
+		return;
+	run->nallocators = c->nallocators;
+	for (i = 0; i < c->nallocators; i++)
+		if (c->allocators[i])
+			run->allocators[i] = strdup(c->allocators[i]);
 }
 
 static int feed_expanded(void *ctx, const void *rec, size_t len)
@@ -795,8 +891,20 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 		return on_delegate_log(c, t, rec);
 	case ETDUMP_REC_BATCH:
 		return on_batch(c, rec);
+	case ETDUMP_REC_VALUE:
+	case ETDUMP_REC_VALUE_DATA:
+		return on_value(c, t, rec);
+	case ETDUMP_REC_ALLOCATION:
+		return on_allocation(c, t, rec);
+	case ETDUMP_REC_ALLOCATOR:
+		return on_allocator(c, rec);
 	}
 	return 0;
+}
+
+const struct value_capture *collector_values(const struct collector *c)
+{
+	return c->values;
 }
 
 uint64_t collector_runs_seen(const struct collector *c)
@@ -825,6 +933,8 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	size_t i;
 	int err = 0;
 
+	if (c->values && value_capture_seal(c->values))
+		return -ENOMEM;
 	/*
 	 * Scopes still open: one opened in the thread's current run means
 	 * the capture stopped mid-run, and that run is incomplete. Ones
@@ -920,28 +1030,39 @@ static int run_cmp_open_time(const void *a, const void *b)
 	return 0;
 }
 
-int collector_finish(struct collector *c, struct etd_dump *out,
-		     struct collector_stats *stats)
+int collector_dump_log(struct collector *c, struct etd_dump *out)
 {
 	struct etd_dump dump = { 0 };
+	uint32_t i;
 	int err;
 
-	err = collector_close(c, stats);
-	err = err ? err : run_log_each(c->log, true, materialize_run, &dump);
+	err = run_log_each(c->log, true, materialize_run, &dump);
+	for (i = 0; !err && i < c->ncounters; i++) {
+		dump.counter_names[i] = strdup(c->counter_names[i]);
+		if (!dump.counter_names[i])
+			err = -ENOMEM;
+		dump.ncounters = i + 1;
+	}
 	if (err) {
 		etd_dump_free(&dump);
 		return err;
 	}
+	for (size_t r = 0; r < dump.nruns; r++)
+		name_allocators(c, &dump.runs[r]); /* without memory, none */
 	/* one thread's blocks have distinct times, so this order is total */
 	if (dump.nruns)
 		qsort(dump.runs, dump.nruns, sizeof(*dump.runs),
 		      run_cmp_open_time);
 	*out = dump;
-	out->ncounters = c->ncounters;
-	memcpy(out->counter_names, c->counter_names, sizeof(c->counter_names));
-	memset(c->counter_names, 0, sizeof(c->counter_names));
-	c->ncounters = 0;
 	return 0;
+}
+
+int collector_finish(struct collector *c, struct etd_dump *out,
+		     struct collector_stats *stats)
+{
+	int err = collector_close(c, stats);
+
+	return err ? err : collector_dump_log(c, out);
 }
 
 void collector_free(struct collector *c)
@@ -964,6 +1085,10 @@ void collector_free(struct collector *c)
 		free(t->held);
 	}
 	free(c->threads);
+	value_capture_free(c->values);
+	for (i = 0; i < c->nallocators; i++)
+		free(c->allocators[i]);
+	free(c->allocators);
 	for (i = 0; i < c->ncounters; i++)
 		free(c->counter_names[i]);
 	run_log_free(c->log);

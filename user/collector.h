@@ -61,6 +61,7 @@ struct collector_stats {
 	uint64_t worker_events;   /* of threads with no run: in another's */
 	uint32_t worker_threads;  /* threads that opened no run */
 	uint32_t threads;         /* threads seen */
+	uint64_t allocations;     /* track_allocation records */
 };
 
 struct collector *collector_new(void);
@@ -96,6 +97,12 @@ uint64_t collector_events_seen(const struct collector *c);
 int collector_finish(struct collector *c, struct etd_dump *out,
 		     struct collector_stats *stats);
 void collector_free(struct collector *c);
+/*
+ * record --values: the DebugEvents' debug buffer and counts
+ * (value_capture.h); NULL when no value was recorded. Valid until freed.
+ */
+struct value_capture;
+const struct value_capture *collector_values(const struct collector *c);
 
 /*
  * Where each complete run goes as it completes (its thread opened the
@@ -113,6 +120,11 @@ void collector_set_run_sink(struct collector *c, collector_run_fn fn,
  * (etdump_log_writer.h); their names live as long as the collector.
  */
 int collector_close(struct collector *c, struct collector_stats *stats);
+/*
+ * After collector_close(): the log's runs as one etd_dump, in time order,
+ * the log left empty (what collector_finish() gives). -ENOMEM.
+ */
+int collector_dump_log(struct collector *c, struct etd_dump *out);
 struct run_log *collector_log(struct collector *c);
 const char *const *collector_counter_names(const struct collector *c,
 					   uint32_t *n);

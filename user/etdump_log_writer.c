@@ -59,6 +59,9 @@ static int write_one(void *ctx, struct run_view *r)
 	run.name = (char *)r->name;
 	run.events = w->events;
 	run.nevents = r->nevents;
+	/* a run of allocation events only (record --allocations) */
+	if (!etdump_events_written(&w->shell, &run))
+		return 0;
 	w->runs[w->nruns].open_time = r->open_time;
 	w->runs[w->nruns].tid = r->tid;
 	err = etdump_write_run(&w->b, &w->shell, &run,
@@ -97,6 +100,8 @@ static int write_log(struct run_log *log, const struct etdump_log_meta *m,
 	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
 		w.shell.counter_names[i] = (char *)m->counter_names[i];
 	w.shell.ncounters = i;
+	/* the Inspector refuses them: report and the timeline have them */
+	w.shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
 	err = run_log_each(log, true, write_one, &w);
 	if (!err) {
 		/* the file lists runs by open time; they were written as they completed */

@@ -116,6 +116,17 @@ struct etd_dump {
 	/* not a schema field: the counters events carry (perf's names) */
 	char *counter_names[ETD_MAX_COUNTERS];
 	uint32_t ncounters;
+	/*
+	 * Not a schema field: what the writer does with allocation events,
+	 * which the Inspector cannot load: refuse the dump (the default),
+	 * leave them out (record --allocations keeps them for report and the
+	 * timeline), or write them (record --allocations-in-etdump).
+	 */
+	enum etd_allocations {
+		ETD_ALLOCATIONS_REFUSE = 0,
+		ETD_ALLOCATIONS_LEAVE_OUT,
+		ETD_ALLOCATIONS_WRITE,
+	} allocations;
 };
 
 /*

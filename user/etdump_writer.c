@@ -173,6 +173,32 @@ static int write_debug_event(struct fb_builder *b, const struct etd_event *ev,
 	return fb_table_end(b, out);
 }
 
+static int write_allocation_event(struct fb_builder *b,
+				  const struct etd_event *ev, fb_ref *out)
+{
+	fb_table_start(b);
+	fb_add_u64(b, ETD_SLOT_ALLOCATION_SIZE, ev->allocation_size, 0);
+	fb_add_i32(b, ETD_SLOT_ALLOCATION_ALLOCATOR_ID, ev->allocator_id, 0);
+	return fb_table_end(b, out);
+}
+
+/* record --allocations keeps them for report and the timeline only. */
+static bool written(const struct etd_dump *dump, const struct etd_event *ev)
+{
+	return ev->kind != ETD_ALLOCATION ||
+	       dump->allocations != ETD_ALLOCATIONS_LEAVE_OUT;
+}
+
+size_t etdump_events_written(const struct etd_dump *dump,
+			     const struct etd_run *run)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < run->nevents; i++)
+		n += written(dump, &run->events[i]);
+	return n;
+}
+
 static int write_event(struct fb_builder *b, const struct etd_dump *dump,
 		       const struct etd_event *ev, fb_ref *out)
 {
@@ -189,8 +215,14 @@ static int write_event(struct fb_builder *b, const struct etd_dump *dump,
 		err = write_debug_event(b, ev, &member);
 		slot = ETD_SLOT_EVENT_DEBUG;
 		break;
+	case ETD_ALLOCATION:
+		/* the Inspector cannot load a file holding one: only if asked */
+		if (dump->allocations != ETD_ALLOCATIONS_WRITE)
+			return -EINVAL;
+		err = write_allocation_event(b, ev, &member);
+		slot = ETD_SLOT_EVENT_ALLOCATION;
+		break;
 	default:
-		/* allocation events make the Inspector fail to load the file */
 		return -EINVAL;
 	}
 	return err ? err : fb_create_ref_table(b, slot, member, out);
@@ -219,7 +251,7 @@ int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 		     const struct etd_run *run, fb_ref *out)
 {
 	fb_ref *refs, events, allocators, name;
-	size_t i;
+	size_t i, n = 0;
 	int err = 0;
 
 	refs = refs_alloc(run->nevents > run->nallocators ? run->nevents :
@@ -227,10 +259,11 @@ int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 	if (!refs)
 		return -ENOMEM;
 	for (i = 0; i < run->nevents && !err; i++)
-		err = write_event(b, dump, &run->events[i], &refs[i]);
+		if (written(dump, &run->events[i]))
+			err = write_event(b, dump, &run->events[i], &refs[n++]);
 	if (err)
 		goto out;
-	fb_create_vector_refs(b, refs, run->nevents, &events);
+	fb_create_vector_refs(b, refs, n, &events);
 	err = write_allocators(b, run, refs, &allocators);
 	if (err)
 		goto out;
@@ -276,7 +309,7 @@ int etdump_write(const struct etd_dump *dump, void **buf, size_t *len)
 		goto out;
 	}
 	for (i = 0; i < dump->nruns && !err; i++)
-		if (dump->runs[i].nevents)
+		if (etdump_events_written(dump, &dump->runs[i]))
 			err = etdump_write_run(&b, dump, &dump->runs[i],
 					       &runs[n++]);
 	if (err)

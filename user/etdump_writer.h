@@ -21,7 +21,9 @@
  *     and carries the perf counters of other profile events
  *     (etdump_counters.h);
  *   - an allocation event, or a debug event without a value, fails with
- *     -EINVAL: the Inspector cannot load a file holding either.
+ *     -EINVAL: the Inspector cannot load a file holding either; unless
+ *     dump->allocations says to leave allocation events out or to write
+ *     them anyway (a run left with none is skipped).
  * Only the Value member named by its type is written.
  */
 #ifndef ETDUMP_WRITER_H
@@ -53,5 +55,8 @@ int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 		     const struct etd_run *run, fb_ref *out);
 int etdump_write_root(struct fb_builder *b, uint32_t version,
 		      const fb_ref *runs, size_t n);
+/* How many of run's events the file holds (dump->allocations says). */
+size_t etdump_events_written(const struct etd_dump *dump,
+			     const struct etd_run *run);
 
 #endif /* ETDUMP_WRITER_H */

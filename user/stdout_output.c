@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "etdump_log_writer.h"
+#include "etdump_writer.h"
 #include "file_io.h"
 #include "stdout_output.h"
 
@@ -36,6 +37,22 @@ int stdout_output_write_log(int fd, struct run_log *log,
 {
 	int err = etdump_write_log_fd(log, m, fd);
 
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+int stdout_output_write_dump(int fd, const struct etd_dump *dump)
+{
+	size_t len;
+	void *buf;
+	int err;
+
+	err = etdump_write(dump, &buf, &len);
+	if (!err) {
+		err = write_all(fd, buf, len);
+		free(buf);
+	}
 	if (close(fd) && !err)
 		err = -errno;
 	return err;

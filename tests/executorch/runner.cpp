@@ -8,10 +8,24 @@
  *
  * usage: executorch-runner --model_path M.pte [--num_executions N]
  *                          [--print_output] [--no-tracer] [--wait-signal]
+ *                          [--debug_level LEVEL] [--track_allocations]
  *
  * --no-tracer loads the method with no EventTracer at all (the bench's
  * baseline); --wait-signal prints "ready PID" and waits for SIGUSR1 before
- * loading, so a recorder can attach with -p first.
+ * loading, so a recorder can attach with -p first. --debug_level sets the
+ * tracer's EventTracerDebugLogLevel: none (the default), program_outputs
+ * or intermediate_outputs (each kernel's outputs too), what the runtime
+ * then logs through log_evalue, and record --values captures.
+ * --track_allocations names the method's allocator and a temporary one
+ * for the kernels to the tracer (track_allocator) and reports every
+ * allocation they make (track_allocation), as a runtime that wants its
+ * memory profiled does: ExecuTorch's own allocators report nothing.
+ *
+ * Built with -DRUNNER_ETDUMPGEN (build/executorch-runner-etdumpgen) it
+ * passes ExecuTorch's ETDumpGen instead, for the bench to set the two side
+ * by side: --etdump_path P writes its ETDump there after the last execution,
+ * --debug_buffer_size N gives it a debug buffer of N bytes for the values
+ * it logs (--debug_buffer_path Q writes the buffer out).
  */
 #include <csignal>
 #include <cstdio>
@@ -28,7 +42,11 @@
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#ifdef RUNNER_ETDUMPGEN
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+#else
 #include "etdump_event_tracer.h"
+#endif
 
 using executorch::extension::FileDataLoader;
 using executorch::runtime::Error;
@@ -50,13 +68,20 @@ struct options {
 	bool print_output = false;
 	bool tracer = true;
 	bool wait_signal = false;
+	bool track_allocations = false;
+	const char *etdump_path = nullptr;       /* RUNNER_ETDUMPGEN */
+	const char *debug_buffer_path = nullptr;
+	size_t debug_buffer_size = 0;
+	executorch::runtime::EventTracerDebugLogLevel debug_level =
+		executorch::runtime::EventTracerDebugLogLevel::kNoLogging;
 };
 
 void usage(FILE *f)
 {
 	fprintf(f, "usage: executorch-runner --model_path M.pte "
 		   "[--num_executions N] [--print_output] [--no-tracer] "
-		   "[--wait-signal]\n");
+		   "[--wait-signal] [--debug_level none|program_outputs|"
+		   "intermediate_outputs] [--track_allocations]\n");
 }
 
 int parse(int argc, char **argv, struct options *o)
@@ -82,6 +107,31 @@ int parse(int argc, char **argv, struct options *o)
 			o->tracer = false;
 		} else if (!strcmp(a, "--wait-signal")) {
 			o->wait_signal = true;
+		} else if (!strcmp(a, "--etdump_path") && has_value) {
+			o->etdump_path = argv[++i];
+		} else if (!strcmp(a, "--debug_buffer_path") && has_value) {
+			o->debug_buffer_path = argv[++i];
+		} else if (!strcmp(a, "--debug_buffer_size") && has_value) {
+			o->debug_buffer_size = strtoul(argv[++i], nullptr, 0);
+		} else if (!strcmp(a, "--track_allocations")) {
+			o->track_allocations = true;
+		} else if (!strcmp(a, "--debug_level") && has_value) {
+			using executorch::runtime::EventTracerDebugLogLevel;
+			const char *l = argv[++i];
+
+			if (!strcmp(l, "none")) {
+				o->debug_level = EventTracerDebugLogLevel::kNoLogging;
+			} else if (!strcmp(l, "program_outputs")) {
+				o->debug_level =
+					EventTracerDebugLogLevel::kProgramOutputs;
+			} else if (!strcmp(l, "intermediate_outputs")) {
+				o->debug_level = EventTracerDebugLogLevel::
+					kIntermediateOutputs;
+			} else {
+				fprintf(stderr, "executorch-runner: invalid "
+					"--debug_level '%s'\n", l);
+				return -1;
+			}
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			exit(0);
@@ -98,6 +148,69 @@ int parse(int argc, char **argv, struct options *o)
 	}
 	return 0;
 }
+
+/* An allocator that tells the tracer what it hands out. */
+class TracedAllocator : public MemoryAllocator {
+public:
+	TracedAllocator(uint32_t size, uint8_t *base)
+		: MemoryAllocator(size, base)
+	{
+	}
+
+	void track(executorch::runtime::EventTracer *tracer, const char *name)
+	{
+		tracer_ = tracer;
+		id_ = tracer->track_allocator(name);
+	}
+
+	void *allocate(size_t size, size_t alignment = kDefaultAlignment) override
+	{
+		void *p = MemoryAllocator::allocate(size, alignment);
+
+		if (p && tracer_) {
+			tracer_->track_allocation(id_, size);
+			count_++;
+			bytes_ += size;
+		}
+		return p;
+	}
+
+	/* what it reported, for a test to hold a recording against */
+	void print_tracked(const char *name) const
+	{
+		fprintf(stderr, "tracked: %s %zu allocations, %zu bytes\n", name,
+			count_, bytes_);
+	}
+
+private:
+	executorch::runtime::EventTracer *tracer_ = nullptr;
+	executorch::runtime::AllocatorID id_ = 0;
+	size_t count_ = 0;
+	size_t bytes_ = 0;
+};
+
+#ifdef RUNNER_ETDUMPGEN
+int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(data, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "executorch-runner: %s: cannot write\n", path);
+	return ok ? 0 : 1;
+}
+
+int write_etdump(executorch::etdump::ETDumpGen &gen, const char *path)
+{
+	executorch::etdump::ETDumpResult r = gen.get_etdump_data();
+	int err = r.buf ? write_file(path, r.buf, r.size) : 1;
+
+	free(r.buf);
+	return err;
+}
+#endif
 
 void wait_for_sigusr1()
 {
@@ -165,8 +278,9 @@ int main(int argc, char **argv)
 			    meta.error());
 
 	/* what the method allocates as it loads, and its planned memory */
-	static uint8_t method_pool[16 << 20];
-	MemoryAllocator method_allocator(sizeof(method_pool), method_pool);
+	static uint8_t method_pool[16 << 20], temp_pool[1 << 20];
+	TracedAllocator method_allocator(sizeof(method_pool), method_pool);
+	TracedAllocator temp_allocator(sizeof(temp_pool), temp_pool);
 	std::vector<std::unique_ptr<uint8_t[]>> planned;
 	std::vector<Span<uint8_t>> spans;
 	for (size_t i = 0; i < meta->num_memory_planned_buffers(); i++) {
@@ -176,9 +290,24 @@ int main(int argc, char **argv)
 		spans.emplace_back(planned.back().get(), size);
 	}
 	HierarchicalAllocator planned_memory({ spans.data(), spans.size() });
-	MemoryManager memory_manager(&method_allocator, &planned_memory);
+	MemoryManager memory_manager(&method_allocator, &planned_memory,
+				     &temp_allocator);
 
+#ifdef RUNNER_ETDUMPGEN
+	executorch::etdump::ETDumpGen tracer;
+	std::unique_ptr<uint8_t[]> debug_buffer;
+	if (o.debug_buffer_size) {
+		debug_buffer.reset(new uint8_t[o.debug_buffer_size]());
+		tracer.set_debug_buffer({ debug_buffer.get(), o.debug_buffer_size });
+	}
+#else
 	etdump_bpf::UsdtEventTracer tracer;
+#endif
+	if (o.track_allocations) {
+		method_allocator.track(&tracer, "method_allocator");
+		temp_allocator.track(&tracer, "temp_allocator");
+	}
+	tracer.set_event_tracer_debug_level(o.debug_level);
 	Result<Method> method = program->load_method(
 		*name, &memory_manager, o.tracer ? &tracer : nullptr);
 	if (!method.ok())
@@ -196,5 +325,17 @@ int main(int argc, char **argv)
 	}
 	if (o.print_output)
 		print_outputs(*method);
+	if (o.track_allocations) {
+		method_allocator.print_tracked("method_allocator");
+		temp_allocator.print_tracked("temp_allocator");
+	}
+#ifdef RUNNER_ETDUMPGEN
+	if (o.etdump_path && write_etdump(tracer, o.etdump_path))
+		return 1;
+	if (o.debug_buffer_path &&
+	    write_file(o.debug_buffer_path, debug_buffer.get(),
+		       o.debug_buffer_size))
+		return 1;
+#endif
 	return 0;
 }
