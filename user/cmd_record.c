@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "privileges.h"
 #include "raw_writer.h"
+#include "live_view.h"
 #include "run_sink.h"
 #include "summary.h"
 #include "symbol_mode.h"
@@ -66,6 +67,9 @@ static const char record_usage[] =
 	"                       least DURATION, with all their events\n"
 	"      --flight-recorder N  hold the last N runs; write them on\n"
 	"                       SIGUSR1 and at the end\n"
+	"      --live           per-operator counts, mean and p99 durations\n"
+	"                       each second on stdout (q quits); -o and --raw\n"
+	"                       optional (etdump-bpf top -p PID is this)\n"
 	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
 	"the functions rules name, e.g. ExecuTorch's Method::execute and kernels.\n"
@@ -93,6 +97,7 @@ struct record_opts {
 	bool no_counters;
 	bool counters_given;
 	bool precise;
+	bool live;
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
 	struct run_sink_opts sink;
@@ -121,7 +126,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* long options without a letter */
-enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT };
+enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_LIVE };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -153,6 +158,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "rotate", required_argument, NULL, OPT_ROTATE },
 		{ "keep-slower-than", required_argument, NULL, OPT_SLOWER },
 		{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -233,6 +239,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 						   optarg);
 			o->sink.flight = flight;
 			break;
+		case OPT_LIVE:
+			o->live = true;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -245,7 +254,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		o->command = &argv[optind];
 	if (o->counters_given && o->no_counters)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
-	if (!o->output && !o->raw)
+	if (!o->output && !o->raw && !o->live)
 		return usage_error("%s", "no output file: give -o FILE, --raw FILE or both");
 	if (o->output && o->raw && output_same(o->output, o->raw))
 		return usage_error("'%s' given for both -o and --raw", o->raw);
@@ -323,15 +332,16 @@ static void print_status(struct collector *col, struct capture *cap,
 		(unsigned long long)capture_drops(cap), final ? "\n" : "   ");
 }
 
-enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
+enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL, STOP_QUIT };
 
 static int collect(const struct record_opts *o, struct target *t,
 		   struct capture *cap, struct collector *col,
 		   struct raw_writer *raw, struct run_sink *rs,
-		   enum stop_reason *why)
+		   struct live_view *lv, enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
-	bool tty = isatty(STDERR_FILENO);
+	/* the live view has the terminal */
+	bool tty = isatty(STDERR_FILENO) && !lv;
 	struct pollfd pfd[2] = {
 		{ .fd = capture_fd(cap), .events = POLLIN },
 		{ .fd = t->pidfd, .events = POLLIN },
@@ -348,6 +358,7 @@ static int collect(const struct record_opts *o, struct target *t,
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
 		now = now_ns();
+		err = 0;
 		if (rs && dump_signal) {
 			dump_signal = 0;
 			err = run_sink_dump(rs);
@@ -356,6 +367,10 @@ static int collect(const struct record_opts *o, struct target *t,
 		}
 		if (err)
 			return err;
+		if (lv && live_view_tick(lv, now, capture_drops(cap))) {
+			*why = STOP_QUIT;
+			break;
+		}
 		if (stop_signal) {
 			*why = STOP_SIGNAL;
 			break;
@@ -385,7 +400,16 @@ static const char *const stop_reasons[] = {
 	[STOP_EXIT] = "target exited",
 	[STOP_DURATION] = "duration reached",
 	[STOP_SIGNAL] = "interrupted",
+	[STOP_QUIT] = "quit",
 };
+
+/* --live without an output: runs are only counted */
+static int drop_run(void *ctx, struct run_view *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
 
 static void print_summary(const struct record_opts *o, const struct target *t,
 			  enum stop_reason why, const char *runs,
@@ -568,6 +592,8 @@ int cmd_record(int argc, char **argv)
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
 	struct run_sink *rs = NULL;
+	struct live_view *lv = NULL;
+	char title[4200];
 	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
@@ -598,6 +624,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	if (run_sink_wanted(&o.sink) && run_sink_open(&rs, &o.sink, col))
 		goto cleanup;
+	if (o.live && !o.output && !rs)
+		collector_set_run_sink(col, drop_run, NULL);
 	if (o.sink.flight) {
 		struct sigaction usr = { .sa_handler = on_dump_signal };
 
@@ -628,6 +656,9 @@ int cmd_record(int argc, char **argv)
 	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
 	       t.exe, !sink.sm && objs.n > 1 ? " and its libraries" : "",
 	       o.pid ? "; Ctrl-C to stop" : "");
+	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
+	if (o.live && live_view_open(&lv, col, title))
+		goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
@@ -636,7 +667,7 @@ int cmd_record(int argc, char **argv)
 	if (o.raw && open_raw(&o, &t, cap, &copts, start, &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, cap, col, sink.raw, rs, &why);
+	err = collect(&o, &t, cap, col, sink.raw, rs, lv, &why);
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
@@ -658,6 +689,14 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
+	if (!o.output && !o.raw) {
+		p_info("%s: %llu runs, %llu events, %llu dropped",
+		       stop_reasons[why], (unsigned long long)stats.runs,
+		       (unsigned long long)stats.events,
+		       (unsigned long long)drops);
+		ret = drops ? EXIT_LOST : EXIT_OK;
+		goto cleanup;
+	}
 	if (!stats.runs) {
 		no_runs(&o, &stats, drops);
 		goto cleanup;
@@ -682,6 +721,7 @@ cleanup:
 	target_close(&t);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
+	live_view_free(lv);
 	run_sink_free(rs);
 	collector_free(col);
 	/* after the frees: the fork it makes then copies no large page tables */

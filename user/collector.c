@@ -41,6 +41,8 @@ struct collector {
 	struct strtab *names;
 	collector_run_fn on_run; /* where a complete run goes; NULL: log */
 	void *on_run_ctx;
+	collector_event_fn on_event; /* sees every event, in a run or not */
+	void *on_event_ctx;
 	uint64_t runs_opened;
 	struct thread_state *threads;
 	size_t nthreads;
@@ -66,6 +68,13 @@ struct collector *collector_new(void)
 		return NULL;
 	}
 	return c;
+}
+
+void collector_set_event_hook(struct collector *c, collector_event_fn fn,
+			      void *ctx)
+{
+	c->on_event = fn;
+	c->on_event_ctx = ctx;
 }
 
 void collector_set_run_sink(struct collector *c, collector_run_fn fn,
@@ -210,6 +219,8 @@ static int add_event(struct collector *c, struct thread_state *t,
 	bool delegate = ev->has_metadata;
 	int err;
 
+	if (c->on_event)
+		c->on_event(c->on_event_ctx, ev);
 	if (!t->in_run) {
 		c->stats.outside_run++;
 		return 0;

@@ -22,6 +22,7 @@ static const struct command {
 	{ "list", cmd_list, "show the etdump probes of a binary or process" },
 	{ "convert", cmd_convert, "turn a raw capture into an ETDump or a Chrome trace" },
 	{ "report", cmd_report, "the Inspector's statistics table of an ETDump" },
+	{ "top", cmd_top, "live per-operator view of a process (record --live)" },
 };
 
 static void usage(FILE *f)
