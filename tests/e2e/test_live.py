@@ -15,6 +15,12 @@ import unittest
 
 from etdump_e2e import CLI, EXAMPLE, TempDirTest, decode, run
 
+# the example's operators as the table names them (tests/example/README.md)
+OPERATORS = {"Method::execute", "OPERATOR_CALL", "DELEGATE_CALL",
+             "native_call_convolution.out", "native_call_relu.out",
+             "native_call_max_pool2d_with_indices.out",
+             "native_call_view_copy.out", "native_call__softmax.out",
+             "linear #0", "relu #1", "linear #2", "delegate #7"}
 ROW = re.compile(r"^(\S.*?)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s*$")
 
 
@@ -40,14 +46,17 @@ class LiveTest(TempDirTest):
         return ex
 
     def assert_counts_add_up(self, rows):
-        """Batched, an execution's events come in one flush: one table
-        holds all of them, five OPERATOR_CALLs and one of the rest each."""
+        """Each execution has five OPERATOR_CALLs and one of every other
+        operator; a second's table holds whole executions but for the one
+        its start and its end may cut (a flush can end mid-execution)."""
         n = rows["Method::execute"]
         self.assertGreater(n, 0)
-        for op in ("native_call_convolution.out", "DELEGATE_CALL",
-                   "native_call__softmax.out", "linear #0"):
-            self.assertEqual(rows[op], n, rows)
-        self.assertEqual(rows["OPERATOR_CALL"], 5 * n, rows)
+        # the load's events too in the table of its second
+        self.assertEqual(set(rows) - {"Method::init", "Program::load_method"},
+                         OPERATORS)
+        for op in OPERATORS - {"OPERATOR_CALL"}:
+            self.assertLessEqual(abs(rows[op] - n), 2, rows)
+        self.assertLessEqual(abs(rows["OPERATOR_CALL"] - 5 * n), 10, rows)
 
     def test_top_from_a_pipe_quits_on_q(self):
         ex = self.start_example()
