@@ -192,7 +192,8 @@ static int add_full_event(struct thread_state *t, struct etd_event *ev,
 		meta = malloc(ev->metadata_len ? ev->metadata_len : 1);
 		if (!meta)
 			return -ENOMEM;
-		memcpy(meta, ev->metadata, ev->metadata_len);
+		if (ev->metadata_len)
+			memcpy(meta, ev->metadata, ev->metadata_len);
 	}
 	ev->metadata = meta;
 	if (own_str(&ev->name) || own_str(&ev->delegate_id_str)) {
@@ -692,12 +693,12 @@ static int materialize_run(void *ctx, struct run_view *r)
 			if (!err && ev.has_metadata) {
 				ev.metadata = malloc(ev.metadata_len ?
 							     ev.metadata_len : 1);
-				if (ev.metadata)
+				if (!ev.metadata)
+					err = -ENOMEM;
+				else if (ev.metadata_len)
 					memcpy(ev.metadata,
 					       r->meta + r->events[i].aux,
 					       ev.metadata_len);
-				else
-					err = -ENOMEM;
 			}
 		}
 		err = err ? err : etd_run_add_event(run, &ev);

@@ -83,9 +83,13 @@ static int ring_put(struct run_sink *s, struct run_view *r)
 		free(c.full);
 		return -ENOMEM;
 	}
-	memcpy(c.events, r->events, r->nevents * sizeof(*r->events));
-	memcpy(c.meta, r->meta, r->meta_len);
-	memcpy(c.full, r->full, r->nfull * sizeof(*r->full));
+	/* a run's arrays stay NULL until it has what goes in them */
+	if (r->nevents)
+		memcpy(c.events, r->events, r->nevents * sizeof(*r->events));
+	if (r->meta_len)
+		memcpy(c.meta, r->meta, r->meta_len);
+	if (r->nfull)
+		memcpy(c.full, r->full, r->nfull * sizeof(*r->full));
 	r->nfull = 0; /* taken */
 	ring_entry_free(e);
 	*e = c;
