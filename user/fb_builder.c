@@ -367,7 +367,8 @@ int fb_table_start(struct fb_builder *b)
 		return err;
 	b->in_table = true;
 	b->table_begin = b->size;
-	memset(b->slots, 0, sizeof(b->slots));
+	/* past nslots every slot is still 0: two tables an event, 256 bytes each */
+	memset(b->slots, 0, b->nslots * sizeof(b->slots[0]));
 	b->nslots = 0;
 	return 0;
 }
