@@ -77,26 +77,25 @@ class LongRecordingTest(TempDirTest):
         total = sum(len(runs_of(f)) for f in files)
         self.assertEqual(total, 201)
 
+    def refused_at(self, name, executions):
+        """record --rotate meets a file of ours at `name`: exit status 1,
+        the file named, its content untouched."""
+        mine = self.path(name)
+        with open(mine, "w") as f:
+            f.write("mine")
+        proc = self.record(["-o", self.path("run.etdp"), "--rotate", "32K"],
+                           ["-n", str(executions)], status=1)
+        self.assertIn(name, proc.stderr)
+        with open(mine) as f:
+            self.assertEqual(f.read(), "mine")
+        return mine
+
     def test_rotate_never_replaces_a_file_of_the_series_without_force(self):
         out = self.path("run.etdp")
-        first = self.path("run.0001.etdp")
-        with open(first, "w") as f:
-            f.write("mine")
-        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "5"],
-                           status=1)
-        self.assertIn("run.0001.etdp", proc.stderr)
-        with open(first) as f:
-            self.assertEqual(f.read(), "mine")
-        # a later file of the series, met while recording
+        first = self.refused_at("run.0001.etdp", 5)
         os.unlink(first)
-        later = self.path("run.0002.etdp")
-        with open(later, "w") as f:
-            f.write("mine")
-        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "300"],
-                           status=1)
-        self.assertIn("run.0002.etdp", proc.stderr)
-        with open(later) as f:
-            self.assertEqual(f.read(), "mine")
+        # a later file of the series, met while recording
+        later = self.refused_at("run.0002.etdp", 300)
         self.assertTrue(runs_of(first))
         # with -f it is replaced
         self.record(["-f", "-o", out, "--rotate", "32K"], ["-n", "300"])
