@@ -63,8 +63,10 @@ static const char record_usage[] =
 	"      --rotate SIZE|DURATION  a complete ETDump each time the runs\n"
 	"                       held reach SIZE (K/M/G) or DURATION passed\n"
 	"                       (s, ms, min, h)\n"
-	"      --keep-slower-than DURATION  only runs whose events span at\n"
-	"                       least DURATION, with all their events\n"
+	"      --keep-slower-than DURATION|pNN  only runs whose events span at\n"
+	"                       least DURATION, or more than the NN-th\n"
+	"                       percentile of the runs seen so far (the first\n"
+	"                       100 set it), with all their events\n"
 	"      --flight-recorder N  hold the last N runs; write them on\n"
 	"                       SIGUSR1 and at the end\n"
 	"      --live           per-operator counts, mean and p99 durations\n"
@@ -162,7 +164,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	uint64_t flight;
+	uint64_t flight, pct;
 	int c;
 
 	char err[256];
@@ -228,10 +230,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 						   optarg);
 			break;
 		case OPT_SLOWER:
-			if (parse_duration(optarg, &o->sink.slower_than_ns) ||
-			    !o->sink.slower_than_ns)
-				return usage_error("invalid duration '%s' (e.g. 2ms, 0.5s)",
+			if (optarg[0] == 'p' ?
+				    parse_u64(optarg + 1, 1, 99, &pct) :
+				    parse_duration(optarg, &o->sink.slower_than_ns) ||
+					    !o->sink.slower_than_ns)
+				return usage_error("invalid bound '%s' (a duration, e.g. 2ms, 0.5s, or a percentile, p1 to p99)",
 						   optarg);
+			o->sink.slower_pct = optarg[0] == 'p' ? pct : 0;
 			break;
 		case OPT_FLIGHT:
 			if (parse_u64(optarg, 1, 1u << 20, &flight))
@@ -446,6 +451,11 @@ static int finish_sink(const struct record_opts *o, const struct target *t,
 		       (unsigned long long)ss->seen,
 		       (unsigned long long)ss->kept,
 		       o->sink.slower_than_ns / 1e6);
+	if (o->sink.slower_pct)
+		p_info("%llu run(s) seen, %llu kept: slower than p%u of the runs so far (the first %d set it)",
+		       (unsigned long long)ss->seen,
+		       (unsigned long long)ss->kept, o->sink.slower_pct,
+		       RUN_SINK_WARMUP);
 	if (o->sink.flight)
 		p_info("flight recorder: %llu run(s) seen, the last %zu at most held",
 		       (unsigned long long)ss->seen, o->sink.flight);

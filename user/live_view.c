@@ -7,12 +7,10 @@
 #include <termios.h>
 #include <unistd.h>
 #include "live_view.h"
+#include "log_hist.h"
 
 #define INTERVAL_NS 1000000000ull
 #define MAX_ROWS 40
-/* durations by power of two, each split in 8: p99 within an eighth */
-#define SUB 8
-#define BUCKETS (64 * SUB)
 
 struct op_stats {
 	const char *name;        /* interned, or the row's own id text */
@@ -22,7 +20,7 @@ struct op_stats {
 	uint64_t sum_ns;
 	uint64_t counter_sum[ETD_MAX_COUNTERS];
 	uint64_t counter_n[ETD_MAX_COUNTERS];
-	uint32_t hist[BUCKETS];
+	struct log_hist hist;    /* durations, for p99 */
 };
 
 struct live_view {
@@ -39,24 +37,6 @@ struct live_view {
 	bool tty_in;
 	struct termios saved;
 };
-
-static unsigned int bucket_of(uint64_t ns)
-{
-	unsigned int log = 63 - __builtin_clzll(ns | 1);
-	unsigned int sub = log >= 3 ? (ns >> (log - 3)) & (SUB - 1) : 0;
-
-	return log * SUB + sub;
-}
-
-/* The upper bound of a bucket, what p99 reports. */
-static uint64_t bucket_top(unsigned int b)
-{
-	unsigned int log = b / SUB, sub = b % SUB;
-
-	if (log < 3)
-		return (2ull << log) - 1;
-	return ((uint64_t)(SUB + sub + 1) << (log - 3)) - 1;
-}
 
 static struct op_stats *op_find(struct live_view *lv, const char *name,
 				int32_t id_int)
@@ -101,7 +81,7 @@ static void on_event(void *ctx, const struct etd_event *ev)
 		return;
 	op->count++;
 	op->sum_ns += ns;
-	op->hist[bucket_of(ns)]++;
+	log_hist_add(&op->hist, ns);
 	for (i = 0; i < ev->counters.n && i < ETD_MAX_COUNTERS; i++) {
 		if (!ev->counters.valid[i])
 			continue;
@@ -132,19 +112,6 @@ int live_view_open(struct live_view **out, struct collector *col,
 	}
 	collector_set_event_hook(col, on_event, lv);
 	*out = lv;
-	return 0;
-}
-
-static uint64_t p99(const struct op_stats *op)
-{
-	uint64_t seen = 0, want = op->count - op->count / 100;
-	unsigned int b;
-
-	for (b = 0; b < BUCKETS; b++) {
-		seen += op->hist[b];
-		if (seen >= want && op->hist[b])
-			return bucket_top(b);
-	}
 	return 0;
 }
 
@@ -184,7 +151,8 @@ static void draw(struct live_view *lv, uint64_t secs_ns, uint64_t drops)
 		printf("%-40.40s %10llu %12.3f %12.3f",
 		       op->name ? op->name : op->id,
 		       (unsigned long long)op->count,
-		       op->sum_ns / 1e3 / op->count, p99(op) / 1e3);
+		       op->sum_ns / 1e3 / op->count,
+		       log_hist_percentile(&op->hist, 99) / 1e3);
 		for (i = 0; i < nc; i++) {
 			if (op->counter_n[i])
 				printf(" %16.0f", (double)op->counter_sum[i] /
@@ -203,7 +171,7 @@ static void draw(struct live_view *lv, uint64_t secs_ns, uint64_t drops)
 		op->count = op->sum_ns = 0;
 		memset(op->counter_sum, 0, sizeof(op->counter_sum));
 		memset(op->counter_n, 0, sizeof(op->counter_n));
-		memset(op->hist, 0, sizeof(op->hist));
+		memset(&op->hist, 0, sizeof(op->hist));
 	}
 	lv->events = 0;
 	lv->last_runs = runs;

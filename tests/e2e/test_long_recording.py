@@ -116,6 +116,22 @@ class LongRecordingTest(TempDirTest):
                       f"10.000 ms", proc.stderr)
         self.assertIn(f"wrote {out}: {len(runs)} runs", proc.stderr)
 
+    def test_keep_slower_than_a_percentile(self):
+        out = self.path("slow.etdp")
+        # executions 100, 200, 300, 400: 20 ms more, each after the first
+        # 100 runs that set the percentile
+        proc = self.record(["-o", out, "--keep-slower-than", "p99"],
+                           ["-n", "400", "--slow-every", "100"])
+        runs = runs_of(out)
+        for r in runs:
+            self.assert_whole(r)
+        slow = [r for r in runs if delegate_call_ns(r) >= 20_000_000]
+        self.assertEqual(len(slow), 4)
+        # slower than 99 runs in 100 of those seen before: a few at most
+        self.assertLess(len(runs), 40)
+        self.assertIn(f"401 run(s) seen, {len(runs)} kept: slower than p99",
+                      proc.stderr)
+
     def test_keep_slower_than_with_no_slow_run_writes_nothing(self):
         out = self.path("slow.etdp")
         proc = self.record(["-o", out, "--keep-slower-than", "1h"],
@@ -170,6 +186,8 @@ class LongRecordingTest(TempDirTest):
     def test_bad_values_are_usage_errors(self):
         for args in (["--rotate", "0"], ["--rotate", "10x"],
                      ["--keep-slower-than", "fast"],
+                     ["--keep-slower-than", "p100"],
+                     ["--keep-slower-than", "p0"],
                      ["--flight-recorder", "0"],
                      ["--flight-recorder", "3", "--rotate", "1M"]):
             proc = run([CLI, "record", "-o", self.path("x.etdp")] + args +
