@@ -47,4 +47,12 @@ done
 check "doctor" "$build/etdump-bpf" doctor "$build/example-runtime"
 check "list, symbol mode's preview" "$build/etdump-bpf" list \
 	--rules tests/example/example.rules "$build/example-runtime-noprobes"
+# the run log's other ways out: a rotated series, the slow runs, the last runs
+check "record, rotate" "$build/etdump-bpf" record -o "$tmp/rot.etdp" \
+	--rotate 16K -- "$build/example-runtime" -n 100 --threads 2
+check "record, keep slower, flight recorder" "$build/etdump-bpf" record \
+	-o "$tmp/fr.etdp" --keep-slower-than 10ms --flight-recorder 2 -- \
+	"$build/example-runtime" -n 60 --slow-every 20
+check "record, live" "$build/etdump-bpf" record --live --precise -- \
+	"$build/example-runtime" -n 20
 exit $failed

@@ -32,6 +32,7 @@
 #include "privileges.h"
 #include "raw_threads.h"
 #include "raw_writer.h"
+#include "live_view.h"
 #include "run_sink.h"
 #include "sched_lanes.h"
 #include "summary.h"
@@ -102,10 +103,15 @@ static const char record_usage[] =
 	"      --rotate SIZE|DURATION  a complete ETDump each time the runs\n"
 	"                       held reach SIZE (K/M/G) or DURATION passed\n"
 	"                       (s, ms, min, h)\n"
-	"      --keep-slower-than DURATION  only runs whose events span at\n"
-	"                       least DURATION, with all their events\n"
+	"      --keep-slower-than DURATION|pNN  only runs whose events span at\n"
+	"                       least DURATION, or more than the NN-th\n"
+	"                       percentile of the runs seen so far (the first\n"
+	"                       100 set it), with all their events\n"
 	"      --flight-recorder N  hold the last N runs; write them on\n"
 	"                       SIGUSR1 and at the end\n"
+	"      --live           per-operator counts, mean and p99 durations\n"
+	"                       each second on stdout (q quits); -o and --raw\n"
+	"                       optional (etdump-bpf top -p PID is this)\n"
 	"\n"
 	"Symbol mode (a runtime without etdump probes, or --symbols): uprobes on\n"
 	"the functions rules name, e.g. ExecuTorch's Method::execute and kernels.\n"
@@ -142,6 +148,7 @@ struct record_opts {
 	bool allocations;
 	bool allocations_in_etdump;
 	char *debug_buffer_path;   /* what is written: given or derived */
+	bool live;
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
 	struct run_sink_opts sink;
@@ -172,7 +179,7 @@ static int usage_error(const char *fmt, const char *arg)
 /* long options without a letter */
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
-       OPT_ALLOCATIONS_IN_ETDUMP };
+       OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -227,11 +234,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "allocations", no_argument, NULL, OPT_ALLOCATIONS },
 		{ "allocations-in-etdump", no_argument, NULL,
 		  OPT_ALLOCATIONS_IN_ETDUMP },
+		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
 	};
-	uint64_t flight;
+	uint64_t flight, pct;
 	int c;
 
 	char err[256];
@@ -307,10 +315,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 						   optarg);
 			break;
 		case OPT_SLOWER:
-			if (parse_duration(optarg, &o->sink.slower_than_ns) ||
-			    !o->sink.slower_than_ns)
-				return usage_error("invalid duration '%s' (e.g. 2ms, 0.5s)",
+			if (optarg[0] == 'p' ?
+				    parse_u64(optarg + 1, 1, 99, &pct) :
+				    parse_duration(optarg, &o->sink.slower_than_ns) ||
+					    !o->sink.slower_than_ns)
+				return usage_error("invalid bound '%s' (a duration, e.g. 2ms, 0.5s, or a percentile, p1 to p99)",
 						   optarg);
+			o->sink.slower_pct = optarg[0] == 'p' ? pct : 0;
 			break;
 		case OPT_FLIGHT:
 			if (parse_u64(optarg, 1, 1u << 20, &flight))
@@ -334,6 +345,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case OPT_ALLOCATIONS:
 			o->allocations = true;
 			break;
+		case OPT_LIVE:
+			o->live = true;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -345,8 +359,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		o->command = &argv[optind];
 	if (o->counters_given && o->no_counters)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
-	if (!o->output && !o->raw)
-		o->output = DEFAULT_OUTPUT; /* as perf.data: kept unless -f */
+	/* as perf.data, kept unless -f; --live alone writes nothing */
+	if (!o->output && !o->raw && !o->live)
+		o->output = DEFAULT_OUTPUT;
 	if (o->sched && !o->raw)
 		return usage_error("%s", "--sched needs --raw FILE: its lanes are in the timeline convert makes of it");
 	if (o->output && o->raw && output_same(o->output, o->raw))
@@ -473,16 +488,17 @@ static void print_status(struct collector *col, struct capture *cap,
 		(unsigned long long)capture_drops(cap), final ? "\n" : "   ");
 }
 
-enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL };
+enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL, STOP_QUIT };
 
 static int collect(const struct record_opts *o, struct target *t,
 		   struct more_targets *more, struct capture *cap,
 		   struct collector *col, struct raw_writer *raw,
-		   struct run_sink *rs,
+		   struct run_sink *rs, struct live_view *lv,
 		   enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
-	bool tty = isatty(STDERR_FILENO);
+	/* the live view has the terminal */
+	bool tty = isatty(STDERR_FILENO) && !lv;
 	struct pollfd pfd[2] = {
 		{ .fd = capture_fd(cap), .events = POLLIN },
 		{ .fd = t->pidfd, .events = POLLIN },
@@ -500,6 +516,7 @@ static int collect(const struct record_opts *o, struct target *t,
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
 		now = now_ns();
+		err = 0;
 		if (rs && dump_signal) {
 			dump_signal = 0;
 			err = run_sink_dump(rs);
@@ -508,6 +525,10 @@ static int collect(const struct record_opts *o, struct target *t,
 		}
 		if (err)
 			return err;
+		if (lv && live_view_tick(lv, now, capture_drops(cap))) {
+			*why = STOP_QUIT;
+			break;
+		}
 		if (stop_signal) {
 			*why = STOP_SIGNAL;
 			break;
@@ -540,7 +561,16 @@ static const char *const stop_reasons[] = {
 	[STOP_EXIT] = "target exited",
 	[STOP_DURATION] = "duration reached",
 	[STOP_SIGNAL] = "interrupted",
+	[STOP_QUIT] = "quit",
 };
+
+/* --live without an output: runs are only counted */
+static int drop_run(void *ctx, struct run_view *r)
+{
+	(void)ctx;
+	(void)r;
+	return 0;
+}
 
 static void print_summary(const struct record_opts *o, const struct target *t,
 			  enum stop_reason why, const char *runs,
@@ -579,6 +609,11 @@ static int finish_sink(const struct record_opts *o, const struct target *t,
 		       (unsigned long long)ss->seen,
 		       (unsigned long long)ss->kept,
 		       o->sink.slower_than_ns / 1e6);
+	if (o->sink.slower_pct)
+		p_info("%llu run(s) seen, %llu kept: slower than p%u of the runs so far (the first %d set it)",
+		       (unsigned long long)ss->seen,
+		       (unsigned long long)ss->kept, o->sink.slower_pct,
+		       RUN_SINK_WARMUP);
 	if (o->sink.flight)
 		p_info("flight recorder: %llu run(s) seen, the last %zu at most held",
 		       (unsigned long long)ss->seen, o->sink.flight);
@@ -780,6 +815,8 @@ int cmd_record(int argc, char **argv)
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
 	struct run_sink *rs = NULL;
+	struct live_view *lv = NULL;
+	char title[4200];
 	char *kept = NULL;
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
@@ -834,6 +871,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	if (run_sink_wanted(&o.sink) && run_sink_open(&rs, &o.sink, col))
 		goto cleanup;
+	if (o.live && !o.output && !rs)
+		collector_set_run_sink(col, drop_run, NULL);
 	if (o.sink.flight) {
 		struct sigaction usr = { .sa_handler = on_dump_signal };
 
@@ -876,7 +915,9 @@ int cmd_record(int argc, char **argv)
 	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
 	       t.exe, !sink.sm && objs.n > 1 ? " and its libraries" : "",
 	       o.pid ? "; Ctrl-C to stop" : "");
-	if (more_targets_attach(&more, cap, &nattached))
+	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
+	if (more_targets_attach(&more, cap, &nattached) ||
+	    (o.live && live_view_open(&lv, col, title)))
 		goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
@@ -887,7 +928,7 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, &more, cap, col, sink.raw, rs, &why);
+	err = collect(&o, &t, &more, cap, col, sink.raw, rs, lv, &why);
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
@@ -911,6 +952,14 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	drops += stats.lost_in_flush;
+	if (!o.output && !o.raw) {
+		p_info("%s: %llu runs, %llu events, %llu dropped",
+		       stop_reasons[why], (unsigned long long)stats.runs,
+		       (unsigned long long)stats.events,
+		       (unsigned long long)drops);
+		ret = drops ? EXIT_LOST : EXIT_OK;
+		goto cleanup;
+	}
 	if (!stats.runs) {
 		no_runs(&o, &stats, drops);
 		goto cleanup;
@@ -963,6 +1012,7 @@ cleanup:
 	more_targets_close(&more);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
+	live_view_free(lv);
 	run_sink_free(rs);
 	thread_names_free(&sink.names);
 	collector_free(col);

@@ -64,6 +64,8 @@ struct collector {
 	struct strtab *names;
 	collector_run_fn on_run; /* where a complete run goes; NULL: log */
 	void *on_run_ctx;
+	collector_event_fn on_event; /* sees every event, in a run or not */
+	void *on_event_ctx;
 	uint64_t runs_opened;
 	struct thread_state *threads;
 	size_t nthreads;
@@ -93,6 +95,13 @@ struct collector *collector_new(void)
 		return NULL;
 	}
 	return c;
+}
+
+void collector_set_event_hook(struct collector *c, collector_event_fn fn,
+			      void *ctx)
+{
+	c->on_event = fn;
+	c->on_event_ctx = ctx;
 }
 
 void collector_set_run_sink(struct collector *c, collector_run_fn fn,
@@ -217,7 +226,8 @@ static int add_full_event(struct thread_state *t, struct etd_event *ev,
 		meta = malloc(ev->metadata_len ? ev->metadata_len : 1);
 		if (!meta)
 			return -ENOMEM;
-		memcpy(meta, ev->metadata, ev->metadata_len);
+		if (ev->metadata_len)
+			memcpy(meta, ev->metadata, ev->metadata_len);
 	}
 	ev->metadata = meta;
 	if (own_str(&ev->name) || own_str(&ev->delegate_id_str)) {
@@ -320,6 +330,8 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 static int add_event(struct collector *c, struct thread_state *t,
 		     struct etd_event *ev, uint64_t at)
 {
+	if (c->on_event)
+		c->on_event(c->on_event_ctx, ev);
 	if (t->in_run)
 		return add_to_run(c, t, ev);
 	if (!t->had_block && !t->mid_run)
@@ -1004,12 +1016,12 @@ static int materialize_run(void *ctx, struct run_view *r)
 			if (!err && ev.has_metadata) {
 				ev.metadata = malloc(ev.metadata_len ?
 							     ev.metadata_len : 1);
-				if (ev.metadata)
+				if (!ev.metadata)
+					err = -ENOMEM;
+				else if (ev.metadata_len)
 					memcpy(ev.metadata,
 					       r->meta + r->events[i].aux,
 					       ev.metadata_len);
-				else
-					err = -ENOMEM;
 			}
 		}
 		err = err ? err : etd_run_add_event(run, &ev);

@@ -111,6 +111,10 @@ const struct value_capture *collector_values(const struct collector *c);
  * collector); it may take the full events by setting r->nfull to 0.
  */
 typedef int (*collector_run_fn)(void *ctx, struct run_view *r);
+/* Every event as it ends, in a run or not (a live view); names interned. */
+typedef void (*collector_event_fn)(void *ctx, const struct etd_event *ev);
+void collector_set_event_hook(struct collector *c, collector_event_fn fn,
+			      void *ctx);
 void collector_set_run_sink(struct collector *c, collector_run_fn fn,
 			    void *ctx);
 /*

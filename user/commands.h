@@ -18,5 +18,6 @@ int cmd_convert(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif /* ETDUMP_COMMANDS_H */

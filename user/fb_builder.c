@@ -64,6 +64,26 @@ static uint8_t *at(const struct fb_builder *b, fb_ref ref)
 	return b->buf + b->cap - ref;
 }
 
+/*
+ * The pages the mapped buffer grows into next, populated a chunk at a time:
+ * one call instead of a fault per page (dear in a VM). Best effort: a
+ * kernel without MADV_POPULATE_WRITE faults them in one by one.
+ */
+#define FB_POPULATE (2u << 20)
+
+static void populate_ahead(struct fb_builder *b, size_t n)
+{
+	size_t need = b->size + n, upto;
+
+	if (need <= b->populated)
+		return;
+	upto = (need + FB_POPULATE) & ~(size_t)(FB_POPULATE - 1);
+	if (upto > b->cap)
+		upto = b->cap;
+	madvise(b->buf + b->cap - upto, upto - b->populated, MADV_POPULATE_WRITE);
+	b->populated = upto;
+}
+
 /* Room for n more bytes at the front; the data moves to the new end. */
 static int reserve(struct fb_builder *b, size_t n)
 {
@@ -75,8 +95,10 @@ static int reserve(struct fb_builder *b, size_t n)
 	/* allocated even for n == 0: at() must not offset a NULL buf */
 	if (b->buf && b->cap - b->size >= n)
 		return 0;
-	if (b->mapped) /* FB_MAX_SIZE fits: checked above */
-		return fail(b, -E2BIG);
+	if (b->mapped) {
+		populate_ahead(b, n);
+		return 0;
+	}
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->size < n)
 		cap *= 2;
@@ -90,6 +112,8 @@ static int reserve(struct fb_builder *b, size_t n)
 			b->buf = buf;
 			b->cap = FB_MAP_SIZE;
 			b->mapped = true;
+			b->populated = 0;
+			populate_ahead(b, n);
 			return 0;
 		}
 		/* no room for the reservation: grow on the heap */
@@ -343,7 +367,8 @@ int fb_table_start(struct fb_builder *b)
 		return err;
 	b->in_table = true;
 	b->table_begin = b->size;
-	memset(b->slots, 0, sizeof(b->slots));
+	/* past nslots every slot is still 0: two tables an event, 256 bytes each */
+	memset(b->slots, 0, b->nslots * sizeof(b->slots[0]));
 	b->nslots = 0;
 	return 0;
 }

@@ -50,6 +50,7 @@ struct fb_builder {
 	size_t nvtables;
 	size_t vtables_cap;
 	bool mapped;            /* buf is a reserved mapping, never moved */
+	size_t populated;       /* bytes at its end with their pages in */
 	size_t vtable_last[FB_VTABLE_LAST]; /* by length: the last one matched */
 	struct fb_shared_hit {
 		const char *s;

@@ -24,6 +24,7 @@ static const struct command {
 	{ "report", cmd_report, "the Inspector's statistics table of an ETDump" },
 	{ "diff", cmd_diff, "compare two ETDumps operator by operator, for CI" },
 	{ "doctor", cmd_doctor, "what recording needs here, and what is missing" },
+	{ "top", cmd_top, "live per-operator view of a process (record --live)" },
 };
 
 static void usage(FILE *f)

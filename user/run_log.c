@@ -40,11 +40,15 @@ void packed_event_view(const struct run_view *r, const struct packed_event *p,
 		*out = r->full[p->aux];
 		return;
 	}
-	etd_event_init(out, ETD_PROFILE);
-	out->chain_index = p->chain;
-	out->instruction_id = p->instr;
-	out->start_time = p->start;
-	out->end_time = p->end;
+	/* one store of the whole: this runs for every event written */
+	*out = (struct etd_event){
+		.kind = ETD_PROFILE,
+		.chain_index = p->chain,
+		.instruction_id = p->instr,
+		.delegate_id_int = ETD_UNSET,
+		.start_time = p->start,
+		.end_time = p->end,
+	};
 	if (!(p->flags & PACKED_DELEGATE)) {
 		out->name = (char *)p->str;
 		return;
@@ -54,7 +58,8 @@ void packed_event_view(const struct run_view *r, const struct packed_event *p,
 		out->delegate_id_int = p->id_int;
 	out->has_metadata = true;
 	out->metadata_len = p->meta_len;
-	out->metadata = r->meta + p->aux;
+	/* an empty vector is still one: a pointer, even to nothing */
+	out->metadata = r->meta ? r->meta + p->aux : (uint8_t *)"";
 }
 
 uint64_t run_view_span(const struct run_view *r)
@@ -89,8 +94,9 @@ static struct slab *slab_new(size_t need)
 	struct slab *s;
 
 	cap = cap > SLAB_BYTES ? (cap + 4095) & ~(size_t)4095 : SLAB_BYTES;
-	s = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
+	/* populated at once: one call instead of a fault per page */
+	s = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (s == MAP_FAILED)
 		return NULL;
 	s->next = NULL;
@@ -136,7 +142,8 @@ int run_log_append(struct run_log *l, struct run_view *r)
 	lr = (struct log_run *)(s->data + s->used);
 	lr->v = *r;
 	lr->v.events = (struct packed_event *)(lr + 1);
-	memcpy(lr->v.events, r->events, evbytes);
+	if (evbytes)
+		memcpy(lr->v.events, r->events, evbytes);
 	lr->v.meta = (uint8_t *)lr->v.events + evbytes;
 	if (r->meta_len)
 		memcpy(lr->v.meta, r->meta, r->meta_len);

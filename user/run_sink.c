@@ -7,6 +7,7 @@
 #include "etdump_log_writer.h"
 #include "file_io.h"
 #include "log.h"
+#include "log_hist.h"
 #include "run_sink.h"
 
 struct run_sink {
@@ -21,6 +22,7 @@ struct run_sink {
 	size_t ring_next;
 	size_t ring_n;
 	struct run_sink_stats st;
+	struct log_hist spans;     /* --keep-slower-than pNN: every run's */
 };
 
 static uint64_t now_ns(void)
@@ -38,7 +40,7 @@ bool run_sink_series(const struct run_sink_opts *o)
 
 bool run_sink_wanted(const struct run_sink_opts *o)
 {
-	return run_sink_series(o) || o->slower_than_ns;
+	return run_sink_series(o) || o->slower_than_ns || o->slower_pct;
 }
 
 int run_sink_name(const char *output, unsigned int n, char *buf, size_t len)
@@ -83,9 +85,13 @@ static int ring_put(struct run_sink *s, struct run_view *r)
 		free(c.full);
 		return -ENOMEM;
 	}
-	memcpy(c.events, r->events, r->nevents * sizeof(*r->events));
-	memcpy(c.meta, r->meta, r->meta_len);
-	memcpy(c.full, r->full, r->nfull * sizeof(*r->full));
+	/* a run's arrays stay NULL until it has what goes in them */
+	if (r->nevents)
+		memcpy(c.events, r->events, r->nevents * sizeof(*r->events));
+	if (r->meta_len)
+		memcpy(c.meta, r->meta, r->meta_len);
+	if (r->nfull)
+		memcpy(c.full, r->full, r->nfull * sizeof(*r->full));
 	r->nfull = 0; /* taken */
 	ring_entry_free(e);
 	*e = c;
@@ -100,9 +106,17 @@ static int on_run(void *ctx, struct run_view *r)
 	struct run_sink *s = ctx;
 	int err;
 
+	uint64_t span = run_view_span(r);
+
 	s->st.seen++;
-	if (s->o.slower_than_ns && run_view_span(r) < s->o.slower_than_ns)
+	if (s->o.slower_than_ns && span < s->o.slower_than_ns)
 		return 0;
+	if (s->o.slower_pct) {
+		log_hist_add(&s->spans, span);
+		if (s->spans.count <= RUN_SINK_WARMUP ||
+		    span <= log_hist_percentile(&s->spans, s->o.slower_pct))
+			return 0;
+	}
 	s->st.kept++;
 	if (s->o.flight)
 		return ring_put(s, r);

@@ -3,7 +3,9 @@
  * run_sink.h - where the complete runs of a long recording go, as the
  * collector completes them (collector_set_run_sink):
  *   - only the slow ones (--keep-slower-than): a run whose events span
- *     less than the bound is counted and dropped;
+ *     less than the bound is counted and dropped; the bound may be a
+ *     percentile (pNN) of the spans of the runs seen so far, set by the
+ *     first RUN_SINK_WARMUP runs before any is kept;
  *   - a series of complete ETDumps (--rotate SIZE|DURATION): the runs held
  *     are written to the next file of the series once they reach SIZE
  *     (their compact size, about the file's) or DURATION passed;
@@ -28,8 +30,11 @@ struct run_sink_opts {
 	uint64_t rotate_bytes;    /* 0: not by size */
 	uint64_t rotate_ns;       /* 0: not by time */
 	uint64_t slower_than_ns;  /* 0: every run */
+	unsigned int slower_pct;  /* or slower than this percentile; 0: none */
 	size_t flight;            /* 0: not a flight recorder */
 };
+
+#define RUN_SINK_WARMUP 100
 
 struct run_sink_stats {
 	uint64_t seen;            /* complete runs the collector handed over */

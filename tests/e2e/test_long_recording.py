@@ -77,26 +77,25 @@ class LongRecordingTest(TempDirTest):
         total = sum(len(runs_of(f)) for f in files)
         self.assertEqual(total, 201)
 
+    def refused_at(self, name, executions):
+        """record --rotate meets a file of ours at `name`: exit status 1,
+        the file named, its content untouched."""
+        mine = self.path(name)
+        with open(mine, "w") as f:
+            f.write("mine")
+        proc = self.record(["-o", self.path("run.etdp"), "--rotate", "32K"],
+                           ["-n", str(executions)], status=1)
+        self.assertIn(name, proc.stderr)
+        with open(mine) as f:
+            self.assertEqual(f.read(), "mine")
+        return mine
+
     def test_rotate_never_replaces_a_file_of_the_series_without_force(self):
         out = self.path("run.etdp")
-        first = self.path("run.0001.etdp")
-        with open(first, "w") as f:
-            f.write("mine")
-        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "5"],
-                           status=1)
-        self.assertIn("run.0001.etdp", proc.stderr)
-        with open(first) as f:
-            self.assertEqual(f.read(), "mine")
-        # a later file of the series, met while recording
+        first = self.refused_at("run.0001.etdp", 5)
         os.unlink(first)
-        later = self.path("run.0002.etdp")
-        with open(later, "w") as f:
-            f.write("mine")
-        proc = self.record(["-o", out, "--rotate", "32K"], ["-n", "300"],
-                           status=1)
-        self.assertIn("run.0002.etdp", proc.stderr)
-        with open(later) as f:
-            self.assertEqual(f.read(), "mine")
+        # a later file of the series, met while recording
+        later = self.refused_at("run.0002.etdp", 300)
         self.assertTrue(runs_of(first))
         # with -f it is replaced
         self.record(["-f", "-o", out, "--rotate", "32K"], ["-n", "300"])
@@ -116,6 +115,22 @@ class LongRecordingTest(TempDirTest):
         self.assertIn(f"101 run(s) seen, {len(runs)} kept: slower than "
                       f"10.000 ms", proc.stderr)
         self.assertIn(f"wrote {out}: {len(runs)} runs", proc.stderr)
+
+    def test_keep_slower_than_a_percentile(self):
+        out = self.path("slow.etdp")
+        # executions 100, 200, 300, 400: 20 ms more, each after the first
+        # 100 runs that set the percentile
+        proc = self.record(["-o", out, "--keep-slower-than", "p99"],
+                           ["-n", "400", "--slow-every", "100"])
+        runs = runs_of(out)
+        for r in runs:
+            self.assert_whole(r)
+        slow = [r for r in runs if delegate_call_ns(r) >= 20_000_000]
+        self.assertEqual(len(slow), 4)
+        # slower than 99 runs in 100 of those seen before: a few at most
+        self.assertLess(len(runs), 40)
+        self.assertIn(f"401 run(s) seen, {len(runs)} kept: slower than p99",
+                      proc.stderr)
 
     def test_keep_slower_than_with_no_slow_run_writes_nothing(self):
         out = self.path("slow.etdp")
@@ -171,6 +186,8 @@ class LongRecordingTest(TempDirTest):
     def test_bad_values_are_usage_errors(self):
         for args in (["--rotate", "0"], ["--rotate", "10x"],
                      ["--keep-slower-than", "fast"],
+                     ["--keep-slower-than", "p100"],
+                     ["--keep-slower-than", "p0"],
                      ["--flight-recorder", "0"],
                      ["--flight-recorder", "3", "--rotate", "1M"]):
             proc = run([CLI, "record", "-o", self.path("x.etdp")] + args +

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * What long recordings stand on: interned names, the compact run log and
+ * the ETDump streamed from it (the same file as from an etd_dump), shared
+ * strings in the builder, series names and durations.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "etdump_log_writer.h"
+#include "etdump_reader.h"
+#include "etdump_writer.h"
+#include "fb_builder.h"
+#include "parse.h"
+#include "run_log.h"
+#include "run_sink.h"
+#include "strtab.h"
+#include "testlib.h"
+
+TEST(interned_names_are_one_pointer_each)
+{
+	struct strtab *t = strtab_new();
+	const char *a = strtab_intern(t, "native_call_add.out", 19);
+	const char *b = strtab_intern(t, "native_call_add.outXX", 19);
+	const char *c = strtab_intern(t, "relu", 4);
+	char bad[] = { 'o', 'p', (char)0xff, 0 };
+	int i;
+
+	CHECK(a && a == b);
+	CHECK(c && c != a);
+	CHECK_EQ_STR(a, "native_call_add.out");
+	/* made valid UTF-8 once, still matched by the bytes as given */
+	CHECK_EQ_STR(strtab_intern(t, bad, 3), "op?");
+	CHECK(strtab_intern(t, bad, 3) == strtab_intern(t, "op\xff", 3));
+	/* many names: the table grows, the pointers stay */
+	for (i = 0; i < 5000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "op%d", i);
+		CHECK(strtab_intern(t, name, strlen(name)) != NULL);
+	}
+	CHECK(strtab_intern(t, "native_call_add.out", 19) == a);
+	CHECK_EQ_STR(a, "native_call_add.out");
+	strtab_free(t);
+}
+
+/* Run i: "Execute", events i*10.. with a delegate event carrying metadata. */
+static void fill_run(struct run_view *r, struct packed_event *ev,
+		     uint8_t *meta, struct strtab *t, int i)
+{
+	memset(r, 0, sizeof(*r));
+	r->name = strtab_intern(t, "Execute", 7);
+	r->tid = 7;
+	r->open_time = 1000 - i; /* opened in the reverse order */
+	memset(ev, 0, 2 * sizeof(*ev));
+	ev[0].start = i * 10;
+	ev[0].end = i * 10 + 5;
+	ev[0].str = strtab_intern(t, "native_call_add.out", 19);
+	ev[0].chain = 0;
+	ev[0].instr = i;
+	ev[1].start = i * 10 + 6;
+	ev[1].end = i * 10 + 9;
+	ev[1].str = strtab_intern(t, "xnn", 3);
+	ev[1].id_int = -1;
+	ev[1].chain = 0;
+	ev[1].instr = i;
+	ev[1].flags = PACKED_DELEGATE;
+	ev[1].meta_len = 2;
+	ev[1].aux = 0;
+	meta[0] = 'm';
+	meta[1] = (uint8_t)i;
+	r->events = ev;
+	r->nevents = 2;
+	r->meta = meta;
+	r->meta_len = 2;
+}
+
+static int to_dump(void *ctx, struct run_view *r)
+{
+	struct etd_dump *d = ctx;
+	struct etd_run *run;
+	struct etd_event ev;
+	size_t i;
+
+	CHECK_EQ_INT(etd_dump_add_run(d, r->name, &run), 0);
+	run->open_time = r->open_time;
+	for (i = 0; i < r->nevents; i++) {
+		packed_event_view(r, &r->events[i], &ev);
+		ev.name = ev.name ? strdup(ev.name) : NULL;
+		ev.delegate_id_str = ev.delegate_id_str ?
+					     strdup(ev.delegate_id_str) : NULL;
+		if (ev.has_metadata) {
+			uint8_t *m = malloc(ev.metadata_len + 1);
+
+			memcpy(m, ev.metadata, ev.metadata_len);
+			ev.metadata = m;
+		}
+		CHECK_EQ_INT(etd_run_add_event(run, &ev), 0);
+	}
+	return 0;
+}
+
+static int by_open_time(const void *a, const void *b)
+{
+	const struct etd_run *x = a, *y = b;
+
+	return x->open_time < y->open_time ? -1 : x->open_time > y->open_time;
+}
+
+TEST(log_streamed_gives_the_file_a_dump_gives)
+{
+	struct strtab *t = strtab_new();
+	struct run_log *log = run_log_new(), *again = run_log_new();
+	struct etd_dump want = { 0 }, got = { 0 };
+	struct packed_event ev[2];
+	struct run_view r;
+	uint8_t meta[2];
+	char path[] = "/tmp/test_run_log_XXXXXX", *kept = NULL;
+	int fd, i;
+
+	/* enough runs for several slabs */
+	for (i = 0; i < 60000; i++) {
+		fill_run(&r, ev, meta, t, i);
+		CHECK_EQ_INT(run_log_append(log, &r), 0);
+		CHECK_EQ_INT(run_log_append(again, &r), 0);
+	}
+	CHECK_EQ_INT(run_log_runs(log), 60000);
+	CHECK_EQ_INT(run_log_events(log), 120000);
+	CHECK(run_log_bytes(log) > 4u << 20);
+	CHECK_EQ_INT(run_log_each(again, false, to_dump, &want), 0);
+	qsort(want.runs, want.nruns, sizeof(*want.runs), by_open_time);
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ_INT(etdump_write_log_file(log, NULL, path, true, &kept), 0);
+	CHECK(kept == NULL);
+	CHECK_EQ_INT(run_log_runs(log), 0);
+	CHECK_EQ_INT(run_log_bytes(log), 0);
+	CHECK_EQ_INT(etdump_read_file(path, &got, NULL, 0), 0);
+	CHECK(etd_dump_equal(&got, &want));
+	unlink(path);
+	etd_dump_free(&want);
+	etd_dump_free(&got);
+	run_log_free(log);
+	run_log_free(again);
+	strtab_free(t);
+}
+
+TEST(shared_strings_are_written_once)
+{
+	struct fb_builder b;
+	fb_ref r1, r2, r3;
+	char copy[] = "native_call_add.out";
+
+	fb_builder_init(&b);
+	CHECK_EQ_INT(fb_create_shared_string(&b, "native_call_add.out", &r1), 0);
+	/* another address, the same bytes */
+	CHECK_EQ_INT(fb_create_shared_string(&b, copy, &r2), 0);
+	CHECK_EQ_INT(fb_create_shared_string(&b, "relu", &r3), 0);
+	CHECK(r1 && r1 == r2);
+	CHECK(r3 && r3 != r1);
+	CHECK_EQ_INT(fb_create_shared_string(&b, NULL, &r3), 0);
+	CHECK_EQ_INT(r3, 0);
+	fb_builder_free(&b);
+}
+
+TEST(series_names_and_durations)
+{
+	char buf[64];
+	uint64_t ns;
+
+	CHECK_EQ_INT(run_sink_name("run.etdp", 1, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "run.0001.etdp");
+	CHECK_EQ_INT(run_sink_name("out/run", 12, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "out/run.0012");
+	CHECK_EQ_INT(run_sink_name("a.b/.hidden", 3, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "a.b/.hidden.0003");
+	CHECK_EQ_INT(run_sink_name("dir.x/run.etdp", 10000, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "dir.x/run.10000.etdp");
+	CHECK(run_sink_name("run.etdp", 1, buf, 8) < 0);
+
+	CHECK_EQ_INT(parse_duration("2", &ns), 0);
+	CHECK_EQ_INT(ns, 2000000000ull);
+	CHECK_EQ_INT(parse_duration("1.5ms", &ns), 0);
+	CHECK_EQ_INT(ns, 1500000ull);
+	CHECK_EQ_INT(parse_duration("5min", &ns), 0);
+	CHECK_EQ_INT(ns, 300000000000ull);
+	CHECK_EQ_INT(parse_duration("1h", &ns), 0);
+	CHECK_EQ_INT(ns, 3600000000000ull);
+	CHECK_EQ_INT(parse_duration("250us", &ns), 0);
+	CHECK_EQ_INT(ns, 250000ull);
+	CHECK(parse_duration("", &ns) < 0);
+	CHECK(parse_duration("ms", &ns) < 0);
+	CHECK(parse_duration("3 s", &ns) < 0);
+	CHECK(parse_duration("3d", &ns) < 0);
+	CHECK(parse_duration("-1s", &ns) < 0);
+}
+
+int main(void)
+{
+	RUN(interned_names_are_one_pointer_each);
+	RUN(log_streamed_gives_the_file_a_dump_gives);
+	RUN(shared_strings_are_written_once);
+	RUN(series_names_and_durations);
+	return TEST_SUMMARY();
+}
