@@ -102,7 +102,8 @@ PYTHON ?= python3
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
-INCLUDES := -Ischema -Iuser -I$(OUT)
+# every folder of user/ (see LIB_SRCS below): headers are named alone
+INCLUDES := -Ischema $(patsubst %/,-I%,$(sort $(dir $(wildcard user/*/*.h)))) -I$(OUT)
 # -ffp-contract=off: report's numbers are the Inspector's (numpy's), one IEEE
 # operation at a time; aarch64 gcc would fuse a*b+c into one fmadd
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE -ffp-contract=off $(INCLUDES)
@@ -130,9 +131,14 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-# user/main.c is the CLI entry; everything else in user/ is the library the
-# CLI, the unit tests and the fuzzers link against.
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/ in the order of the data path: target/ (which process, which files,
+# which probes), capture/ (BPF programs attached, the ring read), symbol/
+# (symbol mode's uprobes and their translation), collect/ (records into
+# runs), write/ and read/ (ETDumps, raw captures, timelines), report/, and
+# cli/ (the commands). user/cli/main.c is the CLI entry; everything else is
+# the library the CLI, the unit tests and the fuzzers link against.
+USER_HDRS := $(wildcard user/*/*.h)
+LIB_SRCS := $(filter-out user/cli/main.c,$(wildcard user/*/*.c))
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libetdump.a
 
@@ -227,16 +233,17 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# schema/*.rules: built into user/symbol_rules.c with .incbin
-$(OUT)/obj/%.o: user/%.c $(wildcard user/*.h) $(wildcard schema/*.h) $(wildcard schema/*.rules) $(SKELS) | $(OUT)/obj
+# schema/*.rules: built into user/symbol/symbol_rules.c with .incbin
+$(OUT)/obj/%.o: user/%.c $(USER_HDRS) $(wildcard schema/*.h) $(wildcard schema/*.rules) $(SKELS) | $(OUT)/obj
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CLI): user/main.c $(LIB) $(SKELS)
+$(CLI): user/cli/main.c $(LIB) $(SKELS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
 

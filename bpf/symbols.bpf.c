@@ -5,7 +5,7 @@
  * index in `sites`, whose description each entry record carries whole.
  *
  * The ring buffer and the drop counter are capture.bpf.c's own maps, shared
- * by fd (user/symbol_mode.c), so both kinds of record reach one collector.
+ * by fd (user/symbol/symbol_mode.c), so both kinds of record reach one collector.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

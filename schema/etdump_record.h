@@ -169,7 +169,7 @@ struct etdump_rec_delegate_log {
  * Symbol mode: uprobes on the functions a rules file names, for runtimes
  * without etdump probes. Each entry record carries its site's whole
  * description, so a raw capture converts without the recording's rules;
- * user/symbol_translate.c turns these into the records above.
+ * user/symbol/symbol_translate.c turns these into the records above.
  */
 enum etdump_func_kind {
 	ETDUMP_FUNC_EVENT = 0,    /* a scope, named `name` */
@@ -205,7 +205,7 @@ struct etdump_rec_func_exit {
 
 /*
  * What symbol mode's probes add, measured when they were attached
- * (user/symbol_calibrate.h), [0] for emulated entries, [1] for
+ * (user/symbol/symbol_calibrate.h), [0] for emulated entries, [1] for
  * single-stepped ones: first in a capture, so that a raw capture converts
  * to the same times.
  */

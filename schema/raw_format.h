@@ -2,8 +2,8 @@
 /*
  * raw_format.h - the layout of a raw capture, as schema/RAW_FORMAT.md
  * describes it: the file magic, then chunks, each a struct raw_chunk
- * followed by its payload. Written by user/raw_writer.c, read by
- * user/raw_reader.c. All integers are little-endian (the records are the
+ * followed by its payload. Written by user/write/raw_writer.c, read by
+ * user/read/raw_reader.c. All integers are little-endian (the records are the
  * host's bytes; etdump-bpf runs on little-endian hosts only).
  *
  * A change that an older reader would misread bumps RAW_FORMAT_VERSION;

@@ -8,7 +8,7 @@
 # (an entry uprobe, a uretprobe, two ring-buffer records, the collector);
 # the median of 3 runs each. Cost per call = traced - bare. "attach at" is
 # where symbol mode puts the uprobe (after endbr64 when what follows is
-# emulated, user/symbol_sites.c), "kernel" what the kernel does there.
+# emulated, user/symbol/symbol_sites.c), "kernel" what the kernel does there.
 set -eu
 build=${1:-build}
 calls=${2:-100000}

@@ -25,7 +25,7 @@ RUNNER = os.path.join(BUILD, "executorch-runner")
 RELU_SYMBOL = "6native8relu_outERN10executorch7runtime20KernelRuntimeContextE" \
     "RKNS3_7etensor6TensorERS7_"
 EXECUTIONS = 3
-# user/symbol_calibrate.h: the probes' time taken out, said in the ETDump
+# user/symbol/symbol_calibrate.h: the probes' time taken out, said in the ETDump
 PROBE_TIME = "etdump-bpf-probe-time:1;"
 
 

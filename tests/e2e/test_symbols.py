@@ -18,7 +18,7 @@ PROGRAM_SCHEMA = os.path.join(ROOT, "tests", "example", "program_subset.fbs")
 PROGRAM_JSON = os.path.join(ROOT, "tests", "example", "example_program.json")
 FIXTURES = os.environ.get("ETDUMP_FIXTURES",
                           os.path.join(ROOT, "tests", "fixtures"))
-# user/symbol_translate.h: runs whose ids follow call order say so
+# user/symbol/symbol_translate.h: runs whose ids follow call order say so
 CALL_ORDER_LINE = "instruction ids are call-order ids"
 
 

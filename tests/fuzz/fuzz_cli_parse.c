@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * fuzz_cli_parse - the command line's numbers (user/parse.h) and counter
+ * fuzz_cli_parse - the command line's numbers (user/cli/parse.h) and counter
  * lists (counters_parse) against straightforward reference parsers: the
  * first byte picks the parser, the rest is the argument. Any difference,
  * in acceptance or in value, aborts.

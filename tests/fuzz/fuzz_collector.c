@@ -3,7 +3,7 @@
  * fuzz_collector - any sequence of ring-buffer records through the
  * collector, then the ETDump writer and reader. The records come from our
  * BPF program, but what they carry comes from the traced process: names,
- * metadata, and in batched mode its whole event buffer (user/batch.c).
+ * metadata, and in batched mode its whole event buffer (user/collect/batch.c).
  * Never a crash; whatever the collector makes, the writer writes a file
  * the reader reads back to the same bytes.
  *

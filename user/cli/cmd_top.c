@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * cmd_top.c - `etdump-bpf top -p PID`: a live view of a running process's
- * operators (user/live_view.h), refreshed every second; q or Ctrl-C quits.
+ * operators (user/collect/live_view.h), refreshed every second; q or Ctrl-C quits.
  * It is `record --live` without an output, and takes record's options.
  */
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  *    when begin passed chain -1;
  *  - delegate-logged events are written when logged;
  *  - a batched-mode flush is first turned into the records the per-scope
- *    probes would have sent (user/batch.h), so both modes give one result.
+ *    probes would have sent (user/collect/batch.h), so both modes give one result.
  * And where a capture differs from a whole process lifetime:
  *  - events of a thread that never opens a block (a worker of a pool) go
  *    into the run opened last, on any thread, before they were written
