@@ -280,6 +280,33 @@ TEST(delegate_scope_and_log)
 	etd_dump_free(&d);
 }
 
+/* A worker's delegate event keeps its metadata as it joins the run. */
+TEST(a_workers_delegate_event_keeps_its_metadata)
+{
+	struct collector *c = collector_new();
+	struct etdump_rec_delegate_log log = { 0 };
+	struct etd_dump d;
+	struct etd_event *ev;
+
+	block(c, 1, "Execute");
+	hdr(&log.hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(log), 9);
+	log.start = 5;
+	log.end = 9;
+	log.id_int = 3;
+	log.meta_len = log.meta_len_orig = 4;
+	memcpy(log.meta, "fp16", 4);
+	CHECK_EQ_INT(collector_feed(c, &log, sizeof(log)), 0);
+	d = finish(c, NULL);
+	CHECK_EQ_INT(d.nruns, 1);
+	CHECK_EQ_INT(d.runs[0].nevents, 1);
+	ev = &d.runs[0].events[0];
+	CHECK_EQ_INT(ev->tid, 9);
+	CHECK_EQ_INT(ev->delegate_id_int, 3);
+	CHECK(ev->has_metadata && ev->metadata_len == 4 &&
+	      !memcmp(ev->metadata, "fp16", 4));
+	etd_dump_free(&d);
+}
+
 TEST(malformed_records_are_refused_and_counted)
 {
 	struct collector *c = collector_new();
@@ -448,6 +475,7 @@ int main(void)
 	RUN(attached_mid_run_events_before_first_block_are_counted);
 	RUN(runs_opened_before_every_probe_attached_are_left_out);
 	RUN(delegate_scope_and_log);
+	RUN(a_workers_delegate_event_keeps_its_metadata);
 	RUN(malformed_records_are_refused_and_counted);
 	RUN(records_past_their_length_or_without_ids_are_refused);
 	RUN(invalid_utf8_names_are_made_valid);

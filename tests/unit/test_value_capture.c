@@ -288,6 +288,32 @@ TEST(scalars_and_delegate_ids)
 	collector_free(c);
 }
 
+/*
+ * A value its thread logged before its first block belongs to no run:
+ * counted outside, its name and tensor freed (the leak check holds it).
+ */
+TEST(a_value_before_the_first_block_is_outside_any_run)
+{
+	struct collector *c = collector_new();
+	struct etdump_rec_value r = { 0 };
+	struct collector_stats st;
+	struct etd_dump d = { 0 };
+
+	hdr(&r.hdr, ETDUMP_REC_VALUE, sizeof(r));
+	r.desc.type = ETDUMP_VALUE_INT;
+	r.desc.int_val = 3;
+	r.name_len = 3;
+	memcpy(r.name, "fc1", 3);
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+	block(c);
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+	CHECK_EQ_INT(collector_finish(c, &d, &st), 0);
+	CHECK_EQ_INT(st.outside_run, 1);
+	CHECK_EQ_INT(d.nruns, 1);
+	etd_dump_free(&d);
+	collector_free(c);
+}
+
 TEST(debug_buffer_beside_the_etdump)
 {
 	char *p = debug_buffer_path_for("out/run.etdp");
@@ -309,6 +335,7 @@ int main(void)
 	RUN(a_list_is_one_event_and_a_broken_one_is_lost);
 	RUN(bad_value_records_are_refused);
 	RUN(scalars_and_delegate_ids);
+	RUN(a_value_before_the_first_block_is_outside_any_run);
 	RUN(debug_buffer_beside_the_etdump);
 	return TEST_SUMMARY();
 }

@@ -241,12 +241,22 @@ static int add_full_event(struct thread_state *t, struct etd_event *ev,
 	return 0;
 }
 
+/* What an event owns that no run took: its metadata copy, its value. */
+static void event_unowned_free(struct etd_event *ev)
+{
+	free(ev->metadata);
+	etd_value_free(ev->debug_entry);
+	free(ev->debug_entry);
+	ev->metadata = NULL;
+	ev->debug_entry = NULL;
+}
+
 static void held_drop(struct collector *c, struct thread_state *t)
 {
 	c->stats.outside_run += t->nheld;
 	c->events_seen -= t->nheld;
 	while (t->nheld)
-		free(t->held[--t->nheld].ev.metadata);
+		event_unowned_free(&t->held[--t->nheld].ev);
 }
 
 /* Keep an event of a thread with no run (its metadata copied). */
@@ -337,6 +347,9 @@ static int add_event(struct collector *c, struct thread_state *t,
 	if (!t->had_block && !t->mid_run)
 		return hold_event(c, t, ev, at);
 	c->stats.outside_run++;
+	etd_value_free(ev->debug_entry);
+	free(ev->debug_entry);
+	ev->debug_entry = NULL;
 	return 0;
 }
 
@@ -370,6 +383,7 @@ static int take_held(struct collector *c, struct thread_state *t,
 {
 	struct thread_state *w;
 	size_t i, j, kept;
+	uint8_t *held_meta;
 	int err = 0;
 
 	for (i = 0; i < c->nthreads; i++) {
@@ -382,9 +396,13 @@ static int take_held(struct collector *c, struct thread_state *t,
 				continue;
 			}
 			c->events_seen--;   /* counted again as it joins */
+			held_meta = h->ev.metadata; /* the run keeps a copy */
 			err = add_to_run(c, t, &h->ev);
-			free(h->ev.metadata);
-			if (!err) {
+			free(held_meta);
+			if (err) {
+				h->ev.metadata = NULL;
+				event_unowned_free(&h->ev);
+			} else {
 				c->stats.worker_events++;
 				w->worker = true;
 			}
@@ -743,6 +761,7 @@ static int on_value(struct collector *c, struct thread_state *t,
 		    const struct etdump_rec_hdr *h)
 {
 	struct etd_event ev;
+	const char *name;
 	bool ready;
 	int err;
 
@@ -751,7 +770,20 @@ static int on_value(struct collector *c, struct thread_state *t,
 	if (h->type == ETDUMP_REC_VALUE_DATA)
 		return value_capture_data(c->values, (const void *)h);
 	err = value_capture_value(c->values, (const void *)h, &ev, &ready);
-	return err || !ready ? err : add_event(c, t, &ev, h->ts);
+	if (err || !ready)
+		return err;
+	/* events borrow their names from the collector's table */
+	if (ev.delegate_id_str) {
+		name = strtab_intern(c->names, ev.delegate_id_str,
+				     strlen(ev.delegate_id_str));
+		free(ev.delegate_id_str);
+		ev.delegate_id_str = (char *)name;
+		if (!name) {
+			etd_event_free(&ev);
+			return -ENOMEM;
+		}
+	}
+	return add_event(c, t, &ev, h->ts);
 }
 
 /*
@@ -1093,7 +1125,7 @@ void collector_free(struct collector *c)
 		free(t->run.meta);
 		free(t->stack);
 		while (t->nheld)
-			free(t->held[--t->nheld].ev.metadata);
+			event_unowned_free(&t->held[--t->nheld].ev);
 		free(t->held);
 	}
 	free(c->threads);
