@@ -466,6 +466,34 @@ TEST(runs_that_lost_records_are_left_out)
 	etd_dump_free(&d);
 }
 
+static void count_event(void *ctx, const struct etd_event *ev)
+{
+	(void)ev;
+	(*(int *)ctx)++;
+}
+
+/*
+ * The live view sees what a run may take: a delegate log written before
+ * every probe was in place (its scope's batched events are stale) is not
+ * shown, or a table would count more delegate events than executions.
+ */
+TEST(the_event_hook_sees_nothing_before_the_start)
+{
+	struct collector *c = collector_new();
+	struct etdump_rec_delegate_log log = { 0 };
+	int seen = 0;
+
+	collector_set_event_hook(c, count_event, &seen);
+	hdr(&log.hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(log), 1);
+	log.id_int = 3;
+	collector_set_start(c, clock_ns);
+	CHECK_EQ_INT(collector_feed(c, &log, sizeof(log)), 0);
+	CHECK_EQ_INT(seen, 0);
+	execute(c, 1, 1);
+	CHECK_EQ_INT(seen, 3);
+	collector_free(c);
+}
+
 int main(void)
 {
 	RUN(events_in_end_order_with_instruction_state);
@@ -482,5 +510,6 @@ int main(void)
 	RUN(worker_events_join_the_run_open_when_they_end);
 	RUN(events_before_a_later_first_block_are_not_a_workers);
 	RUN(runs_that_lost_records_are_left_out);
+	RUN(the_event_hook_sees_nothing_before_the_start);
 	return TEST_SUMMARY();
 }

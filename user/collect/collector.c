@@ -340,7 +340,12 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 static int add_event(struct collector *c, struct thread_state *t,
 		     struct etd_event *ev, uint64_t at)
 {
-	if (c->on_event)
+	/*
+	 * Before every probe was in place a scope's records came only from
+	 * the probes attached so far (batched events of that time are stale):
+	 * the live view counts none of them, as no run takes them.
+	 */
+	if (c->on_event && at >= c->min_ts)
 		c->on_event(c->on_event_ctx, ev);
 	if (t->in_run)
 		return add_to_run(c, t, ev);
