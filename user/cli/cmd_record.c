@@ -879,6 +879,8 @@ int cmd_record(int argc, char **argv)
 		sigaction(SIGUSR1, &usr, NULL);
 	}
 	/* symbol mode: uprobes on functions, neither batched nor counted */
+	o.sym.values = o.values;
+	o.sym.value_max = o.value_max;
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
@@ -890,8 +892,6 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
-	if (o.values && sink.sm)
-		p_warn("--values: symbol mode sees no values (they need the runtime's etdump value probe); none recorded");
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
 	copts.allocations = o.allocations && !sink.sm;
@@ -992,7 +992,7 @@ int cmd_record(int argc, char **argv)
 		free(kept);
 		goto cleanup;
 	}
-	if (o.output && o.values && !sink.sm &&
+	if (o.output && o.values &&
 	    write_values(&o, collector_values(col)))
 		goto cleanup;
 	print_summary(&o, &t, why, runs, &stats, drops);

@@ -12,6 +12,7 @@
 #include "symbol_sites.h"
 #include "symbol_translate.h"
 #include "target.h"
+#include "value_sites.h"
 
 struct symbol_mode {
 	struct symbol_mode_opts opts;
@@ -177,6 +178,12 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	}
 	symbol_coverage_report(sm->have_plan ? &sm->plan : NULL, &sm->sites,
 			       sm->opts.program);
+	if (sm->opts.values) {
+		ret = value_sites_plan(&sm->sites, &sm->rules,
+				       sm->opts.value_max);
+		if (ret)
+			return ret;
+	}
 	/* a failure is said, and the times stay as they were recorded */
 	symbol_calibrate(&sm->cal);
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,

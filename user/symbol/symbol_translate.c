@@ -37,6 +37,8 @@ struct thread {
 	/* the probes' own time so far in the outermost call, and the last
 	   time handed on (symbol_translator_probe_time()) */
 	uint64_t probe_ns, last_ts;
+	/* the instruction state last handed on, for values */
+	int32_t chain, instr;
 };
 
 struct symbol_translator {
@@ -81,6 +83,7 @@ static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 		return NULL;
 	}
 	th->tid = tid;
+	th->chain = -1;
 	t->threads = grown;
 	t->threads[t->nthreads++] = th;
 	return th;
@@ -136,6 +139,8 @@ static int emit_instruction(struct symbol_translator *t, struct thread *th,
 {
 	struct etdump_rec_instruction r = { .chain = chain, .instr = instr };
 
+	th->chain = chain;
+	th->instr = instr;
 	stamp(&r.hdr, from, ETDUMP_REC_INSTRUCTION, sizeof(r));
 	return emit(t, th, &r, sizeof(r));
 }
@@ -390,6 +395,28 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	return emit_instruction(t, th, &hdr, -1, 0);
 }
 
+/*
+ * record --values: a kernel's out tensor, read at its return before the
+ * exit record (bpf/symbols.bpf.c), takes the instruction its call has,
+ * and the time last handed on (its own stamp has the probes' time in it).
+ * Its data chunks and it wait with the run's BLOCK as the rest does.
+ */
+static int on_value(struct symbol_translator *t, struct thread *th,
+		    const void *rec, size_t len)
+{
+	const struct etdump_rec_hdr *h = rec;
+	struct etdump_rec_value v;
+
+	if (h->type == ETDUMP_REC_VALUE_DATA)
+		return emit(t, th, rec, len);
+	memcpy(&v, rec, sizeof(v));
+	v.chain = th->chain;
+	v.instr = th->instr;
+	if (th->last_ts)
+		v.hdr.ts = th->last_ts;
+	return emit(t, th, &v, sizeof(v));
+}
+
 int symbol_translator_feed(void *translator, const void *rec, size_t len)
 {
 	struct symbol_translator *t = translator;
@@ -402,6 +429,14 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	    h->size >= sizeof(struct etdump_rec_probe_time)) {
 		symbol_calibration_from_record(&t->cal, rec);
 		return 0;
+	}
+	if (len >= sizeof(*h) && h->size <= len &&
+	    ((h->type == ETDUMP_REC_VALUE &&
+	      h->size == sizeof(struct etdump_rec_value)) ||
+	     (h->type == ETDUMP_REC_VALUE_DATA &&
+	      h->size > offsetof(struct etdump_rec_value_data, data)))) {
+		th = thread_of(t, h->tid);
+		return th ? on_value(t, th, rec, h->size) : -ENOMEM;
 	}
 	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
 				 h->type != ETDUMP_REC_FUNC_EXIT))
