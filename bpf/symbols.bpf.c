@@ -11,6 +11,10 @@
  * tensors the rules place (schema/symbol_values.h) go out as the `value`
  * probe's records would, chain and instruction left for the translator
  * (user/symbol/symbol_translate.c), which knows the call's.
+ *
+ * record --allocations: an allocate site (ETDUMP_FUNC_ALLOCATE) is no
+ * scope: its entry keeps the allocator and the size asked, its return
+ * sends them with what it handed out, nothing when that was NULL.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -28,6 +32,70 @@ struct {
 	__type(value, struct etdump_func_site);
 } sites SEC(".maps");
 
+/* Sites of kind ETDUMP_FUNC_ALLOCATE are attached: exits look kinds up. */
+const volatile bool allocate_sites = false;
+
+struct alloc_key {
+	__u32 tid;
+	__u32 id;
+};
+
+struct alloc_args {
+	__u64 self;
+	__u64 size;
+};
+
+/* An allocate call's arguments, from its entry to its return. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct alloc_key);
+	__type(value, struct alloc_args);
+} pending_allocs SEC(".maps");
+
+/* allocate(this, size, ...): the first two arguments */
+static __always_inline void alloc_entry(struct pt_regs *ctx, __u32 id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct alloc_key k = { .tid = (__u32)pid_tgid, .id = id };
+	struct alloc_args a = {
+		.self = PT_REGS_PARM1(ctx),
+		.size = PT_REGS_PARM2(ctx),
+	};
+
+	if (is_target(pid_tgid))
+		bpf_map_update_elem(&pending_allocs, &k, &a, BPF_ANY);
+}
+
+static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
+				       const struct etdump_func_site *site)
+{
+	struct alloc_key k = { .tid = (__u32)bpf_get_current_pid_tgid(),
+			       .id = id };
+	struct etdump_rec_func_alloc *r;
+	struct alloc_args *a, args;
+	__u64 ptr = PT_REGS_RC(ctx);
+
+	a = bpf_map_lookup_elem(&pending_allocs, &k);
+	if (!a)
+		return;
+	args = *a;
+	bpf_map_delete_elem(&pending_allocs, &k);
+	if (!ptr)
+		return;
+	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ALLOC);
+	if (!r)
+		return;
+	r->id = id;
+	r->name_len = site->name_len;
+	r->flags = site->flags;
+	r->self = args.self;
+	r->size = args.size;
+	r->ptr = ptr;
+	__builtin_memcpy(r->name, site->name, sizeof(r->name));
+	submit(r);
+}
+
 SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
 {
@@ -38,6 +106,10 @@ int on_func_entry(struct pt_regs *ctx)
 	site = bpf_map_lookup_elem(&sites, &id);
 	if (!site)
 		return 0;
+	if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
+		alloc_entry(ctx, id);
+		return 0;
+	}
 	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);
 	if (!r)
 		return 0;
@@ -193,7 +265,16 @@ SEC("uretprobe")
 int on_func_exit(struct pt_regs *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
+	struct etdump_func_site *site;
 	struct etdump_rec_func_exit *r;
+
+	if (allocate_sites) {
+		site = bpf_map_lookup_elem(&sites, &id);
+		if (site && site->kind == ETDUMP_FUNC_ALLOCATE) {
+			alloc_exit(ctx, id, site);
+			return 0;
+		}
+	}
 
 	/* before the exit: inside the kernel's scope, as ETDumpGen logs them */
 	if (read_outputs && is_target(bpf_get_current_pid_tgid()))

@@ -631,6 +631,70 @@ out:
 	rig_close(&r);
 }
 
+static void allocate(struct rig *r, uint32_t tid, uint64_t self,
+		     uint64_t size)
+{
+	struct etdump_rec_func_alloc a;
+
+	memset(&a, 0, sizeof(a));
+	stamp(r, &a.hdr, ETDUMP_REC_FUNC_ALLOC, sizeof(a), tid);
+	a.id = 40;
+	a.self = self;
+	a.size = size;
+	a.ptr = 0x1000;
+	a.name_len = strlen("MemoryAllocator");
+	memcpy(a.name, "MemoryAllocator", a.name_len);
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &a, sizeof(a)), 0);
+}
+
+/*
+ * record --allocations: an allocate site's record becomes an allocation
+ * of the allocator its object is, numbered from 1 in the order seen and
+ * named after the rule, in the run its thread is in, even while the run
+ * waits for its first scope to end.
+ */
+TEST(allocations_number_their_allocators)
+{
+	const struct etd_run *run;
+	size_t i, n = 0;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	enter(&r, 1, S_LOAD);
+	allocate(&r, 1, 0xa0, 64);
+	allocate(&r, 1, 0xb0, 8);
+	allocate(&r, 1, 0xa0, 16);
+	call(&r, 1, S_INIT);
+	leave(&r, 1, S_LOAD);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns != 1)
+		goto out;
+	run = &r.dump.runs[0];
+	CHECK_EQ_INT(run->nallocators, 2);
+	if (run->nallocators == 2) {
+		CHECK_EQ_STR(run->allocators[0], "MemoryAllocator 1");
+		CHECK_EQ_STR(run->allocators[1], "MemoryAllocator 2");
+	}
+	for (i = 0; i < run->nevents; i++) {
+		const struct etd_event *ev = &run->events[i];
+		static const int32_t ids[] = { 1, 2, 1 };
+		static const uint64_t sizes[] = { 64, 8, 16 };
+
+		if (ev->kind != ETD_ALLOCATION)
+			continue;
+		CHECK(n < 3);
+		if (n < 3) {
+			CHECK_EQ_INT(ev->allocator_id, ids[n]);
+			CHECK_EQ_INT(ev->allocation_size, sizes[n]);
+		}
+		n++;
+	}
+	CHECK_EQ_INT(n, 3);
+out:
+	rig_close(&r);
+}
+
 TEST(other_records_pass_through)
 {
 	struct etdump_rec_block b;
@@ -668,6 +732,7 @@ int main(void)
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);
 	RUN(kernel_values_take_their_calls_ids);
+	RUN(allocations_number_their_allocators);
 	RUN(other_records_pass_through);
 	return TEST_SUMMARY();
 }

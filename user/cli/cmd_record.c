@@ -88,7 +88,8 @@ static const char record_usage[] =
 	"                       where the rules place them (outputs lines)\n"
 	"      --debug-buffer F the debug buffer file (default: the ETDump's\n"
 	"                       name with .etdp replaced by .debug.bin)\n"
-	"      --allocations    what the runtime allocates (track_allocation): a\n"
+	"      --allocations    what the runtime allocates (track_allocation; in\n"
+	"                       symbol mode the rules' allocate functions): a\n"
 	"                       summary, report --memory and convert's timeline\n"
 	"                       from the raw capture; not in the ETDump (the\n"
 	"                       Inspector cannot load allocation events); implies\n"
@@ -883,6 +884,7 @@ int cmd_record(int argc, char **argv)
 	/* symbol mode: uprobes on functions, neither batched nor counted */
 	o.sym.values = o.values;
 	o.sym.value_max = o.value_max;
+	o.sym.allocations = o.allocations;
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;

@@ -48,6 +48,8 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		err = bpf_map__set_max_entries(skel->maps.site_outputs, sites->n);
 	/* without record --values the reading of tensors goes at load */
 	skel->rodata->read_outputs = sites->values;
+	skel->rodata->allocate_sites = symbol_sites_count(sites,
+							  ETDUMP_FUNC_ALLOCATE);
 	skel->rodata->value_max = sites->value_max;
 	skel->rodata->tensor_layout = sites->tensor;
 	/* capture.bpf.c's ring and drop counter: one stream, one count */

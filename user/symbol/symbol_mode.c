@@ -172,6 +172,14 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		p_err("%s", err);
 		return ret;
 	}
+	/* each allocation is a probed call: only when asked for */
+	if (!sm->opts.allocations)
+		symbol_sites_drop(&sm->sites, ETDUMP_FUNC_ALLOCATE);
+	else if (symbol_sites_count(&sm->sites, ETDUMP_FUNC_ALLOCATE))
+		p_info("--allocations: %zu allocate function(s) probed; an allocation the compiler inlined (gcc devirtualizes and inlines MemoryAllocator::allocate where it can) is not seen: counts and bytes are what the calls handed out, at most what was allocated",
+		       symbol_sites_count(&sm->sites, ETDUMP_FUNC_ALLOCATE));
+	else
+		p_info("--allocations: no allocate function of the target matches a rule: no allocation is recorded");
 	if (!sm->sites.n) {
 		explain_no_site(sm, t->exe);
 		return -ENOENT;

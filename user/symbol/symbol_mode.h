@@ -28,6 +28,8 @@ struct symbol_mode_opts {
 	   value_max bytes each (value_sites.h) */
 	bool values;
 	uint64_t value_max;
+	/* record --allocations: probe the rules' allocate functions */
+	bool allocations;
 };
 
 /* Symbol mode is used with --symbols, or when no etdump probe is there. */

@@ -38,6 +38,7 @@ static const char *const kind_names[] = {
 	[ETDUMP_FUNC_BLOCK] = "block",
 	[ETDUMP_FUNC_KERNEL] = "kernel",
 	[ETDUMP_FUNC_DELEGATE] = "delegate",
+	[ETDUMP_FUNC_ALLOCATE] = "allocate",
 };
 
 static bool is_ident(char c)
@@ -83,7 +84,7 @@ static const char *check_fields(char **f, int n, int *kind)
 
 	*kind = parse_kind(f[0]);
 	if (*kind < 0)
-		return "unknown kind (block, event, kernel, delegate, outputs or tensor)";
+		return "unknown kind (block, event, kernel, delegate, allocate, outputs or tensor)";
 	if (n < 3)
 		return "expected KIND FUNCTION EVENT [RUN]";
 	if (*kind == ETDUMP_FUNC_BLOCK && n != 4)

@@ -14,6 +14,9 @@
  *   event     a scope named EVENT (chain and instruction: the state then)
  *   kernel    a KernelCall instruction's scope: gets a chain and instruction
  *   delegate  a DelegateCall instruction's scope: the same
+ *   allocate  an allocator's allocate(this, size, ...) returning the memory
+ *             or NULL: no scope; with record --allocations, what it
+ *             handed out, the allocator named EVENT and numbered by object
  * FUNCTION is matched against the function's demangled name without return
  * type and parameters (demangle.h); C names are matched as they are. '*'
  * matches any run of characters, "{op}" one or more of [A-Za-z0-9_], which

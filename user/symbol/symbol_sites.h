@@ -60,6 +60,10 @@ int symbol_sites_find(struct symbol_sites *out,
  * (An aarch64 object's entries are arm64_insn.h's to judge.)
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
+/* How many sites are of this kind (enum etdump_func_kind). */
+size_t symbol_sites_count(const struct symbol_sites *s, int kind);
+/* Leave out the sites of a kind, the others renumbered (desc.id). */
+void symbol_sites_drop(struct symbol_sites *s, int kind);
 void symbol_sites_free(struct symbol_sites *s);
 
 #endif /* ETDUMP_SYMBOL_SITES_H */

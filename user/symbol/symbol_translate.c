@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,9 @@ struct symbol_translator {
 	size_t nthreads;
 	struct symbol_translator_stats stats;
 	struct symbol_calibration cal;
+	/* record --allocations: the allocator objects, id = index + 1 */
+	uint64_t *allocators;
+	size_t nallocators;
 };
 
 int symbol_translator_new(struct symbol_translator **out,
@@ -417,6 +421,69 @@ static int on_value(struct symbol_translator *t, struct thread *th,
 	return emit(t, th, &v, sizeof(v));
 }
 
+/* The allocator at `self`, numbered from 1 as ETDumpGen numbers them. */
+static int allocator_id(struct symbol_translator *t, struct thread *th,
+			const struct etdump_rec_func_alloc *r,
+			const struct etdump_rec_hdr *hdr, int32_t *id)
+{
+	struct etdump_rec_allocator a;
+	uint64_t *grown;
+	char name[ETDUMP_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i < t->nallocators; i++) {
+		if (t->allocators[i] == r->self) {
+			*id = i + 1;
+			return 0;
+		}
+	}
+	grown = realloc(t->allocators, (i + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	t->allocators = grown;
+	t->allocators[t->nallocators++] = r->self;
+	*id = i + 1;
+	/* its kind, as the rule names it, and its number: one object each */
+	copy_name(name, r->name, r->name_len);
+	memset(&a, 0, sizeof(a));
+	stamp(&a.hdr, hdr, ETDUMP_REC_ALLOCATOR, sizeof(a));
+	a.allocator_id = *id;
+	snprintf(a.name, sizeof(a.name), "%.50s %d", name, *id);
+	a.name_len = strlen(a.name);
+	return emit(t, th, &a, sizeof(a));
+}
+
+/*
+ * record --allocations: an allocate function handed out memory. It is a
+ * probed call inside the thread's outermost one: what it cost is taken
+ * out of what follows, as for any probed call (symbol_translate.h).
+ */
+static int on_func_alloc(struct symbol_translator *t, struct thread *th,
+			 const struct etdump_rec_func_alloc *r)
+{
+	struct etdump_rec_allocation out;
+	struct etdump_rec_hdr hdr = r->hdr;
+	int32_t id;
+	int err, k;
+
+	hdr.ts = r->hdr.ts > th->probe_ns ? r->hdr.ts - th->probe_ns : 0;
+	if (hdr.ts < th->last_ts)
+		hdr.ts = th->last_ts;
+	if (t->cal.done && th->depth) {
+		k = r->flags & ETDUMP_FUNC_STEPPED ? SYMBOL_ENTRY_STEPPED :
+						     SYMBOL_ENTRY_EMULATED;
+		th->probe_ns += t->cal.call_ns[k];
+	}
+	err = allocator_id(t, th, r, &hdr, &id);
+	if (err)
+		return err;
+	memset(&out, 0, sizeof(out));
+	stamp(&out.hdr, &hdr, ETDUMP_REC_ALLOCATION, sizeof(out));
+	out.allocator_id = id;
+	out.size = r->size;
+	return emit(t, th, &out, sizeof(out));
+}
+
 int symbol_translator_feed(void *translator, const void *rec, size_t len)
 {
 	struct symbol_translator *t = translator;
@@ -437,6 +504,12 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	      h->size > offsetof(struct etdump_rec_value_data, data)))) {
 		th = thread_of(t, h->tid);
 		return th ? on_value(t, th, rec, h->size) : -ENOMEM;
+	}
+	if (len >= sizeof(struct etdump_rec_func_alloc) &&
+	    h->type == ETDUMP_REC_FUNC_ALLOC &&
+	    h->size >= sizeof(struct etdump_rec_func_alloc) && h->size <= len) {
+		th = thread_of(t, h->tid);
+		return th ? on_func_alloc(t, th, rec) : -ENOMEM;
 	}
 	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
 				 h->type != ETDUMP_REC_FUNC_EXIT))
@@ -487,5 +560,6 @@ void symbol_translator_free(struct symbol_translator *t)
 		free(t->threads[i]);
 	}
 	free(t->threads);
+	free(t->allocators);
 	free(t);
 }
