@@ -236,7 +236,7 @@ static __always_inline void out_value(const struct etdump_func_outputs *o,
 	if (!r)
 		return;
 	r->kind = 0;
-	r->rec_flags = c.rec_flags;
+	r->rec_flags = c.rec_flags | ETDUMP_VREC_AT_RETURN;
 	r->chain = -1; /* the translator's to set */
 	r->instr = 0;
 	r->copied = c.copied;

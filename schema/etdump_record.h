@@ -285,6 +285,11 @@ struct etdump_value_wire {
 enum etdump_value_rec_flags {
 	ETDUMP_VREC_UNREAD = 1,      /* the descriptor could not be read */
 	ETDUMP_VREC_DATA_UNREAD = 2, /* the data could not be read (not present) */
+	/*
+	 * symbol mode: read at a kernel's return, chain and instruction not
+	 * known to the probe (the translator gives the call's)
+	 */
+	ETDUMP_VREC_AT_RETURN = 4,
 };
 
 struct etdump_rec_value {

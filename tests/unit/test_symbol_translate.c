@@ -573,6 +573,7 @@ static void kernel_with_value(struct rig *r, uint32_t tid, enum site_id id,
 	memset(&v, 0, sizeof(v));
 	stamp(r, &v.hdr, ETDUMP_REC_VALUE, sizeof(v), tid);
 	v.chain = -1;   /* as the uretprobe sends it */
+	v.rec_flags = ETDUMP_VREC_AT_RETURN;
 	v.copied = sizeof(x);
 	v.desc.type = 5; /* ETDUMP_VALUE_TENSOR */
 	v.desc.scalar_type = 6; /* FLOAT */

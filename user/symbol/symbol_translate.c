@@ -70,6 +70,17 @@ int symbol_translator_new(struct symbol_translator **out,
 	return 0;
 }
 
+/* The thread's state, if it has any. */
+static struct thread *thread_found(struct symbol_translator *t, uint32_t tid)
+{
+	size_t i;
+
+	for (i = t->nthreads; i-- > 0;)
+		if (t->threads[i]->tid == tid)
+			return t->threads[i];
+	return NULL;
+}
+
 static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 {
 	struct thread **grown, *th;
@@ -401,19 +412,25 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 
 /*
  * record --values: a kernel's out tensor, read at its return before the
- * exit record (bpf/symbols.bpf.c), takes the instruction its call has,
- * and the time last handed on (its own stamp has the probes' time in it).
- * Its data chunks and it wait with the run's BLOCK as the rest does.
+ * exit record (bpf/symbols.bpf.c, ETDUMP_VREC_AT_RETURN), takes the
+ * instruction its call has, and the time last handed on (its own stamp
+ * has the probes' time in it). Its data chunks and it wait with the run's
+ * BLOCK as the rest does. The value probe's records (a thread inside no
+ * probed call) pass as they are.
  */
-static int on_value(struct symbol_translator *t, struct thread *th,
-		    const void *rec, size_t len)
+static int on_value(struct symbol_translator *t, const void *rec, size_t len)
 {
 	const struct etdump_rec_hdr *h = rec;
+	struct thread *th = thread_found(t, h->tid);
 	struct etdump_rec_value v;
 
+	if (!th || (!th->depth && !th->block_pending))
+		return t->sink(t->sink_ctx, rec, len);
 	if (h->type == ETDUMP_REC_VALUE_DATA)
 		return emit(t, th, rec, len);
 	memcpy(&v, rec, sizeof(v));
+	if (!(v.rec_flags & ETDUMP_VREC_AT_RETURN))
+		return emit(t, th, rec, len);
 	v.chain = th->chain;
 	v.instr = th->instr;
 	if (th->last_ts)
@@ -502,8 +519,7 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	      h->size == sizeof(struct etdump_rec_value)) ||
 	     (h->type == ETDUMP_REC_VALUE_DATA &&
 	      h->size > offsetof(struct etdump_rec_value_data, data)))) {
-		th = thread_of(t, h->tid);
-		return th ? on_value(t, th, rec, h->size) : -ENOMEM;
+		return on_value(t, rec, h->size);
 	}
 	if (len >= sizeof(struct etdump_rec_func_alloc) &&
 	    h->type == ETDUMP_REC_FUNC_ALLOC &&
