@@ -225,7 +225,7 @@ deps:
 $(OUT) $(OUT)/obj $(OUT)/tests:
 	$(Q)mkdir -p $@
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) schema/etdump_record.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard schema/*.h) vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

@@ -6,11 +6,22 @@
  *
  * The ring buffer and the drop counter are capture.bpf.c's own maps, shared
  * by fd (user/symbol/symbol_mode.c), so both kinds of record reach one collector.
+ *
+ * record --values: at a kernel's return, before its exit record, the out
+ * tensors the rules place (schema/symbol_values.h) go out as the `value`
+ * probe's records would, chain and instruction left for the translator
+ * (user/symbol/symbol_translate.c), which knows the call's.
+ *
+ * record --allocations: an allocate site (ETDUMP_FUNC_ALLOCATE) is no
+ * scope: its entry keeps the allocator and the size asked, its return
+ * sends them with what it handed out, nothing when that was NULL.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "ring.bpf.h"
+#include "symbol_values.h"
+#include "value_copy.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -20,6 +31,70 @@ struct {
 	__type(key, __u32);
 	__type(value, struct etdump_func_site);
 } sites SEC(".maps");
+
+/* Sites of kind ETDUMP_FUNC_ALLOCATE are attached: exits look kinds up. */
+const volatile bool allocate_sites = false;
+
+struct alloc_key {
+	__u32 tid;
+	__u32 id;
+};
+
+struct alloc_args {
+	__u64 self;
+	__u64 size;
+};
+
+/* An allocate call's arguments, from its entry to its return. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct alloc_key);
+	__type(value, struct alloc_args);
+} pending_allocs SEC(".maps");
+
+/* allocate(this, size, ...): the first two arguments */
+static __always_inline void alloc_entry(struct pt_regs *ctx, __u32 id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct alloc_key k = { .tid = (__u32)pid_tgid, .id = id };
+	struct alloc_args a = {
+		.self = PT_REGS_PARM1(ctx),
+		.size = PT_REGS_PARM2(ctx),
+	};
+
+	if (is_target(pid_tgid))
+		bpf_map_update_elem(&pending_allocs, &k, &a, BPF_ANY);
+}
+
+static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
+				       const struct etdump_func_site *site)
+{
+	struct alloc_key k = { .tid = (__u32)bpf_get_current_pid_tgid(),
+			       .id = id };
+	struct etdump_rec_func_alloc *r;
+	struct alloc_args *a, args;
+	__u64 ptr = PT_REGS_RC(ctx);
+
+	a = bpf_map_lookup_elem(&pending_allocs, &k);
+	if (!a)
+		return;
+	args = *a;
+	bpf_map_delete_elem(&pending_allocs, &k);
+	if (!ptr)
+		return;
+	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ALLOC);
+	if (!r)
+		return;
+	r->id = id;
+	r->name_len = site->name_len;
+	r->flags = site->flags;
+	r->self = args.self;
+	r->size = args.size;
+	r->ptr = ptr;
+	__builtin_memcpy(r->name, site->name, sizeof(r->name));
+	submit(r);
+}
 
 SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
@@ -31,6 +106,10 @@ int on_func_entry(struct pt_regs *ctx)
 	site = bpf_map_lookup_elem(&sites, &id);
 	if (!site)
 		return 0;
+	if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
+		alloc_entry(ctx, id);
+		return 0;
+	}
 	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);
 	if (!r)
 		return 0;
@@ -39,15 +118,171 @@ int on_func_entry(struct pt_regs *ctx)
 	return 0;
 }
 
+/* record --values: the tensors' layout, and each site's out tensors */
+const volatile bool read_outputs = false;
+const volatile struct etdump_tensor_layout tensor_layout = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of sites */
+	__type(key, __u32);
+	__type(value, struct etdump_func_outputs);
+} site_outputs SEC(".maps");
+
+/* Bytes of an element of the schema's ScalarType; 0 for one unknown. */
+static __always_inline __u64 element_bytes(__s8 type)
+{
+	switch (type) {
+	case 0: case 1: case 11: case 12: case 13: case 16: case 17:
+	case 23: case 24: case 25: case 26:
+		return 1;   /* BYTE, CHAR, BOOL, QINT8, QUINT8, QUINT4X2, ... */
+	case 2: case 5: case 15: case 22: case 27:
+		return 2;   /* SHORT, HALF, BFLOAT16, BITS16, UINT16 */
+	case 3: case 6: case 8: case 14: case 28:
+		return 4;   /* INT, FLOAT, COMPLEXHALF, QINT32, UINT32 */
+	case 4: case 7: case 9: case 29:
+		return 8;   /* LONG, DOUBLE, COMPLEXFLOAT, UINT64 */
+	case 10:
+		return 16;  /* COMPLEXDOUBLE */
+	}
+	return 0;
+}
+
+static __always_inline int read_u64(__u64 *dst, __u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+}
+
+/*
+ * The tensor at `t` described into the stage's descriptor (sizes and
+ * strides widened from int32): 0, or -1 when some field could not be read.
+ */
+static __always_inline int describe_tensor(struct etdump_value_wire *d,
+					   __u64 t)
+{
+	__s32 sizes[ETDUMP_VALUE_DIM_MAX_REC], strides[ETDUMP_VALUE_DIM_MAX_REC];
+	__u64 impl, sizes_at, strides_at, data, dim, numel, size;
+	__s8 type;
+	__u32 i;
+
+	if (read_u64(&impl, t + tensor_layout.impl) ||
+	    read_u64(&sizes_at, impl + tensor_layout.sizes) ||
+	    read_u64(&strides_at, impl + tensor_layout.strides) ||
+	    read_u64(&data, impl + tensor_layout.data) ||
+	    read_u64(&dim, impl + tensor_layout.dim) ||
+	    read_u64(&numel, impl + tensor_layout.numel) ||
+	    bpf_probe_read_user(&type, 1,
+				(const void *)(impl + tensor_layout.type)))
+		return -1;
+	if (dim > ETDUMP_VALUE_DIM_MAX_REC || (__s64)numel < 0)
+		return -1;
+	size = dim * sizeof(__s32);
+	if (size > sizeof(sizes))
+		return -1;
+	if (bpf_probe_read_user(sizes, size, (const void *)sizes_at) ||
+	    bpf_probe_read_user(strides, size, (const void *)strides_at))
+		return -1;
+	d->type = 5; /* ETDUMP_VALUE_TENSOR */
+	d->scalar_type = type;
+	d->dim = dim;
+	for (i = 0; i < ETDUMP_VALUE_DIM_MAX_REC; i++) {
+		d->sizes[i] = i < dim ? sizes[i] : 0;
+		d->strides[i] = i < dim ? strides[i] : 0;
+	}
+	d->data = data;
+	d->nbytes = numel * element_bytes(type);
+	/* a dtype this does not know the size of: nothing is passed off */
+	return element_bytes(type) ? 0 : -1;
+}
+
+/* Where the rules place out tensor i, from the return register. */
+static __always_inline int out_tensor(const struct etdump_func_outputs *o,
+				      __u32 i, __u64 ret, __u64 *t)
+{
+	if (o->place[i] == ETDUMP_OUT_RET) {
+		*t = ret;
+		return 0;
+	}
+	if (o->place[i] == ETDUMP_OUT_SRET)
+		return read_u64(t, ret + o->offset[i]);
+	return -1;
+}
+
+/*
+ * One out tensor as a VALUE record after its VALUE_DATA: one the probe
+ * cannot read goes out marked unread (the collector counts it lost).
+ */
+static __always_inline void out_value(const struct etdump_func_outputs *o,
+				      __u32 i, __u64 ret)
+{
+	struct value_copy c = { .ts = bpf_ktime_get_ns() };
+	struct etdump_rec_value *r;
+	__u32 zero = 0;
+	__u64 t;
+
+	c.id = bpf_get_current_pid_tgid();
+	c.stage = bpf_map_lookup_elem(&value_stage, &zero);
+	if (!c.stage)
+		return;
+	__builtin_memset(&c.stage->desc, 0, sizeof(c.stage->desc));
+	c.stage->desc.delegate_id_int = -1;
+	if (out_tensor(o, i, ret, &t) || describe_tensor(&c.stage->desc, t)) {
+		__builtin_memset(&c.stage->desc, 0, sizeof(c.stage->desc));
+		c.rec_flags = ETDUMP_VREC_UNREAD;
+	} else {
+		copy_value_data(&c);
+	}
+	r = reserve_at(sizeof(*r), ETDUMP_REC_VALUE, c.ts);
+	if (!r)
+		return;
+	r->kind = 0;
+	r->rec_flags = c.rec_flags | ETDUMP_VREC_AT_RETURN;
+	r->chain = -1; /* the translator's to set */
+	r->instr = 0;
+	r->copied = c.copied;
+	r->name_len = 0;
+	r->desc = c.stage->desc;
+	submit(r);
+}
+
+static __always_inline void out_values(struct pt_regs *ctx, __u32 id)
+{
+	const struct etdump_func_outputs *o;
+	__u64 ret = PT_REGS_RC(ctx);
+	__u32 i;
+
+	o = bpf_map_lookup_elem(&site_outputs, &id);
+	if (!o)
+		return;
+	for (i = 0; i < ETDUMP_OUT_MAX; i++) {
+		if (i >= o->n)
+			break;
+		out_value(o, i, ret);
+	}
+}
+
 SEC("uretprobe")
 int on_func_exit(struct pt_regs *ctx)
 {
+	__u32 id = bpf_get_attach_cookie(ctx);
+	struct etdump_func_site *site;
 	struct etdump_rec_func_exit *r;
 
+	if (allocate_sites) {
+		site = bpf_map_lookup_elem(&sites, &id);
+		if (site && site->kind == ETDUMP_FUNC_ALLOCATE) {
+			alloc_exit(ctx, id, site);
+			return 0;
+		}
+	}
+
+	/* before the exit: inside the kernel's scope, as ETDumpGen logs them */
+	if (read_outputs && is_target(bpf_get_current_pid_tgid()))
+		out_values(ctx, id);
 	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_EXIT);
 	if (!r)
 		return 0;
-	r->id = bpf_get_attach_cookie(ctx);
+	r->id = id;
 	r->pad = 0;
 	submit(r);
 	return 0;

@@ -45,6 +45,7 @@ enum etdump_rec_type {
 	ETDUMP_REC_SCHED = 13,         /* struct etdump_rec_sched (--sched) */
 	ETDUMP_REC_VALUE_DATA = 14,    /* struct etdump_rec_value_data */
 	ETDUMP_REC_ALLOCATOR = 15,     /* struct etdump_rec_allocator */
+	ETDUMP_REC_FUNC_ALLOC = 16,    /* struct etdump_rec_func_alloc */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 };
@@ -176,6 +177,12 @@ enum etdump_func_kind {
 	ETDUMP_FUNC_BLOCK = 1,    /* opens a run named `arg`, then a scope */
 	ETDUMP_FUNC_KERNEL = 2,   /* a kernel call instruction's scope */
 	ETDUMP_FUNC_DELEGATE = 3, /* a delegate call instruction's scope */
+	/*
+	 * an allocator's allocate(this, size, ...) (record --allocations):
+	 * no scope, a FUNC_ALLOC record at its return when it handed out
+	 * memory; named by `name` (the allocator's kind)
+	 */
+	ETDUMP_FUNC_ALLOCATE = 4,
 };
 
 struct etdump_func_site {
@@ -201,6 +208,24 @@ struct etdump_rec_func_exit {
 	struct etdump_rec_hdr hdr;
 	__u32 id;
 	__u32 pad;
+};
+
+/*
+ * An allocate function (ETDUMP_FUNC_ALLOCATE) returned `ptr`, not NULL,
+ * for `size` bytes asked of the allocator object at `self`: the
+ * translator numbers the allocators by `self` and makes the ALLOCATOR and
+ * ALLOCATION records the runtime's track_allocator/track_allocation
+ * would have. Carries the site's name, as an entry record does.
+ */
+struct etdump_rec_func_alloc {
+	struct etdump_rec_hdr hdr;
+	__u32 id;              /* the site */
+	__u16 name_len;
+	__u16 flags;           /* the site's: ETDUMP_FUNC_STEPPED */
+	__u64 self;
+	__u64 size;
+	__u64 ptr;
+	char name[ETDUMP_NAME_MAX];
 };
 
 /*
@@ -260,6 +285,11 @@ struct etdump_value_wire {
 enum etdump_value_rec_flags {
 	ETDUMP_VREC_UNREAD = 1,      /* the descriptor could not be read */
 	ETDUMP_VREC_DATA_UNREAD = 2, /* the data could not be read (not present) */
+	/*
+	 * symbol mode: read at a kernel's return, chain and instruction not
+	 * known to the probe (the translator gives the call's)
+	 */
+	ETDUMP_VREC_AT_RETURN = 4,
 };
 
 struct etdump_rec_value {

@@ -6,6 +6,7 @@
  * $ETDUMP_FIXTURES, and synthetic plans) or in call order, said so.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "symbol_calibrate.h"
 #include "symbol_translate.h"
 #include "testlib.h"
+#include "value_capture.h"
 
 enum site_id { S_LOAD, S_INIT, S_EXEC, S_MUL, S_ADD, S_DELEGATE, S_SUB };
 
@@ -549,6 +551,151 @@ TEST(incomplete_capture)
 	rig_close(&r);
 }
 
+/*
+ * record --values: a kernel's out tensor, read at its uretprobe, comes
+ * before the kernel's exit, its chain and instruction unknown to the
+ * probe: it takes the call's, and waits with the run's BLOCK (the first
+ * kernel's value arrives before any scope of its run has ended).
+ */
+static void kernel_with_value(struct rig *r, uint32_t tid, enum site_id id,
+			      float x)
+{
+	struct etdump_rec_value_data d;
+	struct etdump_rec_value v;
+
+	enter(r, tid, id);
+	memset(&d, 0, sizeof(d));
+	stamp(r, &d.hdr, ETDUMP_REC_VALUE_DATA,
+	      offsetof(struct etdump_rec_value_data, data) + sizeof(x), tid);
+	d.len = sizeof(x);
+	memcpy(d.data, &x, sizeof(x));
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &d, d.hdr.size), 0);
+	memset(&v, 0, sizeof(v));
+	stamp(r, &v.hdr, ETDUMP_REC_VALUE, sizeof(v), tid);
+	v.chain = -1;   /* as the uretprobe sends it */
+	v.rec_flags = ETDUMP_VREC_AT_RETURN;
+	v.copied = sizeof(x);
+	v.desc.type = 5; /* ETDUMP_VALUE_TENSOR */
+	v.desc.scalar_type = 6; /* FLOAT */
+	v.desc.dim = 1;
+	v.desc.sizes[0] = 1;
+	v.desc.strides[0] = 1;
+	v.desc.nbytes = sizeof(x);
+	v.desc.delegate_id_int = -1;
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &v, sizeof(v)), 0);
+	leave(r, tid, id);
+}
+
+TEST(kernel_values_take_their_calls_ids)
+{
+	const struct etd_event *ev;
+	const struct etd_run *run;
+	const uint8_t *buf;
+	size_t len = 0;
+	float got[2];
+	struct rig r;
+
+	rig_open(&r, NULL);
+	load(&r, 1);
+	enter(&r, 1, S_EXEC);
+	kernel_with_value(&r, 1, S_MUL, 3.0f);
+	kernel_with_value(&r, 1, S_ADD, 5.0f);
+	leave(&r, 1, S_EXEC);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 2);
+	if (r.dump.nruns != 2)
+		goto out;
+	run = &r.dump.runs[1];
+	CHECK_EQ_STR(run->name, "Execute");
+	/* value, kernel, OPERATOR_CALL per call, then Method::execute */
+	CHECK_EQ_INT(run->nevents, 7);
+	if (run->nevents != 7)
+		goto out;
+	ev = &run->events[0];
+	CHECK_EQ_INT(ev->kind, ETD_DEBUG);
+	CHECK_EQ_INT(ev->debug_chain_index, 0);
+	CHECK_EQ_INT(ev->instruction_id, 0);
+	CHECK_EQ_STR(run->events[1].name, "native_call_mul.out");
+	ev = &run->events[3];
+	CHECK_EQ_INT(ev->kind, ETD_DEBUG);
+	CHECK_EQ_INT(ev->debug_chain_index, 0);
+	CHECK_EQ_INT(ev->instruction_id, 1);
+	CHECK_EQ_STR(run->events[4].name, "native_call_add.out");
+	buf = value_capture_buffer(collector_values(r.col), &len);
+	CHECK(buf != NULL && len >= 64 + sizeof(float));
+	if (buf && len >= 64 + sizeof(float)) {
+		memcpy(&got[0], buf, sizeof(float));
+		memcpy(&got[1], buf + 64, sizeof(float));
+		CHECK(got[0] == 3.0f && got[1] == 5.0f);
+	}
+out:
+	rig_close(&r);
+}
+
+static void allocate(struct rig *r, uint32_t tid, uint64_t self,
+		     uint64_t size)
+{
+	struct etdump_rec_func_alloc a;
+
+	memset(&a, 0, sizeof(a));
+	stamp(r, &a.hdr, ETDUMP_REC_FUNC_ALLOC, sizeof(a), tid);
+	a.id = 40;
+	a.self = self;
+	a.size = size;
+	a.ptr = 0x1000;
+	a.name_len = strlen("MemoryAllocator");
+	memcpy(a.name, "MemoryAllocator", a.name_len);
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &a, sizeof(a)), 0);
+}
+
+/*
+ * record --allocations: an allocate site's record becomes an allocation
+ * of the allocator its object is, numbered from 1 in the order seen and
+ * named after the rule, in the run its thread is in, even while the run
+ * waits for its first scope to end.
+ */
+TEST(allocations_number_their_allocators)
+{
+	const struct etd_run *run;
+	size_t i, n = 0;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	enter(&r, 1, S_LOAD);
+	allocate(&r, 1, 0xa0, 64);
+	allocate(&r, 1, 0xb0, 8);
+	allocate(&r, 1, 0xa0, 16);
+	call(&r, 1, S_INIT);
+	leave(&r, 1, S_LOAD);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	if (r.dump.nruns != 1)
+		goto out;
+	run = &r.dump.runs[0];
+	CHECK_EQ_INT(run->nallocators, 2);
+	if (run->nallocators == 2) {
+		CHECK_EQ_STR(run->allocators[0], "MemoryAllocator 1");
+		CHECK_EQ_STR(run->allocators[1], "MemoryAllocator 2");
+	}
+	for (i = 0; i < run->nevents; i++) {
+		const struct etd_event *ev = &run->events[i];
+		static const int32_t ids[] = { 1, 2, 1 };
+		static const uint64_t sizes[] = { 64, 8, 16 };
+
+		if (ev->kind != ETD_ALLOCATION)
+			continue;
+		CHECK(n < 3);
+		if (n < 3) {
+			CHECK_EQ_INT(ev->allocator_id, ids[n]);
+			CHECK_EQ_INT(ev->allocation_size, sizes[n]);
+		}
+		n++;
+	}
+	CHECK_EQ_INT(n, 3);
+out:
+	rig_close(&r);
+}
+
 TEST(other_records_pass_through)
 {
 	struct etdump_rec_block b;
@@ -585,6 +732,8 @@ int main(void)
 	RUN(no_probe_time_no_change);
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);
+	RUN(kernel_values_take_their_calls_ids);
+	RUN(allocations_number_their_allocators);
 	RUN(other_records_pass_through);
 	return TEST_SUMMARY();
 }

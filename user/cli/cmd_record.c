@@ -83,10 +83,13 @@ static const char record_usage[] =
 	"                       program outputs): DebugEvents in the ETDump, the\n"
 	"                       tensors' bytes in its debug buffer, at most MAX\n"
 	"                       bytes a value (default 1M; more is cut and\n"
-	"                       counted); implies --precise\n"
+	"                       counted); implies --precise. In symbol mode:\n"
+	"                       each kernel's out tensors, read at its return\n"
+	"                       where the rules place them (outputs lines)\n"
 	"      --debug-buffer F the debug buffer file (default: the ETDump's\n"
 	"                       name with .etdp replaced by .debug.bin)\n"
-	"      --allocations    what the runtime allocates (track_allocation): a\n"
+	"      --allocations    what the runtime allocates (track_allocation; in\n"
+	"                       symbol mode the rules' allocate functions): a\n"
 	"                       summary, report --memory and convert's timeline\n"
 	"                       from the raw capture; not in the ETDump (the\n"
 	"                       Inspector cannot load allocation events); implies\n"
@@ -879,6 +882,9 @@ int cmd_record(int argc, char **argv)
 		sigaction(SIGUSR1, &usr, NULL);
 	}
 	/* symbol mode: uprobes on functions, neither batched nor counted */
+	o.sym.values = o.values;
+	o.sym.value_max = o.value_max;
+	o.sym.allocations = o.allocations;
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
@@ -890,8 +896,6 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
-	if (o.values && sink.sm)
-		p_warn("--values: symbol mode sees no values (they need the runtime's etdump value probe); none recorded");
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
 	copts.allocations = o.allocations && !sink.sm;
@@ -992,7 +996,7 @@ int cmd_record(int argc, char **argv)
 		free(kept);
 		goto cleanup;
 	}
-	if (o.output && o.values && !sink.sm &&
+	if (o.output && o.values &&
 	    write_values(&o, collector_values(col)))
 		goto cleanup;
 	print_summary(&o, &t, why, runs, &stats, drops);

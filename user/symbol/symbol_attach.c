@@ -11,6 +11,7 @@
 #include "log.h"
 #include "symbol_attach.h"
 #include "symbol_sites.h"
+#include "symbol_values.h" /* the skeleton's rodata holds its types */
 #include "symbols.skel.h"
 #include "target.h"
 #include "uprobe_multi.h"
@@ -43,6 +44,14 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	skel->rodata->pidns_dev = dev;
 	skel->rodata->pidns_ino = ino;
 	err = bpf_map__set_max_entries(skel->maps.sites, sites->n);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.site_outputs, sites->n);
+	/* without record --values the reading of tensors goes at load */
+	skel->rodata->read_outputs = sites->values;
+	skel->rodata->allocate_sites = symbol_sites_count(sites,
+							  ETDUMP_FUNC_ALLOCATE);
+	skel->rodata->value_max = sites->value_max;
+	skel->rodata->tensor_layout = sites->tensor;
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
@@ -93,6 +102,11 @@ static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
 		err = bpf_map__update_elem(a->skel->maps.sites, &key,
 					   sizeof(key), &s->sites[i].desc,
 					   sizeof(s->sites[i].desc), 0);
+		if (!err && s->sites[i].outputs.n)
+			err = bpf_map__update_elem(
+				a->skel->maps.site_outputs, &key, sizeof(key),
+				&s->sites[i].outputs,
+				sizeof(s->sites[i].outputs), 0);
 	}
 	if (err)
 		p_err("cannot fill the symbol-mode site table: %s",

@@ -12,6 +12,7 @@
 #include "symbol_sites.h"
 #include "symbol_translate.h"
 #include "target.h"
+#include "value_sites.h"
 
 struct symbol_mode {
 	struct symbol_mode_opts opts;
@@ -171,12 +172,26 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		p_err("%s", err);
 		return ret;
 	}
+	/* each allocation is a probed call: only when asked for */
+	if (!sm->opts.allocations)
+		symbol_sites_drop(&sm->sites, ETDUMP_FUNC_ALLOCATE);
+	else if (symbol_sites_count(&sm->sites, ETDUMP_FUNC_ALLOCATE))
+		p_info("--allocations: %zu allocate function(s) probed; an allocation the compiler inlined (gcc devirtualizes and inlines MemoryAllocator::allocate where it can) is not seen: counts and bytes are what the calls handed out, at most what was allocated",
+		       symbol_sites_count(&sm->sites, ETDUMP_FUNC_ALLOCATE));
+	else
+		p_info("--allocations: no allocate function of the target matches a rule: no allocation is recorded");
 	if (!sm->sites.n) {
 		explain_no_site(sm, t->exe);
 		return -ENOENT;
 	}
 	symbol_coverage_report(sm->have_plan ? &sm->plan : NULL, &sm->sites,
 			       sm->opts.program);
+	if (sm->opts.values) {
+		ret = value_sites_plan(&sm->sites, &sm->rules,
+				       sm->opts.value_max);
+		if (ret)
+			return ret;
+	}
 	/* a failure is said, and the times stay as they were recorded */
 	symbol_calibrate(&sm->cal);
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "capture.h"
 
 struct collector;
@@ -23,6 +24,12 @@ struct symbol_mode_opts {
 	const char *rules;      /* --rules FILE: before the built-in rules */
 	const char *program;    /* --program MODEL.pte: instruction ids */
 	const char *debug_file; /* --debug-file FILE: the executable's */
+	/* record --values: kernels' out tensors at return, at most
+	   value_max bytes each (value_sites.h) */
+	bool values;
+	uint64_t value_max;
+	/* record --allocations: probe the rules' allocate functions */
+	bool allocations;
 };
 
 /* Symbol mode is used with --symbols, or when no etdump probe is there. */

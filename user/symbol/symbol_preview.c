@@ -13,6 +13,7 @@ static const char *const kind_names[] = {
 	[ETDUMP_FUNC_BLOCK] = "block",
 	[ETDUMP_FUNC_KERNEL] = "kernel",
 	[ETDUMP_FUNC_DELEGATE] = "delegate",
+	[ETDUMP_FUNC_ALLOCATE] = "allocate",
 };
 
 static const char *kind_name(unsigned int kind)
@@ -46,6 +47,10 @@ static void print_sites(const struct symbol_sites *s)
 			       site->path, kind_name(site->desc.kind),
 			       site->function, site->desc.name,
 			       site->desc.arg);
+		else if (site->desc.kind == ETDUMP_FUNC_ALLOCATE)
+			printf("%s\t%s\t%s\t%s (record --allocations only)\n",
+			       site->path, kind_name(site->desc.kind),
+			       site->function, site->desc.name);
 		else
 			printf("%s\t%s\t%s\t%s\n", site->path,
 			       kind_name(site->desc.kind), site->function,

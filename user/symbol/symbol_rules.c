@@ -8,6 +8,7 @@
 #include "etdump_reader.h"
 #include "file_io.h"
 #include "symbol_rules.h"
+#include "value_rules.h"
 
 #define CAPTURE "{op}"
 #define CAPTURE_LEN (sizeof(CAPTURE) - 1)
@@ -37,6 +38,7 @@ static const char *const kind_names[] = {
 	[ETDUMP_FUNC_BLOCK] = "block",
 	[ETDUMP_FUNC_KERNEL] = "kernel",
 	[ETDUMP_FUNC_DELEGATE] = "delegate",
+	[ETDUMP_FUNC_ALLOCATE] = "allocate",
 };
 
 static bool is_ident(char c)
@@ -82,7 +84,7 @@ static const char *check_fields(char **f, int n, int *kind)
 
 	*kind = parse_kind(f[0]);
 	if (*kind < 0)
-		return "unknown kind (block, event, kernel or delegate)";
+		return "unknown kind (block, event, kernel, delegate, allocate, outputs or tensor)";
 	if (n < 3)
 		return "expected KIND FUNCTION EVENT [RUN]";
 	if (*kind == ETDUMP_FUNC_BLOCK && n != 4)
@@ -165,6 +167,17 @@ int symbol_rules_parse(struct symbol_rules *rs, const char *text, size_t len,
 		n = split_fields(line, f);
 		if (!n)
 			continue;
+		ret = n > 0 ? value_rules_parse(rs, f, n, source, lineno, &why) :
+			      -ENOENT;
+		if (ret == -ENOMEM)
+			goto out;
+		if (ret != -ENOENT) {
+			if (!ret)
+				continue;
+			snprintf(err, errlen, "%s:%u: %s", source, lineno, why);
+			goto out;
+		}
+		ret = 0;
 		why = n < 0 ? "expected KIND FUNCTION EVENT [RUN]" :
 			      check_fields(f, n, &kind);
 		if (why) {
@@ -244,6 +257,14 @@ static bool glob(const char *p, const char *s, const char **cap,
 	return !*s;
 }
 
+bool symbol_rules_glob(const char *p, const char *func)
+{
+	const char *cap = NULL;
+	size_t caplen = 0;
+
+	return glob(p, func, &cap, &caplen);
+}
+
 /* EVENT with every {op} replaced by the capture. */
 static int expand(const char *tmpl, const char *cap, size_t caplen,
 		  char out[ETDUMP_NAME_MAX])
@@ -295,4 +316,5 @@ void symbol_rules_free(struct symbol_rules *rs)
 	free(rs->rules);
 	rs->rules = NULL;
 	rs->n = 0;
+	value_rules_free(rs);
 }

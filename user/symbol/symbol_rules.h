@@ -14,16 +14,26 @@
  *   event     a scope named EVENT (chain and instruction: the state then)
  *   kernel    a KernelCall instruction's scope: gets a chain and instruction
  *   delegate  a DelegateCall instruction's scope: the same
+ *   allocate  an allocator's allocate(this, size, ...) returning the memory
+ *             or NULL: no scope; with record --allocations, what it
+ *             handed out, the allocator named EVENT and numbered by object
  * FUNCTION is matched against the function's demangled name without return
  * type and parameters (demangle.h); C names are matched as they are. '*'
  * matches any run of characters, "{op}" one or more of [A-Za-z0-9_], which
  * EVENT may then use.
+ *
+ * Two more kinds of line say what record --values reads (value_rules.h):
+ *   outputs   FUNCTION      PLACE[,PLACE...]   where a kernel's out tensors
+ *                                              are when it returns
+ *   tensor    TYPE.FIELD    OFFSET             the runtime's tensor layout
  */
 #ifndef ETDUMP_SYMBOL_RULES_H
 #define ETDUMP_SYMBOL_RULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "etdump_record.h"
+#include "symbol_values.h"
 
 struct symbol_rule {
 	enum etdump_func_kind kind;
@@ -33,9 +43,19 @@ struct symbol_rule {
 	char *where;            /* "FILE:LINE", for messages */
 };
 
+/* An `outputs` line: the kernels it names, and where their out tensors are. */
+struct symbol_output_rule {
+	char *pattern;
+	struct etdump_func_outputs out;
+	char *where;
+};
+
 struct symbol_rules {
 	struct symbol_rule *rules;
 	size_t n;
+	struct symbol_output_rule *outputs;
+	size_t noutputs;
+	struct etdump_tensor_layout tensor;  /* the first line of a field wins */
 };
 
 /*
@@ -57,6 +77,8 @@ int symbol_rules_load_builtin(struct symbol_rules *rs, char *err,
  */
 int symbol_rules_match(const struct symbol_rules *rs, const char *func,
 		       char event[ETDUMP_NAME_MAX]);
+/* Does FUNCTION pattern p match all of func? */
+bool symbol_rules_glob(const char *p, const char *func);
 void symbol_rules_free(struct symbol_rules *rs);
 
 #endif /* ETDUMP_SYMBOL_RULES_H */

@@ -208,6 +208,32 @@ int symbol_sites_find(struct symbol_sites *out,
 	return 0;
 }
 
+size_t symbol_sites_count(const struct symbol_sites *s, int kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->sites[i].desc.kind == kind;
+	return n;
+}
+
+void symbol_sites_drop(struct symbol_sites *s, int kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->sites[i].desc.kind == kind) {
+			s->single_step -= s->sites[i].single_step;
+			free(s->sites[i].function);
+			continue;
+		}
+		s->sites[n] = s->sites[i];
+		s->sites[n].desc.id = n;
+		n++;
+	}
+	s->n = n;
+}
+
 void symbol_sites_free(struct symbol_sites *s)
 {
 	size_t i;

@@ -16,6 +16,7 @@
 #include "etdump_record.h"
 #include "process_objects.h"
 #include "symbol_rules.h"
+#include "symbol_values.h"
 
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */
@@ -26,6 +27,8 @@ struct symbol_site {
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
 	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
+	/* record --values: its out tensors at return (value_sites.h) */
+	struct etdump_func_outputs outputs;
 };
 
 struct symbol_sites {
@@ -35,6 +38,10 @@ struct symbol_sites {
 	struct elf_symbols_info exe;   /* where the executable's came from */
 	size_t functions;              /* symbols looked at, all objects */
 	size_t single_step;            /* sites that must be single-stepped */
+	/* record --values: read out tensors, at most value_max bytes each */
+	bool values;
+	uint64_t value_max;
+	struct etdump_tensor_layout tensor;
 };
 
 /*
@@ -53,6 +60,10 @@ int symbol_sites_find(struct symbol_sites *out,
  * (An aarch64 object's entries are arm64_insn.h's to judge.)
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
+/* How many sites are of this kind (enum etdump_func_kind). */
+size_t symbol_sites_count(const struct symbol_sites *s, int kind);
+/* Leave out the sites of a kind, the others renumbered (desc.id). */
+void symbol_sites_drop(struct symbol_sites *s, int kind);
 void symbol_sites_free(struct symbol_sites *s);
 
 #endif /* ETDUMP_SYMBOL_SITES_H */

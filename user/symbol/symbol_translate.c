@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ struct thread {
 	/* the probes' own time so far in the outermost call, and the last
 	   time handed on (symbol_translator_probe_time()) */
 	uint64_t probe_ns, last_ts;
+	/* the instruction state last handed on, for values */
+	int32_t chain, instr;
 };
 
 struct symbol_translator {
@@ -47,6 +50,9 @@ struct symbol_translator {
 	size_t nthreads;
 	struct symbol_translator_stats stats;
 	struct symbol_calibration cal;
+	/* record --allocations: the allocator objects, id = index + 1 */
+	uint64_t *allocators;
+	size_t nallocators;
 };
 
 int symbol_translator_new(struct symbol_translator **out,
@@ -62,6 +68,17 @@ int symbol_translator_new(struct symbol_translator **out,
 	t->sink_ctx = sink_ctx;
 	*out = t;
 	return 0;
+}
+
+/* The thread's state, if it has any. */
+static struct thread *thread_found(struct symbol_translator *t, uint32_t tid)
+{
+	size_t i;
+
+	for (i = t->nthreads; i-- > 0;)
+		if (t->threads[i]->tid == tid)
+			return t->threads[i];
+	return NULL;
 }
 
 static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
@@ -81,6 +98,7 @@ static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 		return NULL;
 	}
 	th->tid = tid;
+	th->chain = -1;
 	t->threads = grown;
 	t->threads[t->nthreads++] = th;
 	return th;
@@ -136,6 +154,8 @@ static int emit_instruction(struct symbol_translator *t, struct thread *th,
 {
 	struct etdump_rec_instruction r = { .chain = chain, .instr = instr };
 
+	th->chain = chain;
+	th->instr = instr;
 	stamp(&r.hdr, from, ETDUMP_REC_INSTRUCTION, sizeof(r));
 	return emit(t, th, &r, sizeof(r));
 }
@@ -390,6 +410,97 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	return emit_instruction(t, th, &hdr, -1, 0);
 }
 
+/*
+ * record --values: a kernel's out tensor, read at its return before the
+ * exit record (bpf/symbols.bpf.c, ETDUMP_VREC_AT_RETURN), takes the
+ * instruction its call has, and the time last handed on (its own stamp
+ * has the probes' time in it). Its data chunks and it wait with the run's
+ * BLOCK as the rest does. The value probe's records (a thread inside no
+ * probed call) pass as they are.
+ */
+static int on_value(struct symbol_translator *t, const void *rec, size_t len)
+{
+	const struct etdump_rec_hdr *h = rec;
+	struct thread *th = thread_found(t, h->tid);
+	struct etdump_rec_value v;
+
+	if (!th || (!th->depth && !th->block_pending))
+		return t->sink(t->sink_ctx, rec, len);
+	if (h->type == ETDUMP_REC_VALUE_DATA)
+		return emit(t, th, rec, len);
+	memcpy(&v, rec, sizeof(v));
+	if (!(v.rec_flags & ETDUMP_VREC_AT_RETURN))
+		return emit(t, th, rec, len);
+	v.chain = th->chain;
+	v.instr = th->instr;
+	if (th->last_ts)
+		v.hdr.ts = th->last_ts;
+	return emit(t, th, &v, sizeof(v));
+}
+
+/* The allocator at `self`, numbered from 1 as ETDumpGen numbers them. */
+static int allocator_id(struct symbol_translator *t, struct thread *th,
+			const struct etdump_rec_func_alloc *r,
+			const struct etdump_rec_hdr *hdr, int32_t *id)
+{
+	struct etdump_rec_allocator a;
+	uint64_t *grown;
+	char name[ETDUMP_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i < t->nallocators; i++) {
+		if (t->allocators[i] == r->self) {
+			*id = i + 1;
+			return 0;
+		}
+	}
+	grown = realloc(t->allocators, (i + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	t->allocators = grown;
+	t->allocators[t->nallocators++] = r->self;
+	*id = i + 1;
+	/* its kind, as the rule names it, and its number: one object each */
+	copy_name(name, r->name, r->name_len);
+	memset(&a, 0, sizeof(a));
+	stamp(&a.hdr, hdr, ETDUMP_REC_ALLOCATOR, sizeof(a));
+	a.allocator_id = *id;
+	snprintf(a.name, sizeof(a.name), "%.50s %d", name, *id);
+	a.name_len = strlen(a.name);
+	return emit(t, th, &a, sizeof(a));
+}
+
+/*
+ * record --allocations: an allocate function handed out memory. It is a
+ * probed call inside the thread's outermost one: what it cost is taken
+ * out of what follows, as for any probed call (symbol_translate.h).
+ */
+static int on_func_alloc(struct symbol_translator *t, struct thread *th,
+			 const struct etdump_rec_func_alloc *r)
+{
+	struct etdump_rec_allocation out;
+	struct etdump_rec_hdr hdr = r->hdr;
+	int32_t id;
+	int err, k;
+
+	hdr.ts = r->hdr.ts > th->probe_ns ? r->hdr.ts - th->probe_ns : 0;
+	if (hdr.ts < th->last_ts)
+		hdr.ts = th->last_ts;
+	if (t->cal.done && th->depth) {
+		k = r->flags & ETDUMP_FUNC_STEPPED ? SYMBOL_ENTRY_STEPPED :
+						     SYMBOL_ENTRY_EMULATED;
+		th->probe_ns += t->cal.call_ns[k];
+	}
+	err = allocator_id(t, th, r, &hdr, &id);
+	if (err)
+		return err;
+	memset(&out, 0, sizeof(out));
+	stamp(&out.hdr, &hdr, ETDUMP_REC_ALLOCATION, sizeof(out));
+	out.allocator_id = id;
+	out.size = r->size;
+	return emit(t, th, &out, sizeof(out));
+}
+
 int symbol_translator_feed(void *translator, const void *rec, size_t len)
 {
 	struct symbol_translator *t = translator;
@@ -402,6 +513,19 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	    h->size >= sizeof(struct etdump_rec_probe_time)) {
 		symbol_calibration_from_record(&t->cal, rec);
 		return 0;
+	}
+	if (len >= sizeof(*h) && h->size <= len &&
+	    ((h->type == ETDUMP_REC_VALUE &&
+	      h->size == sizeof(struct etdump_rec_value)) ||
+	     (h->type == ETDUMP_REC_VALUE_DATA &&
+	      h->size > offsetof(struct etdump_rec_value_data, data)))) {
+		return on_value(t, rec, h->size);
+	}
+	if (len >= sizeof(struct etdump_rec_func_alloc) &&
+	    h->type == ETDUMP_REC_FUNC_ALLOC &&
+	    h->size >= sizeof(struct etdump_rec_func_alloc) && h->size <= len) {
+		th = thread_of(t, h->tid);
+		return th ? on_func_alloc(t, th, rec) : -ENOMEM;
 	}
 	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
 				 h->type != ETDUMP_REC_FUNC_EXIT))
@@ -452,5 +576,6 @@ void symbol_translator_free(struct symbol_translator *t)
 		free(t->threads[i]);
 	}
 	free(t->threads);
+	free(t->allocators);
 	free(t);
 }
