@@ -143,7 +143,7 @@ void symbol_mode_summary(const struct symbol_mode *sm)
 int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col)
 {
 	/* the translator takes out what was measured at attach */
-	return symbol_calibration_note(&sm->cal, col);
+	return symbol_calibration_note(&sm->cal, !sm->have_plan, col);
 }
 
 const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
