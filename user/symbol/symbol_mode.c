@@ -24,6 +24,7 @@ struct symbol_mode {
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
 	bool noted;             /* handed on, before the first record */
+	bool found;             /* sites found already: symbol_mode_find() */
 };
 
 bool symbol_mode_wanted(const struct symbol_mode_opts *o,
@@ -164,9 +165,11 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	int ret;
 
 	*nattached = 0;
-	ret = symbol_sites_find(&sm->sites, &sm->rules, t->pid, t->exe,
-				!t->spawned, sm->opts.debug_file, err,
-				sizeof(err));
+	ret = sm->found ? 0 :
+			  symbol_sites_find(&sm->sites, &sm->rules, t->pid,
+					    t->exe, !t->spawned,
+					    sm->opts.debug_file, err,
+					    sizeof(err));
 	if (ret) {
 		p_err("%s", err);
 		return ret;
@@ -186,6 +189,23 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		symbol_calibration_say(&sm->cal, "are written");
 	}
 	return ret;
+}
+
+int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
+{
+	char err[512];
+	int ret;
+
+	ret = symbol_sites_find(&sm->sites, &sm->rules, t->pid, t->exe,
+				!t->spawned, sm->opts.debug_file, err,
+				sizeof(err));
+	sm->found = !ret;
+	return ret ? ret : (int)sm->sites.n;
+}
+
+bool symbol_mode_asked(const struct symbol_mode_opts *o)
+{
+	return o->force || o->rules || o->program || o->debug_file;
 }
 
 void symbol_mode_free(struct symbol_mode *sm)
