@@ -975,11 +975,12 @@ int cmd_record(int argc, char **argv)
 			 t.pid, t.exe, copts.batched ? "batched" : "per-scope probes");
 		if (follow_children_first_note(fc, note))
 			goto cleanup;
-	} else
+	} else {
 		p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached,
 		       t.pid, t.exe,
 		       !sink.sm && objs.n > 1 ? " and its libraries" : "",
 		       o.pid ? "; Ctrl-C to stop" : "");
+	}
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||
 	    (o.live && live_view_open(&lv, col, title)))
