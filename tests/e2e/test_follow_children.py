@@ -128,8 +128,8 @@ class FollowChildrenTest(TempDirTest):
         self.assertIn("executions: 2\nchild=5\n", proc.stdout)
         # nothing traced ran: no ETDump, and one line says why
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertEqual(proc.stderr.splitlines(), [
-            "etdump-bpf: /usr/bin/dash: no 'etdump' USDT probes, and no "
-            "process it started exec'd a binary with them: nothing recorded "
-            "(record --no-inherit for symbol mode's reason)"])
+        lines = proc.stderr.splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertIn("/usr/bin/dash: no 'etdump' USDT probes, nor in a "
+                      "process it started", lines[0])
         self.assertFalse(os.path.exists(self.path("u.etdp")))

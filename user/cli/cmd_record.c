@@ -847,6 +847,8 @@ int cmd_record(int argc, char **argv)
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
 	struct more_targets more = { 0 };
 	struct follow_children *fc = NULL;
+	/* symbol mode found nothing: kept to say why, when no child is either */
+	struct symbol_mode *unused_sm = NULL;
 	pid_t roots[1 + CAPTURE_MAX_MORE];
 	bool follow, children_only = false;
 	uint64_t ns_dev, ns_ino;
@@ -920,7 +922,7 @@ int cmd_record(int argc, char **argv)
 	 */
 	if (sink.sm && follow && o.command && !symbol_mode_asked(&o.sym) &&
 	    symbol_mode_find(sink.sm, &t) <= 0) {
-		symbol_mode_free(sink.sm);
+		unused_sm = sink.sm;
 		sink.sm = NULL;
 		children_only = true;
 	}
@@ -1032,8 +1034,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!stats.runs && children_only && !follow_children_count(fc)) {
-		p_err("%s: no 'etdump' USDT probes, and no process it started exec'd a binary with them: nothing recorded (record --no-inherit for symbol mode's reason)",
-		      t.exe);
+		symbol_mode_explain(unused_sm, t.exe);
 		goto cleanup;
 	}
 	if (!stats.runs) {
@@ -1087,6 +1088,7 @@ cleanup:
 	target_close(&t);
 	more_targets_close(&more);
 	follow_children_free(fc);
+	symbol_mode_free(unused_sm);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
 	live_view_free(lv);

@@ -25,6 +25,7 @@ struct symbol_mode {
 	struct etdump_rec_probe_time note;
 	bool noted;             /* handed on, before the first record */
 	bool found;             /* sites found already: symbol_mode_find() */
+	char find_err[512];     /* why symbol_mode_find() found none */
 };
 
 bool symbol_mode_wanted(const struct symbol_mode_opts *o,
@@ -93,11 +94,10 @@ static const char *rules_origin(const struct symbol_mode *sm, char *buf,
  * line (it starts with what USDT mode used to say, since it is why we are
  * here).
  */
-static void explain_no_site(const struct symbol_mode *sm, const char *exe)
+static void explain_no_site(const struct symbol_mode *sm, const char *exe,
+			    const char *lead)
 {
 	const struct elf_symbols_info *x = &sm->sites.exe;
-	const char *lead = sm->opts.force ? "symbol mode (--symbols)" :
-					    "no 'etdump' USDT probes";
 	char rules[PATH_MAX + 64], id[128] = "", link[PATH_MAX] = "";
 
 	rules_origin(sm, rules, sizeof(rules));
@@ -175,7 +175,9 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		return ret;
 	}
 	if (!sm->sites.n) {
-		explain_no_site(sm, t->exe);
+		explain_no_site(sm, t->exe, sm->opts.force ?
+				"symbol mode (--symbols)" :
+				"no 'etdump' USDT probes");
 		return -ENOENT;
 	}
 	symbol_coverage_report(sm->have_plan ? &sm->plan : NULL, &sm->sites,
@@ -200,7 +202,18 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
 				!t->spawned, sm->opts.debug_file, err,
 				sizeof(err));
 	sm->found = !ret;
+	if (ret)
+		snprintf(sm->find_err, sizeof(sm->find_err), "%s", err);
 	return ret ? ret : (int)sm->sites.n;
+}
+
+void symbol_mode_explain(const struct symbol_mode *sm, const char *exe)
+{
+	if (sm->find_err[0])
+		p_err("%s (and no process it started exec'd a binary with etdump probes)",
+		      sm->find_err);
+	else
+		explain_no_site(sm, exe, "no 'etdump' USDT probes, nor in a process it started");
 }
 
 bool symbol_mode_asked(const struct symbol_mode_opts *o)

@@ -68,6 +68,11 @@ int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col);
  * record follows instead.
  */
 int symbol_mode_find(struct symbol_mode *sm, const struct target *t);
+/*
+ * After symbol_mode_find() found nothing and no child was recorded either:
+ * why, in the one line symbol_mode_attach() would have said it.
+ */
+void symbol_mode_explain(const struct symbol_mode *sm, const char *exe);
 /* Whether an option of symbol mode's was given (--symbols, --rules ...). */
 bool symbol_mode_asked(const struct symbol_mode_opts *o);
 /* The summary's line about the probes' time. */
