@@ -850,7 +850,7 @@ int cmd_record(int argc, char **argv)
 	/* symbol mode found nothing: kept to say why, when no child is either */
 	struct symbol_mode *unused_sm = NULL;
 	pid_t roots[1 + CAPTURE_MAX_MORE];
-	bool follow, children_only = false;
+	bool follow, children_only = false, sym_alone;
 	uint64_t ns_dev, ns_ino;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
@@ -926,9 +926,8 @@ int cmd_record(int argc, char **argv)
 		sink.sm = NULL;
 		children_only = true;
 	}
-	if (sink.sm && follow)
-		p_info("symbol mode records PID %d alone: children are followed in USDT mode only",
-		       t.pid);
+	/* said once symbol mode is attached */
+	sym_alone = sink.sm && follow;
 	follow = follow && !sink.sm;
 	copts.batched = !sink.sm && choose_mode(&o, &objs, children_only);
 	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
@@ -969,6 +968,9 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	if (sink.sm && symbol_mode_annotate(sink.sm, col))
 		goto cleanup;
+	if (sym_alone)
+		p_info("symbol mode records PID %d alone: children are followed in USDT mode only",
+		       t.pid);
 	start = now_ns();
 	collector_set_start(col, start);
 	if (children_only) {
