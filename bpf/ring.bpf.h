@@ -8,6 +8,7 @@
 #define ETDUMP_RING_BPF_H
 
 #include "etdump_record.h"
+#include "etdump_follow.h"
 
 /* Set by the collector before load. */
 const volatile __u32 target_tgid = 0;
@@ -27,9 +28,25 @@ __u32 target_kernel_tgid = 0;
 const volatile __u32 more_tgids[MAX_MORE_TARGETS] = {};
 const volatile __u32 nmore_tgids = 0;
 
+/*
+ * Following children (etdump_follow.h): the descendants the recorder
+ * attached to are marked FOLLOW_RECORDED here; bpf/follow.bpf.c shares
+ * this map. Looked up only when following, and only for a process that is
+ * none of the targets given.
+ */
+const volatile bool follow_children = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FOLLOW_MAX_PROCESSES);
+	__type(key, __u32);
+	__type(value, __u8);
+} followed SEC(".maps");
+
 /* One of the processes recorded, by the kernel's tgid. */
 static __always_inline bool is_target_tgid(__u32 tgid)
 {
+	__u8 *f;
 	__u32 i;
 
 	if (pidns_ino)
@@ -39,7 +56,10 @@ static __always_inline bool is_target_tgid(__u32 tgid)
 	for (i = 0; i < MAX_MORE_TARGETS && i < nmore_tgids; i++)
 		if (tgid == more_tgids[i])
 			return true;
-	return false;
+	if (!follow_children)
+		return false;
+	f = bpf_map_lookup_elem(&followed, &tgid);
+	return f && (*f & FOLLOW_RECORDED);
 }
 
 static __always_inline bool is_target(__u64 id)

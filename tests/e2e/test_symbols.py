@@ -83,6 +83,30 @@ class SymbolModeTest(TempDirTest):
         self.assertNotIn(CALL_ORDER_LINE, proc.stderr)
         self.assert_same_as_usdt(usdt, sym)
 
+    def test_call_order_said_in_the_etdump_and_its_report(self):
+        """Block names stay ETDumpGen's; that the ids follow call order is
+        in each run's note (its outermost event's metadata), and report's
+        header says it; with --program neither says it."""
+        for args, said in ((["--rules", RULES], True),
+                           (["--rules", RULES, "--program", self.program()],
+                            False)):
+            with self.subTest(program=not said):
+                proc, sym = self.record(EXAMPLE_NOPROBES, *args)
+                out = proc.stderr.split("wrote ")[1].split(":")[0]
+                self.assertEqual(
+                    [r["name"] for r in sym["run_data"]],
+                    ["Default"] + ["Execute"] * self.N)
+                for r in sym["run_data"]:
+                    meta = bytes(r["events"][-1]["profile_event"]
+                                 .get("delegate_debug_metadata", [])).decode()
+                    self.assertEqual(meta.endswith(";ids=call-order"), said,
+                                     meta)
+                rep = run([CLI, "report", out])
+                self.assertEqual(rep.returncode, 0, rep.stderr)
+                header = rep.stdout.splitlines()[:3]
+                self.assertEqual(any(CALL_ORDER_LINE in h for h in header),
+                                 said, rep.stdout)
+
     def test_symbol_mode_threads_keep_their_runs(self):
         extra = ["--threads", "3"]
         usdt = self.usdt(n=3, extra=extra)

@@ -14,6 +14,7 @@
 #include "collector.h"
 #include "etdump_record.h"
 #include "pte_reader.h"
+#include "report_note.h"
 #include "symbol_calibrate.h"
 #include "symbol_translate.h"
 #include "testlib.h"
@@ -455,8 +456,8 @@ TEST(probe_time_taken_out)
 	like.tid = 1;
 	symbol_calibration_record(&cal, &like, &pt);
 	CHECK_EQ_INT(symbol_translator_feed(r.tr, &pt, sizeof(pt)), 0);
-	/* as record says it once attached */
-	CHECK_EQ_INT(symbol_calibration_note(&cal, r.col), 0);
+	/* as record says it once attached, without --program */
+	CHECK_EQ_INT(symbol_calibration_note(&cal, true, r.col), 0);
 	execute(&r, 1, calls, 2);
 	rig_finish(&r);
 	CHECK(symbol_translator_probe_time(r.tr, &said));
@@ -476,6 +477,13 @@ TEST(probe_time_taken_out)
 	CHECK(!memcmp(nth_event(run, 2)->metadata, SYMBOL_CALIBRATION_MAGIC,
 		      strlen(SYMBOL_CALIBRATION_MAGIC)));
 	CHECK(!nth_event(run, 0)->has_metadata);
+	/* the ids are said to follow call order, and report reads it */
+	CHECK(nth_event(run, 2)->metadata_len > strlen(SYMBOL_NOTE_CALL_ORDER) &&
+	      !memcmp(nth_event(run, 2)->metadata +
+			      nth_event(run, 2)->metadata_len -
+			      strlen(SYMBOL_NOTE_CALL_ORDER),
+		      SYMBOL_NOTE_CALL_ORDER, strlen(SYMBOL_NOTE_CALL_ORDER)));
+	CHECK(report_note_call_order(&r.dump));
 	rig_close(&r);
 }
 
@@ -488,13 +496,14 @@ TEST(no_probe_time_no_change)
 
 	rig_open(&r, NULL);
 	CHECK(!symbol_translator_probe_time(r.tr, &said));
-	CHECK_EQ_INT(symbol_calibration_note(&said, r.col), 0);
+	CHECK_EQ_INT(symbol_calibration_note(&said, false, r.col), 0);
 	execute(&r, 1, calls, 1);
 	rig_finish(&r);
 	if (r.dump.nruns == 1) {
 		CHECK_EQ_INT(duration(nth_event(&r.dump.runs[0], 0)), 100);
 		CHECK(!nth_event(&r.dump.runs[0], 1)->has_metadata);
 	}
+	CHECK(!report_note_call_order(&r.dump));
 	rig_close(&r);
 }
 

@@ -27,6 +27,7 @@ struct capture {
 	bool batched;
 	bool values;             /* attach `value` (record --values) */
 	bool allocations;        /* attach `allocation`, `allocator` */
+	bool child_gone_quiet;   /* capture_attach_child(): its exit is no error */
 	capture_record_fn on_record;
 	void *ctx;
 };
@@ -119,6 +120,7 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	/* wake the collector early once a quarter of the ring is used */
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	cap->skel->rodata->sched_records = opts->sched;
+	cap->skel->rodata->follow_children = opts->follow_children;
 	cap->skel->rodata->value_max = opts->value_max;
 	cap->values = opts->values;
 	cap->allocations = opts->allocations;
@@ -217,6 +219,8 @@ static int attach_one(struct capture *cap, struct bpf_program *prog,
 	link = bpf_program__attach_usdt(prog, pid, path, "etdump", name, NULL);
 	if (!link) {
 		err = -errno;
+		if (err == -ESRCH && cap->child_gone_quiet)
+			return err;
 		p_err("%s: cannot attach to etdump:%s: %s (run with -v for libbpf's log)",
 		      path, name, strerror(-err));
 		return err;
@@ -269,6 +273,17 @@ int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
 	return 0;
 }
 
+int capture_attach_child(struct capture *cap, const struct probe_objects *objs,
+			 pid_t pid, int *nattached)
+{
+	int err;
+
+	cap->child_gone_quiet = true;
+	err = capture_attach_pid(cap, objs, pid, nattached);
+	cap->child_gone_quiet = false;
+	return err;
+}
+
 const char *const *capture_probe_names(const struct capture *cap, size_t *n)
 {
 	*n = cap->nprobes;
@@ -293,6 +308,16 @@ int capture_ring_map_fd(const struct capture *cap)
 int capture_drops_map_fd(const struct capture *cap)
 {
 	return bpf_map__fd(cap->skel->maps.drops);
+}
+
+int capture_followed_map_fd(const struct capture *cap)
+{
+	return bpf_map__fd(cap->skel->maps.followed);
+}
+
+bool capture_batched(const struct capture *cap)
+{
+	return cap->batched;
 }
 
 uint64_t capture_drops(const struct capture *cap)

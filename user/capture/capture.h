@@ -32,6 +32,8 @@ struct capture_opts {
 	bool values;             /* attach `value`: record --values */
 	uint64_t value_max;      /* ... copying at most this many bytes each */
 	bool allocations;        /* attach `allocation`, `allocator` */
+	/* also the processes follow_children.h marks recorded */
+	bool follow_children;
 };
 
 #define CAPTURE_MAX_MORE 15      /* bpf/ring.bpf.h MAX_MORE_TARGETS */
@@ -47,6 +49,12 @@ int capture_attach(struct capture *cap, const struct probe_objects *objs,
 /* The same for another process of opts.more_pids (its own files). */
 int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
 		       pid_t pid, int *nattached);
+/*
+ * The same for a child followed (follow_children.h): -ESRCH, unsaid, when
+ * it exited meanwhile.
+ */
+int capture_attach_child(struct capture *cap, const struct probe_objects *objs,
+			 pid_t pid, int *nattached);
 /* The probes attached, by name, each once, in attach order: *n of them. */
 const char *const *capture_probe_names(const struct capture *cap, size_t *n);
 /* An fd that polls readable when the ring buffer asks for a read. */
@@ -58,6 +66,10 @@ uint64_t capture_drops(const struct capture *cap);
 /* The ring buffer's and drop counter's maps, for symbol mode to share. */
 int capture_ring_map_fd(const struct capture *cap);
 int capture_drops_map_fd(const struct capture *cap);
+/* The map of followed processes (etdump_follow.h), for follow_children.h. */
+int capture_followed_map_fd(const struct capture *cap);
+/* Whether the probes attached are the batched ones (`flush` only). */
+bool capture_batched(const struct capture *cap);
 void capture_close(struct capture *cap);
 /* The same, without waiting for the kernel to finish detaching. */
 void capture_close_in_background(struct capture *cap);

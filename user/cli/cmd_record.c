@@ -27,6 +27,7 @@
 #include "etdump_log_writer.h"
 #include "etdump_writer.h"
 #include "file_io.h"
+#include "follow_children.h"
 #include "log.h"
 #include "parse.h"
 #include "privileges.h"
@@ -98,6 +99,11 @@ static const char record_usage[] =
 	"                       ETDump: ExecuTorch's Inspector CANNOT LOAD that\n"
 	"                       file (report --memory can)\n"
 	"  -f, --force          overwrite FILE if it exists\n"
+	"      --no-inherit     record the target alone: without it, the\n"
+	"                       processes it (or a -p process) starts from now\n"
+	"                       on that exec a binary with etdump probes are\n"
+	"                       recorded too, each in its own runs (symbol mode\n"
+	"                       records its target alone)\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
 	"                       the timeline convert makes\n"
@@ -124,13 +130,15 @@ static const char record_usage[] =
 	"                       (else they follow call order: call-order ids)\n"
 	"      --debug-file F   the executable's symbols, when it is stripped\n"
 	"\n"
-	"Stops when the target exits, after --duration, or on SIGINT/SIGTERM;\n"
+	"Stops when the target and every child recorded have exited, after\n"
+	"--duration, or on SIGINT/SIGTERM;\n"
 	"each way writes a valid file holding every complete run.\n"
 	"Exit status: 0 written, 1 error, 2 usage, 3 written but events were lost.\n"
 	"\n"
 	"examples:\n"
 	"  etdump-bpf record -o run.etdp -- ./runner --model m.pte\n"
-	"  etdump-bpf record -o run.etdp -p 1234 --duration 10\n";
+	"  etdump-bpf record -o run.etdp -p 1234 --duration 10\n"
+	"  etdump-bpf record -o run.etdp -- sh -c './runner --model m.pte'\n";
 
 struct record_opts {
 	const char *output;
@@ -152,6 +160,7 @@ struct record_opts {
 	bool allocations_in_etdump;
 	char *debug_buffer_path;   /* what is written: given or derived */
 	bool live;
+	bool no_inherit;           /* --no-inherit: no child followed */
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
 	struct run_sink_opts sink;
@@ -182,7 +191,7 @@ static int usage_error(const char *fmt, const char *arg)
 /* long options without a letter */
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
-       OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE };
+       OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -238,6 +247,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "allocations-in-etdump", no_argument, NULL,
 		  OPT_ALLOCATIONS_IN_ETDUMP },
 		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
@@ -350,6 +360,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_LIVE:
 			o->live = true;
+			break;
+		case OPT_NO_INHERIT:
+			o->no_inherit = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -494,7 +507,8 @@ static void print_status(struct collector *col, struct capture *cap,
 enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL, STOP_QUIT };
 
 static int collect(const struct record_opts *o, struct target *t,
-		   struct more_targets *more, struct capture *cap,
+		   struct more_targets *more, struct follow_children *fc,
+		   struct capture *cap,
 		   struct collector *col, struct raw_writer *raw,
 		   struct run_sink *rs, struct live_view *lv,
 		   enum stop_reason *why)
@@ -502,15 +516,20 @@ static int collect(const struct record_opts *o, struct target *t,
 	uint64_t start = now_ns(), last_status = 0, now;
 	/* the live view has the terminal */
 	bool tty = isatty(STDERR_FILENO) && !lv;
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = capture_fd(cap), .events = POLLIN },
 		{ .fd = t->pidfd, .events = POLLIN },
+		{ .fd = fc ? follow_children_fd(fc) : -1, .events = POLLIN },
 	};
 	int err;
 
 	for (;;) {
-		if (poll(pfd, 2, POLL_INTERVAL_MS) < 0 && errno != EINTR)
+		if (poll(pfd, 3, POLL_INTERVAL_MS) < 0 && errno != EINTR)
 			return -errno;
+		/* a child that exec'd: attached before its exit is looked at */
+		err = fc ? follow_children_consume(fc) : 0;
+		if (err < 0)
+			return err;
 		err = capture_consume(cap);
 		if (err < 0)
 			return err;
@@ -538,7 +557,8 @@ static int collect(const struct record_opts *o, struct target *t,
 		}
 		if (target_has_exited(t)) {
 			pfd[1].fd = -1; /* readable for ever from now on */
-			if (more_targets_exited(more)) {
+			if (more_targets_exited(more) &&
+			    (!fc || follow_children_exited(fc))) {
 				*why = STOP_EXIT;
 				break;
 			}
@@ -723,21 +743,26 @@ static int open_target(const struct record_opts *o, struct target *t,
  * only a probe in the kernel can read at each scope.
  */
 static bool choose_mode(const struct record_opts *o,
-			const struct probe_objects *objs)
+			const struct probe_objects *objs, bool quiet)
 {
-	if (!probe_objects_all_have(objs, "flush")) {
+	/* no probes here: the children's, batched unless asked otherwise */
+	if (objs->etdump && !probe_objects_all_have(objs, "flush")) {
 		if (o->precise)
 			p_info("mode: per-scope probes (the runtime has no flush probe)");
 		return false;
 	}
 	if (o->precise || o->counters_given || o->values || o->allocations) {
+		/* quiet: the children's first attach says the mode */
+		if (quiet)
+			return false;
 		p_info("mode: per-scope probes%s", o->precise ? "" :
 		       o->values ? " (values need them: --values implies --precise)" :
 		       o->allocations ? " (allocations need them: --allocations implies --precise)" :
 		       " (counters need them: -e implies --precise)");
 		return false;
 	}
-	p_info("mode: batched (the runtime buffers events and flushes them per run; no counters; --precise for per-scope probes)");
+	if (!quiet)
+		p_info("mode: batched (the runtime buffers events and flushes them per run; no counters; --precise for per-scope probes)");
 	return true;
 }
 
@@ -824,12 +849,18 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	struct target t = { .pidfd = -1, .gate_fd = -1 };
 	struct more_targets more = { 0 };
+	struct follow_children *fc = NULL;
+	/* symbol mode found nothing: kept to say why, when no child is either */
+	struct symbol_mode *unused_sm = NULL;
+	pid_t roots[1 + CAPTURE_MAX_MORE];
+	bool follow, children_only = false, sym_alone;
+	uint64_t ns_dev, ns_ino;
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
 	struct etd_dump dump = { 0 };
 	uint64_t drops, start;
-	char msg[256], runs[256];
+	char msg[256], runs[256], note[PATH_MAX + 256];
 
 	err = parse_record_args(argc, argv, &o);
 	if (err)
@@ -881,6 +912,9 @@ int cmd_record(int argc, char **argv)
 
 		sigaction(SIGUSR1, &usr, NULL);
 	}
+	/* inside a PID namespace the tracepoints' pids are not ours */
+	target_pid_namespace(&ns_dev, &ns_ino);
+	follow = !o.no_inherit && !ns_ino;
 	/* symbol mode: uprobes on functions, neither batched nor counted */
 	o.sym.values = o.values;
 	o.sym.value_max = o.value_max;
@@ -888,7 +922,20 @@ int cmd_record(int argc, char **argv)
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;
-	copts.batched = !sink.sm && choose_mode(&o, &objs);
+	/*
+	 * A command without probes whose functions no rule names either (a
+	 * shell): its children are what is recorded.
+	 */
+	if (sink.sm && follow && o.command && !symbol_mode_asked(&o.sym) &&
+	    symbol_mode_find(sink.sm, &t) <= 0) {
+		unused_sm = sink.sm;
+		sink.sm = NULL;
+		children_only = true;
+	}
+	/* said once symbol mode is attached */
+	sym_alone = sink.sm && follow;
+	follow = follow && !sink.sm;
+	copts.batched = !sink.sm && choose_mode(&o, &objs, children_only);
 	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
 		goto cleanup;
 	if (!copts.batched && !sink.sm && !o.no_counters &&
@@ -905,24 +952,50 @@ int cmd_record(int argc, char **argv)
 	copts.nmore = o.nmore;
 	copts.ring_bytes = o.ring_bytes;
 	copts.on_record = feed_collector;
+	copts.follow_children = follow;
 	sink.col = col;
 	copts.ctx = &sink;
 	if (capture_open(&cap, &copts))
 		goto cleanup;
+	/* before the command leaves the gate: none of its forks is missed */
+	if (follow) {
+		roots[0] = t.pid;
+		memcpy(roots + 1, o.more_pids, o.nmore * sizeof(*roots));
+		if (follow_children_open(&fc, cap, roots, 1 + o.nmore))
+			goto cleanup;
+	}
 	if (sink.sm ? symbol_mode_attach(sink.sm, cap, &t, &nattached) :
-		      capture_attach(cap, &objs, &nattached))
+	    children_only ? 0 : capture_attach(cap, &objs, &nattached))
+		goto cleanup;
+	if (fc && !children_only &&
+	    follow_children_attached(fc, t.pid, t.exe))
 		goto cleanup;
 	if (sink.sm && symbol_mode_annotate(sink.sm, col))
 		goto cleanup;
+	if (sym_alone)
+		p_info("symbol mode records PID %d alone: children are followed in USDT mode only",
+		       t.pid);
 	start = now_ns();
 	collector_set_start(col, start);
-	p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached, t.pid,
-	       t.exe, !sink.sm && objs.n > 1 ? " and its libraries" : "",
-	       o.pid ? "; Ctrl-C to stop" : "");
+	if (children_only) {
+		/* said once a child is recorded; a refusal at the end if none */
+		snprintf(note, sizeof(note), "PID %d (%s): no 'etdump' USDT probes: recording the processes it starts that exec a binary with them (--no-inherit: refuse); mode: %s",
+			 t.pid, t.exe, copts.batched ? "batched" : "per-scope probes");
+		if (follow_children_first_note(fc, note))
+			goto cleanup;
+	} else {
+		p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached,
+		       t.pid, t.exe,
+		       !sink.sm && objs.n > 1 ? " and its libraries" : "",
+		       o.pid ? "; Ctrl-C to stop" : "");
+	}
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||
 	    (o.live && live_view_open(&lv, col, title)))
 		goto cleanup;
+	for (size_t i = 0; fc && i < more.n; i++)
+		if (follow_children_attached(fc, more.pids[i], more.t[i].exe))
+			goto cleanup;
 	if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
@@ -932,7 +1005,7 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, &more, cap, col, sink.raw, rs, lv, &why);
+	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, lv, &why);
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
@@ -943,6 +1016,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	target_stop(&t);
+	if (fc)
+		follow_children_summary(fc);
 	drops = capture_drops(cap);
 	err = raw_rename_threads(sink.raw, &sink.names);
 	if (!err && sink.raw)
@@ -962,6 +1037,10 @@ int cmd_record(int argc, char **argv)
 		       (unsigned long long)stats.events,
 		       (unsigned long long)drops);
 		ret = drops ? EXIT_LOST : EXIT_OK;
+		goto cleanup;
+	}
+	if (!stats.runs && children_only && !follow_children_count(fc)) {
+		symbol_mode_explain(unused_sm, t.exe);
 		goto cleanup;
 	}
 	if (!stats.runs) {
@@ -1014,6 +1093,8 @@ cleanup:
 	target_stop(&t);
 	target_close(&t);
 	more_targets_close(&more);
+	follow_children_free(fc);
+	symbol_mode_free(unused_sm);
 	symbol_mode_free(sink.sm);
 	raw_writer_free(sink.raw);
 	live_view_free(lv);

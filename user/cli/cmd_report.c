@@ -18,6 +18,7 @@
 #include "report_format.h"
 #include "report_stats.h"
 #include "report_memory.h"
+#include "report_note.h"
 #include "report_values.h"
 
 static const char report_usage[] =
@@ -184,6 +185,7 @@ int cmd_report(int argc, char **argv)
 		p_err("%s: %s", path, err);
 		return EXIT_FAIL;
 	}
+	out.call_order_ids = report_note_call_order(&dump);
 	ret = report_build(&dump, unit, &rep, err, sizeof(err));
 	if (ret) {
 		p_err("%s: %s", path, err);

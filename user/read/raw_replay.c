@@ -30,10 +30,13 @@ int raw_replay(struct raw_reader *r, struct collector *col,
 			err = symbol_translator_feed(tr, rec, len);
 		if (err != -ENOMEM)
 			err = 0;
-		/* symbol mode's probe time comes first: said as record said it */
+		/*
+		 * symbol mode's probe time comes first: said as record said
+		 * it; the translator here has no program: call-order ids
+		 */
 		if (!err && !said.done &&
 		    symbol_translator_probe_time(tr, &said))
-			err = symbol_calibration_note(&said, col);
+			err = symbol_calibration_note(&said, true, col);
 	}
 	if (probe_time)
 		*probe_time = said;

@@ -514,13 +514,16 @@ static void print_table(FILE *f, const struct report *r,
 	struct cell c;
 	size_t i, j;
 
-	fprintf(f, "%s: %zu event block%s from %zu run%s; times in %s%s\n\n",
+	fprintf(f, "%s: %zu event block%s from %zu run%s; times in %s%s\n",
 		o->source ? o->source : "report", r->nblocks,
 		r->nblocks == 1 ? "" : "s", r->nruns, r->nruns == 1 ? "" : "s",
 		report_unit_name(r->unit),
 		o->no_operator_call ?
 		"; OPERATOR_CALL rows left out (--operator-call shows them)" :
 		"");
+	if (o->call_order_ids)
+		fprintf(f, "instruction ids are call-order ids (symbol mode without --program: chain 0, numbered in the order the calls ran, not the program's plan)\n");
+	fputc('\n', f);
 	for (j = 0; j < ncols; j++)
 		measure(&cols[j], rows, nrows, &lay[j]);
 	put_header(&l, cols, lay, ncols);

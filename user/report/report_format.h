@@ -50,6 +50,8 @@ struct report_output {
 	enum report_format format;
 	bool no_operator_call;
 	const char *source;     /* named in the table's first line */
+	/* the recording's instruction ids follow call order (report_note.h) */
+	bool call_order_ids;
 	enum report_sort sort;
 	size_t top;             /* 0: every row; else N per block */
 };

@@ -319,13 +319,22 @@ void symbol_calibration_from_record(struct symbol_calibration *c,
 }
 
 int symbol_calibration_note(const struct symbol_calibration *c,
-			   struct collector *col)
+			    bool call_order, struct collector *col)
 {
-	char text[192];
+	char text[224];
+	size_t n;
 
-	if (!c->done)
+	if (!c->done && !call_order)
 		return 0;
-	symbol_calibration_text(c, text, sizeof(text));
+	if (c->done)
+		symbol_calibration_text(c, text, sizeof(text) -
+					sizeof(SYMBOL_NOTE_CALL_ORDER));
+	else
+		snprintf(text, sizeof(text), "%s", SYMBOL_NOTE_MAGIC);
+	n = strlen(text);
+	if (call_order)
+		snprintf(text + n, sizeof(text) - n, "%s",
+			 SYMBOL_NOTE_CALL_ORDER);
 	return collector_set_run_note(col, text);
 }
 

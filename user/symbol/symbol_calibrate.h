@@ -63,12 +63,22 @@ void symbol_calibration_record(const struct symbol_calibration *c,
 void symbol_calibration_from_record(struct symbol_calibration *c,
 				    const struct etdump_rec_probe_time *r);
 /*
- * Say in the ETDump that its times are corrected, and by how much: the
- * text in the delegate_debug_metadata of each run's outermost framework
- * event (collector_set_run_note()). Nothing when c was not measured.
- * -ENOMEM.
+ * Said in the note when instruction ids follow the calls' order (symbol
+ * mode without --program): the block names stay ETDumpGen's, so that
+ * tools looking for "Execute" find the runs; report reads this instead.
+ */
+#define SYMBOL_NOTE_CALL_ORDER ";ids=call-order"
+/* The note's prefix when the probes' time was not measured. */
+#define SYMBOL_NOTE_MAGIC "etdump-bpf-symbol-mode:1"
+
+/*
+ * Say in the ETDump that its times are corrected, and by how much, and
+ * with call_order that its instruction ids are call-order ids: the text in
+ * the delegate_debug_metadata of each run's outermost framework event
+ * (collector_set_run_note()). Nothing when c was not measured and the ids
+ * are the program's. -ENOMEM.
  */
 int symbol_calibration_note(const struct symbol_calibration *c,
-			    struct collector *col);
+			    bool call_order, struct collector *col);
 
 #endif /* ETDUMP_SYMBOL_CALIBRATE_H */

@@ -25,6 +25,8 @@ struct symbol_mode {
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
 	bool noted;             /* handed on, before the first record */
+	bool found;             /* sites found already: symbol_mode_find() */
+	char find_err[512];     /* why symbol_mode_find() found none */
 };
 
 bool symbol_mode_wanted(const struct symbol_mode_opts *o,
@@ -93,11 +95,10 @@ static const char *rules_origin(const struct symbol_mode *sm, char *buf,
  * line (it starts with what USDT mode used to say, since it is why we are
  * here).
  */
-static void explain_no_site(const struct symbol_mode *sm, const char *exe)
+static void explain_no_site(const struct symbol_mode *sm, const char *exe,
+			    const char *lead)
 {
 	const struct elf_symbols_info *x = &sm->sites.exe;
-	const char *lead = sm->opts.force ? "symbol mode (--symbols)" :
-					    "no 'etdump' USDT probes";
 	char rules[PATH_MAX + 64], id[128] = "", link[PATH_MAX] = "";
 
 	rules_origin(sm, rules, sizeof(rules));
@@ -144,7 +145,7 @@ void symbol_mode_summary(const struct symbol_mode *sm)
 int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col)
 {
 	/* the translator takes out what was measured at attach */
-	return symbol_calibration_note(&sm->cal, col);
+	return symbol_calibration_note(&sm->cal, !sm->have_plan, col);
 }
 
 const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
@@ -165,9 +166,11 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	int ret;
 
 	*nattached = 0;
-	ret = symbol_sites_find(&sm->sites, &sm->rules, t->pid, t->exe,
-				!t->spawned, sm->opts.debug_file, err,
-				sizeof(err));
+	ret = sm->found ? 0 :
+			  symbol_sites_find(&sm->sites, &sm->rules, t->pid,
+					    t->exe, !t->spawned,
+					    sm->opts.debug_file, err,
+					    sizeof(err));
 	if (ret) {
 		p_err("%s", err);
 		return ret;
@@ -181,7 +184,9 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	else
 		p_info("--allocations: no allocate function of the target matches a rule: no allocation is recorded");
 	if (!sm->sites.n) {
-		explain_no_site(sm, t->exe);
+		explain_no_site(sm, t->exe, sm->opts.force ?
+				"symbol mode (--symbols)" :
+				"no 'etdump' USDT probes");
 		return -ENOENT;
 	}
 	symbol_coverage_report(sm->have_plan ? &sm->plan : NULL, &sm->sites,
@@ -201,6 +206,34 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		symbol_calibration_say(&sm->cal, "are written");
 	}
 	return ret;
+}
+
+int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
+{
+	char err[512];
+	int ret;
+
+	ret = symbol_sites_find(&sm->sites, &sm->rules, t->pid, t->exe,
+				!t->spawned, sm->opts.debug_file, err,
+				sizeof(err));
+	sm->found = !ret;
+	if (ret)
+		snprintf(sm->find_err, sizeof(sm->find_err), "%s", err);
+	return ret ? ret : (int)sm->sites.n;
+}
+
+void symbol_mode_explain(const struct symbol_mode *sm, const char *exe)
+{
+	if (sm->find_err[0])
+		p_err("%s (and no process it started exec'd a binary with etdump probes)",
+		      sm->find_err);
+	else
+		explain_no_site(sm, exe, "no 'etdump' USDT probes, nor in a process it started");
+}
+
+bool symbol_mode_asked(const struct symbol_mode_opts *o)
+{
+	return o->force || o->rules || o->program || o->debug_file;
 }
 
 void symbol_mode_free(struct symbol_mode *sm)

@@ -68,6 +68,20 @@ const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
  * each run's outermost event, which col writes. -ENOMEM.
  */
 int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col);
+/*
+ * The functions the rules name in the target, found now, without a word:
+ * how many (symbol_mode_attach() then uses them), or a negative errno. A
+ * command without probes that names none (a shell) is one whose children
+ * record follows instead.
+ */
+int symbol_mode_find(struct symbol_mode *sm, const struct target *t);
+/*
+ * After symbol_mode_find() found nothing and no child was recorded either:
+ * why, in the one line symbol_mode_attach() would have said it.
+ */
+void symbol_mode_explain(const struct symbol_mode *sm, const char *exe);
+/* Whether an option of symbol mode's was given (--symbols, --rules ...). */
+bool symbol_mode_asked(const struct symbol_mode_opts *o);
 /* The summary's line about the probes' time. */
 void symbol_mode_summary(const struct symbol_mode *sm);
 void symbol_mode_free(struct symbol_mode *sm);

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * follow.bpf.c - the targets' descendants (record without --no-inherit):
+ * each process forked by a followed one is followed too, from the fork on
+ * (in the kernel, so that none slips through while the recorder is busy);
+ * when one execs, the recorder hears it through a ring of its own and
+ * looks for etdump probes in the new executable; at its exit it leaves the
+ * map, so that its pid, once reused, is nobody's.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "etdump_follow.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* bpf/ring.bpf.h's, the same map: the recorder hands this one its fd */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FOLLOW_MAX_PROCESSES);
+	__type(key, __u32);
+	__type(value, __u8);
+} followed SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 10);
+} execs SEC(".maps");
+
+/* Forks not followed (the map full) and execs not heard (the ring full). */
+__u64 forks_lost = 0;
+__u64 execs_lost = 0;
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 tracked = FOLLOW_TRACKED;
+
+	/* a new thread is its process's already */
+	if (child->pid != child->tgid)
+		return 0;
+	if (!bpf_map_lookup_elem(&followed, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&followed, &ctgid, &tracked, BPF_NOEXIST))
+		__sync_fetch_and_add(&forks_lost, 1);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	struct follow_exec *r;
+	__u8 *f;
+
+	f = bpf_map_lookup_elem(&followed, &tgid);
+	if (!f)
+		return 0;
+	/* the recorder, which alone writes the map too, sets it as well */
+	*f |= FOLLOW_EXECED;
+	r = bpf_ringbuf_reserve(&execs, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&execs_lost, 1);
+		return 0;
+	}
+	r->tgid = tgid;
+	r->pad = 0;
+	/* woken at once: every moment before the attach loses events */
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/*
+ * The last thread of a process: signal->live is decremented before this
+ * tracepoint on every kernel (6.18 passes it as group_dead too).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->signal->live.counter)
+		return 0;
+	bpf_map_delete_elem(&followed, &tgid);
+	return 0;
+}

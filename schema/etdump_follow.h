@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * etdump_follow.h - following a recording's children (record without
+ * --no-inherit): the map of the processes descended from the targets,
+ * shared by bpf/follow.bpf.c (which fills it at fork and empties it at
+ * exit), bpf/ring.bpf.h (whose filter lets a recorded one's events in) and
+ * user/target/follow_children.c (which marks the ones it attached to), and
+ * the record bpf/follow.bpf.c sends when one of them execs.
+ */
+#ifndef ETDUMP_FOLLOW_H
+#define ETDUMP_FOLLOW_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Descendants followed at once; a fork beyond it is counted, not followed. */
+#define FOLLOW_MAX_PROCESSES 8192
+
+/* The map's value, by tgid. */
+#define FOLLOW_TRACKED 0x1   /* a target or a descendant: its forks are too */
+#define FOLLOW_RECORDED 0x2  /* its probes are attached: its events count */
+#define FOLLOW_EXECED 0x4    /* it exec'd since its fork (not a subshell) */
+
+/* A followed process exec'd: the recorder looks at its new executable. */
+struct follow_exec {
+	__u32 tgid;
+	__u32 pad;
+};
+
+#endif /* ETDUMP_FOLLOW_H */

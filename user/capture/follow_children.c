@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "etdump_follow.h"
+#include "follow.skel.h"
+#include "follow_children.h"
+#include "log.h"
+#include "probe_objects.h"
+
+/* The summary names this many followed processes, then counts the rest. */
+#define SUMMARY_NAMED 8
+
+/* A process attached to, and the executable file it was attached for. */
+struct attached {
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+	char *exe;
+	int pidfd;              /* -1: a target (target.h waits for it) */
+	bool exited;
+	bool followed;          /* attached here, not by record at start */
+};
+
+struct follow_children {
+	struct follow_bpf *skel;
+	struct ring_buffer *rb;
+	struct capture *cap;
+	const pid_t *roots;
+	size_t nroots;
+	struct attached *v;
+	size_t n, cap_n;
+	size_t followed;        /* attached here, not by record at start */
+	int err;                /* -ENOMEM met in the ring's callback */
+	char *first_note;       /* said before the first attach */
+};
+
+static bool is_root(const struct follow_children *fc, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < fc->nroots; i++)
+		if (fc->roots[i] == pid)
+			return true;
+	return false;
+}
+
+static const struct attached *find(const struct follow_children *fc,
+				   pid_t pid, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < fc->n; i++)
+		if (fc->v[i].pid == pid && fc->v[i].dev == st->st_dev &&
+		    fc->v[i].ino == st->st_ino && !fc->v[i].exited)
+			return &fc->v[i];
+	return NULL;
+}
+
+static int add(struct follow_children *fc, pid_t pid, const struct stat *st,
+	       const char *exe, int pidfd)
+{
+	struct attached *v = fc->v;
+
+	if (fc->n == fc->cap_n) {
+		fc->cap_n = fc->cap_n ? 2 * fc->cap_n : 8;
+		v = realloc(fc->v, fc->cap_n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		fc->v = v;
+	}
+	v[fc->n] = (struct attached){ .pid = pid, .dev = st->st_dev,
+				      .ino = st->st_ino, .pidfd = pidfd };
+	v[fc->n].exe = strdup(exe);
+	if (!v[fc->n].exe)
+		return -ENOMEM;
+	fc->n++;
+	return 0;
+}
+
+/*
+ * The file the process runs now, and its name. record is root: it opens
+ * nothing by a name that is not that very file. stat() of /proc/PID/exe
+ * follows the kernel's own link to the file exec'd; the name it reads
+ * (bounded) must still be that file, and no symbolic link, because
+ * probe_objects_find() opens it by name. -ESTALE when it is not (replaced,
+ * deleted); -ENOENT, -ESRCH when the process is gone.
+ */
+static int exec_file(pid_t pid, char name[PATH_MAX], struct stat *st)
+{
+	char link[64];
+	struct stat at;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	if (stat(link, st))
+		return -errno;
+	n = readlink(link, name, PATH_MAX - 1);
+	if (n < 0)
+		return -errno;
+	name[n] = '\0';
+	if (lstat(name, &at) || !S_ISREG(at.st_mode) ||
+	    at.st_dev != st->st_dev || at.st_ino != st->st_ino)
+		return -ESTALE;
+	return 0;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+/*
+ * Attach to pid, which exec'd. A descendant is marked recorded in the
+ * map only once its pidfd is held and while the map still follows it: the
+ * exit program has removed it otherwise, and the pid may be another's.
+ */
+static int attach(struct follow_children *fc, pid_t pid, const char *exe,
+		  const struct stat *st, const struct probe_objects *objs)
+{
+	__u8 recorded = FOLLOW_TRACKED | FOLLOW_RECORDED | FOLLOW_EXECED;
+	int n, err, pidfd = -1, map;
+
+	if (!is_root(fc, pid)) {
+		pidfd = pidfd_open(pid);
+		if (pidfd < 0)
+			return 0; /* gone already */
+		map = capture_followed_map_fd(fc->cap);
+		if (bpf_map_update_elem(map, &pid, &recorded, BPF_EXIST)) {
+			close(pidfd);
+			return 0;
+		}
+	}
+	err = capture_attach_child(fc->cap, objs, pid, &n);
+	/* exited before its probes were in: it ran untraced */
+	if (err == -ENOMEM || err == -ESRCH) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return err == -ENOMEM ? err : 0;
+	}
+	if (err) {
+		/* said, naming the probe; what is attached stays */
+		p_warn("PID %d (%s): not every probe attached; its runs may be incomplete",
+		       (int)pid, exe);
+	}
+	err = add(fc, pid, st, exe, pidfd);
+	if (err) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return err;
+	}
+	fc->v[fc->n - 1].followed = true;
+	fc->followed++;
+	if (fc->first_note) {
+		p_info("%s", fc->first_note);
+		free(fc->first_note);
+		fc->first_note = NULL;
+	}
+	p_info("following PID %d (%s): attached %d probe(s)", (int)pid, exe,
+	       n);
+	return 0;
+}
+
+static int exec_seen(struct follow_children *fc, pid_t pid)
+{
+	struct probe_objects objs = { 0 };
+	char exe[PATH_MAX], err[512];
+	struct stat st;
+	int ret;
+
+	ret = exec_file(pid, exe, &st);
+	if (ret == -ESTALE)
+		p_warn("PID %d: %s is no longer the file it runs (replaced, deleted or a symbolic link now): not followed",
+		       (int)pid, exe);
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	/* the same file again: its probes are attached for this process */
+	if (find(fc, pid, &st))
+		return 0;
+	ret = probe_objects_find(&objs, pid, exe, false, err, sizeof(err));
+	if (ret) {
+		/* gone since, or a file we cannot read: it runs untraced */
+		if (ret != -ENOENT && ret != -ESRCH)
+			p_warn("PID %d: %s; its own runs are not recorded",
+			       (int)pid, err);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	if (!objs.etdump)
+		goto out; /* followed for its own children only */
+	if (capture_batched(fc->cap) && !probe_objects_all_have(&objs, "flush")) {
+		p_warn("PID %d (%s): no flush probe, and this recording is batched: not recorded (record with --precise)",
+		       (int)pid, exe);
+		goto out;
+	}
+	ret = attach(fc, pid, exe, &st, &objs);
+out:
+	probe_objects_free(&objs);
+	return ret;
+}
+
+static int on_exec(void *ctx, void *data, size_t len)
+{
+	struct follow_children *fc = ctx;
+	const struct follow_exec *e = data;
+
+	if (len < sizeof(*e) || fc->err)
+		return 0;
+	fc->err = exec_seen(fc, (pid_t)e->tgid);
+	return 0;
+}
+
+int follow_children_open(struct follow_children **out, struct capture *cap,
+			 const pid_t *roots, size_t nroots)
+{
+	struct follow_children *fc;
+	__u8 tracked = FOLLOW_TRACKED;
+	int err, map = capture_followed_map_fd(cap);
+	size_t i;
+	__u32 key;
+
+	fc = calloc(1, sizeof(*fc));
+	if (!fc)
+		return -ENOMEM;
+	fc->cap = cap;
+	fc->roots = roots;
+	fc->nroots = nroots;
+	fc->skel = follow_bpf__open();
+	err = fc->skel ? bpf_map__reuse_fd(fc->skel->maps.followed, map) :
+			 -errno;
+	if (!err)
+		err = follow_bpf__load(fc->skel);
+	for (i = 0; !err && i < nroots; i++) {
+		key = roots[i];
+		if (bpf_map_update_elem(map, &key, &tracked, BPF_ANY))
+			err = -errno;
+	}
+	if (!err)
+		err = follow_bpf__attach(fc->skel);
+	if (err) {
+		p_err("cannot follow the target's children: %s (--no-inherit records the target alone; -v for libbpf's log)",
+		      strerror(-err));
+		goto fail;
+	}
+	fc->rb = ring_buffer__new(bpf_map__fd(fc->skel->maps.execs), on_exec,
+				  fc, NULL);
+	if (!fc->rb) {
+		err = -errno;
+		p_err("cannot map the ring of exec'd children: %s",
+		      strerror(-err));
+		goto fail;
+	}
+	*out = fc;
+	return 0;
+fail:
+	follow_children_free(fc);
+	return err;
+}
+
+int follow_children_attached(struct follow_children *fc, pid_t pid,
+			     const char *exe)
+{
+	struct stat st;
+
+	if (stat(exe, &st))
+		return 0; /* then its exec is looked at as any other */
+	return add(fc, pid, &st, exe, -1);
+}
+
+int follow_children_first_note(struct follow_children *fc, const char *line)
+{
+	free(fc->first_note);
+	fc->first_note = strdup(line);
+	return fc->first_note ? 0 : -ENOMEM;
+}
+
+size_t follow_children_count(const struct follow_children *fc)
+{
+	return fc->followed;
+}
+
+int follow_children_fd(const struct follow_children *fc)
+{
+	return ring_buffer__epoll_fd(fc->rb);
+}
+
+int follow_children_consume(struct follow_children *fc)
+{
+	int n = ring_buffer__consume(fc->rb);
+
+	if (fc->err)
+		return fc->err;
+	return n < 0 ? n : 0;
+}
+
+/*
+ * A descendant forked and not exec'd since: a subshell that may start a
+ * runtime yet, or a fork on its way to exec one (the command may exit
+ * first). The map is the kernel's word: its exit program removes the dead.
+ */
+static bool subshell_running(const struct follow_children *fc)
+{
+	int map = capture_followed_map_fd(fc->cap);
+	__u32 key, next, *prev = NULL;
+	__u8 flags;
+
+	while (!bpf_map_get_next_key(map, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (is_root(fc, (pid_t)key) ||
+		    bpf_map_lookup_elem(map, &key, &flags))
+			continue;
+		if (!(flags & FOLLOW_EXECED))
+			return true;
+	}
+	return false;
+}
+
+bool follow_children_exited(struct follow_children *fc)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	bool all = !subshell_running(fc);
+	size_t i;
+
+	for (i = 0; i < fc->n; i++) {
+		if (fc->v[i].pidfd < 0 || fc->v[i].exited)
+			continue;
+		pfd.fd = fc->v[i].pidfd;
+		fc->v[i].exited = poll(&pfd, 1, 0) > 0;
+		all = all && fc->v[i].exited;
+	}
+	return all;
+}
+
+void follow_children_summary(const struct follow_children *fc)
+{
+	char list[SUMMARY_NAMED * (PATH_MAX / 8)] = "";
+	size_t i, named = 0, len = 0;
+
+	for (i = 0; i < fc->n && named < SUMMARY_NAMED; i++) {
+		if (!fc->v[i].followed)
+			continue;
+		len += snprintf(list + len, len < sizeof(list) ?
+				sizeof(list) - len : 0, "%sPID %d (%s)",
+				named ? ", " : "", (int)fc->v[i].pid,
+				fc->v[i].exe);
+		if (len >= sizeof(list))
+			len = sizeof(list) - 1;
+		named++;
+	}
+	if (fc->followed)
+		p_info("followed %zu process(es), each in its own runs: %s%s",
+		       fc->followed, list,
+		       fc->followed > named ? ", ..." : "");
+	if (fc->skel->bss->forks_lost)
+		p_warn("%llu child process(es) not followed: more than %d at once",
+		       (unsigned long long)fc->skel->bss->forks_lost,
+		       FOLLOW_MAX_PROCESSES);
+	if (fc->skel->bss->execs_lost)
+		p_warn("%llu exec(s) of followed processes not seen (their ring was full)",
+		       (unsigned long long)fc->skel->bss->execs_lost);
+}
+
+void follow_children_free(struct follow_children *fc)
+{
+	size_t i;
+
+	if (!fc)
+		return;
+	for (i = 0; i < fc->n; i++) {
+		if (fc->v[i].pidfd >= 0)
+			close(fc->v[i].pidfd);
+		free(fc->v[i].exe);
+	}
+	free(fc->v);
+	free(fc->first_note);
+	ring_buffer__free(fc->rb);
+	follow_bpf__destroy(fc->skel);
+	free(fc);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * follow_children.h - record the targets' descendants (record without
+ * --no-inherit, as perf and uftrace do): bpf/follow.bpf.c follows every
+ * process forked from a target or a followed one; when one execs a binary
+ * carrying etdump probes, the same USDT programs are attached to it, as
+ * for -p PID, and its threads get their own runs. One without probes (a
+ * shell) stays followed for its own children. Events a child fires before
+ * its attach completes are lost, as when attaching mid-run.
+ */
+#ifndef ETDUMP_FOLLOW_CHILDREN_H
+#define ETDUMP_FOLLOW_CHILDREN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "capture.h"
+
+struct follow_children;
+
+/*
+ * Load and attach the fork/exec/exit programs, sharing cap's map of
+ * followed processes (cap opened with follow_children); roots (nroots)
+ * are the targets. Negative errno, said with p_err().
+ */
+int follow_children_open(struct follow_children **out, struct capture *cap,
+			 const pid_t *roots, size_t nroots);
+/*
+ * A line said just before the first child is attached (what record
+ * records when its command has no probes): said then, or never.
+ */
+int follow_children_first_note(struct follow_children *fc, const char *line);
+/* How many processes were attached to since the start. */
+size_t follow_children_count(const struct follow_children *fc);
+/*
+ * A target record attached to itself: its exec of that file (a command
+ * leaving the gate) is no news.
+ */
+int follow_children_attached(struct follow_children *fc, pid_t pid,
+			     const char *exe);
+/* Polls readable when a followed process exec'd. */
+int follow_children_fd(const struct follow_children *fc);
+/*
+ * Look at every process that exec'd since, attach to those whose new
+ * executable carries etdump probes, each said in one line. A failure for
+ * one process is said and the recording goes on; -ENOMEM stops it.
+ */
+int follow_children_consume(struct follow_children *fc);
+/*
+ * Whether every descendant attached to has exited (the targets aside), and
+ * every one that has not exec'd since its fork (a subshell, which may
+ * start a runtime yet).
+ */
+bool follow_children_exited(struct follow_children *fc);
+/*
+ * The summary's line: the processes followed and recorded, what was lost;
+ * nothing when no child was recorded and nothing lost.
+ */
+void follow_children_summary(const struct follow_children *fc);
+void follow_children_free(struct follow_children *fc);
+
+#endif /* ETDUMP_FOLLOW_CHILDREN_H */

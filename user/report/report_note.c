@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <string.h>
+#include "report_note.h"
+#include "symbol_calibrate.h"
+
+/* Our notes start so; a runtime's own metadata (counters, delegates) not. */
+#define NOTE_PREFIX "etdump-bpf-"
+
+/* The metadata holds bytes, not a C string: every look is bounded. */
+static bool note_says(const struct etd_event *ev, const char *what)
+{
+	size_t plen = strlen(NOTE_PREFIX), wlen = strlen(what), i;
+	const uint8_t *m = ev->metadata;
+
+	if (!m || ev->metadata_len < plen + wlen ||
+	    memcmp(m, NOTE_PREFIX, plen))
+		return false;
+	for (i = plen; i + wlen <= ev->metadata_len; i++)
+		if (!memcmp(m + i, what, wlen) &&
+		    (i + wlen == ev->metadata_len || m[i + wlen] == ';'))
+			return true;
+	return false;
+}
+
+bool report_note_call_order(const struct etd_dump *dump)
+{
+	const struct etd_run *r;
+	size_t i, j;
+
+	for (i = 0; i < dump->nruns; i++) {
+		r = &dump->runs[i];
+		for (j = 0; j < r->nevents; j++)
+			if (r->events[j].kind == ETD_PROFILE &&
+			    note_says(&r->events[j], SYMBOL_NOTE_CALL_ORDER))
+				return true;
+	}
+	return false;
+}
