@@ -247,10 +247,38 @@ static int write_allocators(struct fb_builder *b, const struct etd_run *run,
 	return fb_create_vector_refs(b, refs, run->nallocators, out);
 }
 
+int etdump_write_event(struct fb_builder *b, const struct etd_dump *dump,
+			const struct etd_event *ev, fb_ref *out)
+{
+	*out = 0;
+	return written(dump, ev) ? write_event(b, dump, ev, out) : 0;
+}
+
+int etdump_write_run_table(struct fb_builder *b, const struct etd_run *run,
+			   fb_ref *refs, size_t n, fb_ref *out)
+{
+	fb_ref events, allocators, name;
+	int err;
+
+	fb_create_vector_refs(b, refs, n, &events);
+	/* refs is spent: the allocators' tables reuse it */
+	err = write_allocators(b, run, refs, &allocators);
+	if (err)
+		return err;
+	fb_create_string(b, run->name ? run->name : "", &name);
+	fb_table_start(b);
+	fb_add_ref(b, ETD_SLOT_RUN_NAME, name);
+	fb_add_i32(b, ETD_SLOT_RUN_BUNDLED_INPUT_INDEX,
+		   run->bundled_input_index, ETD_UNSET);
+	fb_add_ref(b, ETD_SLOT_RUN_ALLOCATORS, allocators);
+	fb_add_ref(b, ETD_SLOT_RUN_EVENTS, events);
+	return fb_table_end(b, out);
+}
+
 int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 		     const struct etd_run *run, fb_ref *out)
 {
-	fb_ref *refs, events, allocators, name;
+	fb_ref *refs;
 	size_t i, n = 0;
 	int err = 0;
 
@@ -261,21 +289,8 @@ int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 	for (i = 0; i < run->nevents && !err; i++)
 		if (written(dump, &run->events[i]))
 			err = write_event(b, dump, &run->events[i], &refs[n++]);
-	if (err)
-		goto out;
-	fb_create_vector_refs(b, refs, n, &events);
-	err = write_allocators(b, run, refs, &allocators);
-	if (err)
-		goto out;
-	fb_create_string(b, run->name ? run->name : "", &name);
-	fb_table_start(b);
-	fb_add_ref(b, ETD_SLOT_RUN_NAME, name);
-	fb_add_i32(b, ETD_SLOT_RUN_BUNDLED_INPUT_INDEX,
-		   run->bundled_input_index, ETD_UNSET);
-	fb_add_ref(b, ETD_SLOT_RUN_ALLOCATORS, allocators);
-	fb_add_ref(b, ETD_SLOT_RUN_EVENTS, events);
-	err = fb_table_end(b, out);
-out:
+	if (!err)
+		err = etdump_write_run_table(b, run, refs, n, out);
 	free(refs);
 	return err;
 }
