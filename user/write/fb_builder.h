@@ -107,6 +107,20 @@ int fb_add_f64(struct fb_builder *b, unsigned int slot, double v, double def);
 /* A string, vector or table made earlier; ref 0 leaves the field out. */
 int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref);
 int fb_table_end(struct fb_builder *b, fb_ref *out);
+/*
+ * A whole table from its fields, in the order fb_add_* would add them: the
+ * same bytes as fb_table_start, those calls and fb_table_end. A scalar is
+ * given only when it differs from its default; a ref of 0 is left out.
+ */
+struct fb_field {
+	uint64_t bits;          /* the scalar's bits, or the ref */
+	uint8_t slot;
+	uint8_t size;           /* 1, 2, 4 or 8; a ref is 4 */
+	bool ref;
+};
+
+int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
+		    fb_ref *out);
 /* A whole table whose one field is the reference `ref` in `slot`. */
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out);
