@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "fb_builder.h"
 #include "fb_reader.h"
 #include "testlib.h"
@@ -480,8 +481,22 @@ TEST(reader_refuses_long_vectors_and_keeps_the_first_error)
 
 /*
  * Tables of mixed fields between strings of every length mod 8, one way
- * or the other: fb_table_fields with the fields fb_add_* would add.
+ * or the other: fb_table_fields with the fields fb_add_* would add, into
+ * pages given to the builder.
  */
+/* Pages full of junk, as a run log's slabs are when handed over. */
+static void give_junk_pages(struct fb_builder *b, size_t len)
+{
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(mem != MAP_FAILED);
+	if (mem == MAP_FAILED)
+		return;
+	memset(mem, 0xab, len);
+	fb_builder_give_pages(b, mem, len);
+}
+
 static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
 {
 	static const uint8_t sizes[] = { 8, 8, 4, 4, 4, 4, 2, 1 };
@@ -493,6 +508,12 @@ static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
 	size_t i, k, n;
 
 	fb_builder_init(&b);
+	/* the one-call builds grow into given pages: 3 MiB, 1 MiB, a page */
+	if (one_call) {
+		give_junk_pages(&b, 3u << 20);
+		give_junk_pages(&b, 1u << 20);
+		give_junk_pages(&b, 4096);
+	}
 	for (i = 0; i < ntables; i++) {
 		if (i % 3 == 0)
 			fb_create_string_len(&b, text, i % 11, &str);
@@ -533,8 +554,11 @@ static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
 
 TEST(one_call_tables_are_the_same_bytes)
 {
-	/* 40k tables: past 1 MiB, where the buffer moves into its mapping */
-	static const size_t counts[] = { 1, 7, 300, 40000 };
+	/*
+	 * 40k tables: past 1 MiB, where the buffer moves into its mapping;
+	 * 200k: past the pages given
+	 */
+	static const size_t counts[] = { 1, 7, 300, 40000, 200000 };
 	size_t i, len_a, len_b;
 	void *a, *b;
 

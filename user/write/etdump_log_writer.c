@@ -74,6 +74,13 @@ static int write_one(void *ctx, struct run_view *r)
 	return err;
 }
 
+static void give_pages(void *ctx, void *mem, size_t len)
+{
+	struct log_writer *w = ctx;
+
+	fb_builder_give_pages(&w->b, mem, len);
+}
+
 static int run_cmp(const void *a, const void *b)
 {
 	const struct written_run *x = a, *y = b;
@@ -106,7 +113,8 @@ static int write_log(struct run_log *log, const struct etdump_log_meta *m,
 	w.shell.ncounters = i;
 	/* the Inspector refuses them: report and the timeline have them */
 	w.shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
-	err = run_log_each(log, true, write_one, &w);
+	/* the builder grows into the pages of the slabs it has written */
+	err = run_log_drain_to(log, true, write_one, &w, give_pages);
 	if (!err) {
 		/* the file lists runs by open time; they were written as they completed */
 		qsort(w.runs, w.nruns, sizeof(*w.runs), run_cmp);

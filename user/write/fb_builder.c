@@ -38,6 +38,10 @@ static void buf_free(struct fb_builder *b)
 
 void fb_builder_free(struct fb_builder *b)
 {
+	while (b->nspares) {
+		b->nspares--;
+		munmap(b->spares[b->nspares].mem, b->spares[b->nspares].len);
+	}
 	buf_free(b);
 	free(b->vtables);
 	free(b->shared);
@@ -92,17 +96,59 @@ static uint8_t *at(const struct fb_builder *b, fb_ref ref)
  */
 #define FB_POPULATE (2u << 20)
 
+/*
+ * Move a given region's pages to the front of the populated part: its
+ * page-table entries change hands, no page is freed, allocated or cleared.
+ * Every byte pushed is written before it is read, so what they held does
+ * not matter. Returns the bytes moved.
+ */
+static size_t take_spare(struct fb_builder *b, size_t want)
+{
+	struct fb_spare *sp = &b->spares[b->nspares - 1];
+	size_t k = sp->len < want ? sp->len : want;
+	uint8_t *dst = b->buf + b->cap - b->populated - k;
+
+	if (mremap(sp->mem, k, k, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
+	    MAP_FAILED)
+		return 0;
+	sp->mem = (uint8_t *)sp->mem + k;
+	sp->len -= k;
+	if (!sp->len)
+		b->nspares--;
+	return k;
+}
+
 static void populate_ahead(struct fb_builder *b, size_t n)
 {
-	size_t need = b->size + n, upto;
+	size_t need = b->size + n, upto, k;
 
 	if (need <= b->populated)
 		return;
 	upto = (need + FB_POPULATE) & ~(size_t)(FB_POPULATE - 1);
 	if (upto > b->cap)
 		upto = b->cap;
-	madvise(b->buf + b->cap - upto, upto - b->populated, MADV_POPULATE_WRITE);
+	while (b->nspares && b->populated < upto) {
+		k = take_spare(b, upto - b->populated);
+		if (!k)
+			break;
+		b->populated += k;
+	}
+	if (b->populated < upto)
+		madvise(b->buf + b->cap - upto, upto - b->populated,
+			MADV_POPULATE_WRITE);
 	b->populated = upto;
+}
+
+void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len)
+{
+	/* only page-aligned whole pages can change hands */
+	if (b->nspares == FB_MAX_SPARES || ((uintptr_t)mem | len) & 4095) {
+		munmap(mem, len);
+		return;
+	}
+	b->spares[b->nspares].mem = mem;
+	b->spares[b->nspares].len = len;
+	b->nspares++;
 }
 
 /* Room for n more bytes at the front; the data moves to the new end. */
@@ -133,7 +179,8 @@ static int reserve_slow(struct fb_builder *b, size_t n)
 			b->buf = buf;
 			b->cap = FB_MAP_SIZE;
 			b->mapped = true;
-			b->populated = 0;
+			/* the copy faulted its pages in: never moved over */
+			b->populated = (b->size + 4095) & ~(size_t)4095;
 			populate_ahead(b, n);
 			return 0;
 		}

@@ -34,6 +34,7 @@ typedef uint32_t fb_ref;
 #define FB_MAX_SLOTS 64
 #define FB_VTABLE_LAST 16
 #define FB_SHARED_HITS 64
+#define FB_MAX_SPARES 16
 
 struct fb_builder {
 	uint8_t *buf;           /* the data is the last `size` bytes */
@@ -59,10 +60,22 @@ struct fb_builder {
 	struct fb_shared *shared; /* strings made by fb_create_shared_string */
 	size_t nshared;         /* used slots */
 	size_t shared_cap;      /* slots: a power of two */
+	struct fb_spare {
+		void *mem;
+		size_t len;
+	} spares[FB_MAX_SPARES]; /* pages given, the next to grow into */
+	unsigned int nspares;
 };
 
 void fb_builder_init(struct fb_builder *b);
 void fb_builder_free(struct fb_builder *b);
+
+/*
+ * Hand over a mapping the caller no longer needs (page-aligned, whole
+ * pages, from mmap): the buffer grows into its pages, which are already
+ * there, instead of fresh ones. It is unmapped when not used.
+ */
+void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len);
 
 /* Objects, created outside any table. A NULL string makes *out 0. */
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out);
