@@ -554,6 +554,32 @@ int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref)
 }
 
 /* An identical vtable written before, or 0. */
+/*
+ * Two vtables of len bytes (even, a few dozen at most), compared inline:
+ * two compares for every event, where a call to memcmp cost more than
+ * the compare.
+ */
+static inline bool vt_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	uint64_t x, y;
+	uint16_t u, v;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < len; i += 2) {
+		memcpy(&u, a + i, 2);
+		memcpy(&v, b + i, 2);
+		if (u != v)
+			return false;
+	}
+	return true;
+}
+
 static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 			  size_t len)
 {
@@ -565,14 +591,14 @@ static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 	if (i < b->nvtables) {
 		old = at(b, b->vtables[i]);
 		if ((size_t)(old[0] | old[1] << 8) == len &&
-		    !memcmp(old, vt, len))
+		    vt_equal(old, vt, len))
 			return b->vtables[i];
 	}
 	for (i = 0; i < b->nvtables; i++) {
 		/* its own length first: a shorter one may end the buffer */
 		old = at(b, b->vtables[i]);
 		if ((size_t)(old[0] | old[1] << 8) == len &&
-		    !memcmp(old, vt, len)) {
+		    vt_equal(old, vt, len)) {
 			b->vtable_last[len % FB_VTABLE_LAST] = i;
 			return b->vtables[i];
 		}
