@@ -193,6 +193,7 @@ def settle():
         t.reap(True)
         res.update(rc=t.proc.returncode,
                    cpu_s=t.rusage.ru_utime + t.rusage.ru_stime,
+                   user_s=t.rusage.ru_utime, sys_s=t.rusage.ru_stime,
                    maxrss_kb=t.rusage.ru_maxrss)
 
 

@@ -197,6 +197,20 @@ class LongRecordingTest(TempDirTest):
                     "--rotate", "1M", "--", EXAMPLE])
         self.assertEqual(proc.returncode, 2, proc.stderr)
 
+    def test_rotate_with_raw_is_refused_in_one_line(self):
+        raw = self.path("x.raw")
+        for rotate in ("1M", "10s"):
+            proc = run([CLI, "record", "-o", self.path("x.etdp"), "--raw",
+                        raw, "--rotate", rotate, "--", EXAMPLE])
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            # the reason on one line, then where the help is (record's form)
+            lines = proc.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 2, proc.stderr)
+            self.assertIn("--rotate and --raw", lines[0])
+            self.assertIn("--help", lines[1])
+            self.assertFalse(os.path.exists(raw))
+            self.assertEqual(self.series("x"), [])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "fb_builder.h"
 #include "fb_reader.h"
 #include "testlib.h"
@@ -478,6 +479,126 @@ TEST(reader_refuses_long_vectors_and_keeps_the_first_error)
 	CHECK(strstr(r.err, "3 elements") != NULL);
 }
 
+/*
+ * Tables of mixed fields between strings of every length mod 8, one way
+ * or the other: fb_table_fields with the fields fb_add_* would add, into
+ * pages given to the builder.
+ */
+/* Pages full of junk, as a run log's slabs are when handed over. */
+static void give_junk_pages(struct fb_builder *b, size_t len)
+{
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(mem != MAP_FAILED);
+	if (mem == MAP_FAILED)
+		return;
+	memset(mem, 0xab, len);
+	fb_builder_give_pages(b, mem, len);
+}
+
+static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
+{
+	static const uint8_t sizes[] = { 8, 8, 4, 4, 4, 4, 2, 1 };
+	struct fb_builder b;
+	struct fb_field f[8];
+	fb_ref str = 0, t = 0;
+	uint64_t x = 88172645463325252ull;
+	char text[16] = "abcdefghijklmno";
+	size_t i, k, n;
+
+	fb_builder_init(&b);
+	/* the one-call builds grow into given pages: 3 MiB, 1 MiB, a page */
+	if (one_call) {
+		give_junk_pages(&b, 3u << 20);
+		give_junk_pages(&b, 1u << 20);
+		give_junk_pages(&b, 4096);
+	}
+	for (i = 0; i < ntables; i++) {
+		if (i % 3 == 0)
+			fb_create_string_len(&b, text, i % 11, &str);
+		n = 0;
+		for (k = 0; k < 8; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* some fields left out, as a scalar at its default */
+			if (x % 4 == 0)
+				continue;
+			if (k == 5)
+				f[n++] = (struct fb_field){ str, (uint8_t)k, 4,
+							    true };
+			else
+				f[n++] = (struct fb_field){ x, (uint8_t)k,
+							    sizes[k], false };
+		}
+		if (one_call) {
+			CHECK_EQ_INT(fb_table_fields(&b, f, n, &t), 0);
+			continue;
+		}
+		fb_table_start(&b);
+		for (k = 0; k < n; k++) {
+			if (f[k].ref)
+				fb_add_ref(&b, f[k].slot, (fb_ref)f[k].bits);
+			else if (f[k].size == 8)
+				fb_add_u64(&b, f[k].slot, f[k].bits, 0);
+			else if (f[k].size == 4)
+				fb_add_u32(&b, f[k].slot, (uint32_t)f[k].bits, 0);
+			else if (f[k].size == 2)
+				fb_add_u16(&b, f[k].slot, (uint16_t)f[k].bits, 0);
+			else
+				fb_add_u8(&b, f[k].slot, (uint8_t)f[k].bits, 0);
+		}
+		CHECK_EQ_INT(fb_table_end(&b, &t), 0);
+	}
+	return finish(&b, t, len);
+}
+
+TEST(one_call_tables_are_the_same_bytes)
+{
+	/*
+	 * 40k tables: past 1 MiB, where the buffer moves into its mapping;
+	 * 200k: past the pages given
+	 */
+	static const size_t counts[] = { 1, 7, 300, 40000, 200000 };
+	size_t i, len_a, len_b;
+	void *a, *b;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		a = mixed_tables(false, counts[i], &len_a);
+		b = mixed_tables(true, counts[i], &len_b);
+		CHECK_EQ_INT(len_a, len_b);
+		CHECK(a && b && len_a == len_b && !memcmp(a, b, len_a));
+		free(a);
+		free(b);
+	}
+}
+
+TEST(one_call_table_misuse_is_refused)
+{
+	struct fb_field twice[2] = { { 1, 3, 4, false }, { 2, 3, 4, false } };
+	struct fb_field odd = { 1, 0, 3, false };
+	struct fb_field later = { 0, 0, 4, true };
+	struct fb_builder b;
+	fb_ref t = 1, s;
+
+	fb_builder_init(&b);
+	CHECK_EQ_INT(fb_table_fields(&b, twice, 2, &t), -EINVAL);
+	CHECK_EQ_INT(t, 0);
+	fb_builder_free(&b);
+
+	fb_builder_init(&b);
+	CHECK_EQ_INT(fb_table_fields(&b, &odd, 1, &t), -EINVAL);
+	fb_builder_free(&b);
+
+	/* a ref to an object not yet made (beyond the table's start) */
+	fb_builder_init(&b);
+	fb_create_string(&b, "x", &s);
+	later.bits = s + 64;
+	CHECK_EQ_INT(fb_table_fields(&b, &later, 1, &t), -EINVAL);
+	/* errors stick */
+	CHECK_EQ_INT(fb_table_fields(&b, NULL, 0, &t), -EINVAL);
+	fb_builder_free(&b);
+}
+
 int main(void)
 {
 	RUN(scalars_of_every_width_read_back);
@@ -487,6 +608,8 @@ int main(void)
 	RUN(equal_vtables_are_shared);
 	RUN(alignment_counts_from_byte_zero);
 	RUN(misuse_is_refused_and_sticks);
+	RUN(one_call_tables_are_the_same_bytes);
+	RUN(one_call_table_misuse_is_refused);
 	RUN(reader_refuses_bad_offsets_with_a_message);
 	RUN(reader_refuses_long_vectors_and_keeps_the_first_error);
 	return TEST_SUMMARY();

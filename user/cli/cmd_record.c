@@ -391,6 +391,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "give either -p PID or a command to run");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
 		return usage_error("%s", "--flight-recorder and --rotate: give one");
+	/*
+	 * A raw piece cut while runs are open would lose them in both pieces'
+	 * convert, and one capture beside a series would grow without the
+	 * bound the series sets: refused, not half done.
+	 */
+	if (o->raw && (o->sink.rotate_bytes || o->sink.rotate_ns))
+		return usage_error("%s", "--rotate and --raw: a raw capture is one stream that convert replays whole; rotate the ETDumps (-o) or keep one capture (--raw)");
 	if (run_sink_wanted(&o->sink) && !o->output)
 		return usage_error("%s", "--rotate, --keep-slower-than and --flight-recorder write ETDumps: give -o FILE");
 	o->sink.output = o->output;

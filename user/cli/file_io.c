@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "direct_write.h"
 #include "file_io.h"
 #include "log.h"
 
@@ -160,7 +161,8 @@ int file_replace(const char *path, const void *buf, size_t len, bool force,
 	fd = create_temp(path, &tmp);
 	if (fd < 0)
 		return fd;
-	err = write_all(fd, buf, len);
+	/* synced below: the page cache would only hold it on its way */
+	err = direct_write_all(fd, buf, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -172,7 +172,8 @@ size_t run_log_bytes(const struct run_log *l)
 	return l->bytes;
 }
 
-static void slab_free(struct slab *s, bool free_full)
+static void slab_free(struct slab *s, bool free_full, run_log_pages_fn give,
+		      void *ctx)
 {
 	struct log_run *lr;
 	size_t off, i, n;
@@ -185,10 +186,19 @@ static void slab_free(struct slab *s, bool free_full)
 		off += align8(sizeof(*lr) + lr->v.nevents * sizeof(*lr->v.events) +
 			      lr->v.meta_len);
 	}
-	munmap(s, s->cap);
+	if (give)
+		give(ctx, s, s->cap);
+	else
+		munmap(s, s->cap);
 }
 
 int run_log_each(struct run_log *l, bool drain, run_log_fn fn, void *ctx)
+{
+	return run_log_drain_to(l, drain, fn, ctx, NULL);
+}
+
+int run_log_drain_to(struct run_log *l, bool drain, run_log_fn fn, void *ctx,
+		     run_log_pages_fn give)
 {
 	struct slab *s, *next;
 	struct log_run *lr;
@@ -209,7 +219,7 @@ int run_log_each(struct run_log *l, bool drain, run_log_fn fn, void *ctx)
 			l->first = next;
 			if (!next)
 				l->last = NULL;
-			slab_free(s, true);
+			slab_free(s, true, give, ctx);
 		}
 		if (err)
 			break;
@@ -229,7 +239,7 @@ void run_log_free(struct run_log *l)
 		return;
 	for (s = l->first; s; s = next) {
 		next = s->next;
-		slab_free(s, true);
+		slab_free(s, true, NULL, NULL);
 	}
 	free(l);
 }

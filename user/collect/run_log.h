@@ -72,6 +72,14 @@ typedef int (*run_log_fn)(void *ctx, struct run_view *r);
  * freed. Stops at fn's first error (a drained log is then only to free).
  */
 int run_log_each(struct run_log *l, bool drain, run_log_fn fn, void *ctx);
+/*
+ * run_log_each, and with drain each slab's mapping goes to give(ctx, mem,
+ * len), which owns it from then on, instead of being unmapped: the writer
+ * grows into those pages rather than fresh ones.
+ */
+typedef void (*run_log_pages_fn)(void *ctx, void *mem, size_t len);
+int run_log_drain_to(struct run_log *l, bool drain, run_log_fn fn, void *ctx,
+		     run_log_pages_fn give);
 void run_log_free(struct run_log *l);
 
 #endif /* ETDUMP_RUN_LOG_H */

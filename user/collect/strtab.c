@@ -27,6 +27,8 @@ struct strtab {
 	size_t n;
 	struct chunk *chunks;
 	size_t bytes;
+	/* the slot found last: most events name what the one before named */
+	size_t last;
 };
 
 /* eight bytes a step: names are hashed once per event */
@@ -102,20 +104,28 @@ static int grow(struct strtab *t)
 	free(t->slots);
 	t->slots = slots;
 	t->nslots = nslots;
+	t->last = 0;
 	return 0;
 }
 
 const char *strtab_intern(struct strtab *t, const char *s, size_t len)
 {
-	uint32_t hash = strtab_hash(s, len);
+	struct slot *sl = &t->slots[t->last];
+	uint32_t hash;
 	size_t i, mask = t->nslots - 1;
-	struct slot *sl;
 	char *raw, *str;
 
+	/* before hashing: this runs for every event */
+	if (sl->str && sl->len == len && !memcmp(sl->raw, s, len))
+		return sl->str;
+	hash = strtab_hash(s, len);
 	for (i = hash & mask; t->slots[i].str; i = (i + 1) & mask) {
 		sl = &t->slots[i];
-		if (sl->hash == hash && sl->len == len && !memcmp(sl->raw, s, len))
+		if (sl->hash == hash && sl->len == len &&
+		    !memcmp(sl->raw, s, len)) {
+			t->last = i;
 			return sl->str;
+		}
 	}
 	if (2 * (t->n + 1) > t->nslots) {
 		if (grow(t))
@@ -137,6 +147,7 @@ const char *strtab_intern(struct strtab *t, const char *s, size_t len)
 	sl->hash = hash;
 	sl->len = len;
 	t->n++;
+	t->last = i;
 	return str;
 }
 

@@ -16,8 +16,8 @@ struct written_run {
 struct log_writer {
 	struct fb_builder b;
 	struct etd_dump shell;        /* counter names only */
-	struct etd_event *events;     /* one run's events, borrowed */
-	size_t events_cap;
+	fb_ref *refs;                 /* one run's event refs */
+	size_t refs_cap;
 	struct written_run *runs;
 	size_t nruns;
 	size_t runs_cap;
@@ -40,34 +40,45 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/*
+ * Each event is viewed and written alone: an array of a run's etd_events
+ * (150 bytes each) would be fresh memory to fault in for a long run.
+ */
 static int write_one(void *ctx, struct run_view *r)
 {
 	struct log_writer *w = ctx;
+	struct etd_event ev;
 	struct etd_run run;
-	size_t i;
+	size_t i, n = 0;
 	int err;
 
-	err = grow((void **)&w->events, &w->events_cap, r->nevents,
-		   sizeof(*w->events));
+	err = grow((void **)&w->refs, &w->refs_cap, r->nevents,
+		   sizeof(*w->refs));
 	err = err ? err : grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,
 			       sizeof(*w->runs));
-	if (err)
+	for (i = 0; !err && i < r->nevents; i++) {
+		packed_event_view(r, &r->events[i], &ev);
+		err = etdump_write_event(&w->b, &w->shell, &ev, &w->refs[n]);
+		/* a run of allocation events only (record --allocations) */
+		n += w->refs[n] != 0;
+	}
+	if (err || !n)
 		return err;
-	for (i = 0; i < r->nevents; i++)
-		packed_event_view(r, &r->events[i], &w->events[i]);
 	etd_run_init(&run);
 	run.name = (char *)r->name;
-	run.events = w->events;
-	run.nevents = r->nevents;
-	/* a run of allocation events only (record --allocations) */
-	if (!etdump_events_written(&w->shell, &run))
-		return 0;
 	w->runs[w->nruns].open_time = r->open_time;
 	w->runs[w->nruns].tid = r->tid;
-	err = etdump_write_run(&w->b, &w->shell, &run,
-			       &w->runs[w->nruns].ref);
+	err = etdump_write_run_table(&w->b, &run, w->refs, n,
+				     &w->runs[w->nruns].ref);
 	w->nruns++;
 	return err;
+}
+
+static void give_pages(void *ctx, void *mem, size_t len)
+{
+	struct log_writer *w = ctx;
+
+	fb_builder_give_pages(&w->b, mem, len);
 }
 
 static int run_cmp(const void *a, const void *b)
@@ -102,7 +113,8 @@ static int write_log(struct run_log *log, const struct etdump_log_meta *m,
 	w.shell.ncounters = i;
 	/* the Inspector refuses them: report and the timeline have them */
 	w.shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
-	err = run_log_each(log, true, write_one, &w);
+	/* the builder grows into the pages of the slabs it has written */
+	err = run_log_drain_to(log, true, write_one, &w, give_pages);
 	if (!err) {
 		/* the file lists runs by open time; they were written as they completed */
 		qsort(w.runs, w.nruns, sizeof(*w.runs), run_cmp);
@@ -118,7 +130,7 @@ static int write_log(struct run_log *log, const struct etdump_log_meta *m,
 		err = fn(ctx, data, len);
 	free(refs);
 	free(w.runs);
-	free(w.events);
+	free(w.refs);
 	fb_builder_free(&w.b);
 	return err;
 }

@@ -111,13 +111,29 @@ static int write_value(struct fb_builder *b, const struct etd_value *v,
 	return fb_table_end(b, out);
 }
 
+static struct fb_field scalar(unsigned int slot, uint64_t bits,
+			      uint8_t size)
+{
+	return (struct fb_field){ .bits = bits, .slot = (uint8_t)slot,
+				  .size = size };
+}
+
+/* a ref of 0 is left out by fb_table_fields */
+static struct fb_field ref(unsigned int slot, fb_ref r)
+{
+	return (struct fb_field){ .bits = r, .slot = (uint8_t)slot, .size = 4,
+				  .ref = true };
+}
+
 static int write_profile_event(struct fb_builder *b,
 			       const struct etd_dump *dump,
 			       const struct etd_event *ev, fb_ref *out)
 {
 	fb_ref name, id_str, metadata = 0;
+	struct fb_field f[8];
 	char counters[512];
-	int n;
+	size_t n;
+	int len;
 
 	/* one copy of each name for the whole file */
 	fb_create_shared_string(b, ev->name, &name);
@@ -127,24 +143,35 @@ static int write_profile_event(struct fb_builder *b,
 		fb_create_vector_u8(b, ev->metadata, ev->metadata_len,
 				    &metadata);
 	if (etd_counters_encodable(ev)) {
-		n = etd_counters_encode(dump, &ev->counters, counters,
-					sizeof(counters));
-		if (n < 0)
-			return n;
-		fb_create_vector_u8(b, (const uint8_t *)counters, n, &metadata);
+		len = etd_counters_encode(dump, &ev->counters, counters,
+					  sizeof(counters));
+		if (len < 0)
+			return len;
+		fb_create_vector_u8(b, (const uint8_t *)counters, len,
+				    &metadata);
 	}
-	fb_table_start(b);
-	fb_add_u64(b, ETD_SLOT_PROFILE_START_TIME, ev->start_time, 0);
-	fb_add_u64(b, ETD_SLOT_PROFILE_END_TIME, ev->end_time, 0);
-	fb_add_ref(b, ETD_SLOT_PROFILE_NAME, name);
-	fb_add_i32(b, ETD_SLOT_PROFILE_CHAIN_INDEX, ev->chain_index, 0);
-	fb_add_i32(b, ETD_SLOT_PROFILE_INSTRUCTION_ID, ev->instruction_id,
-		   ETD_UNSET);
-	fb_add_i32(b, ETD_SLOT_PROFILE_DELEGATE_ID_INT, ev->delegate_id_int,
-		   ETD_UNSET);
-	fb_add_ref(b, ETD_SLOT_PROFILE_DELEGATE_ID_STR, id_str);
-	fb_add_ref(b, ETD_SLOT_PROFILE_METADATA, metadata);
-	return fb_table_end(b, out);
+	/*
+	 * One call for the table (there is one for every event); a scalar at
+	 * its default is left out, as fb_add_* leaves it out.
+	 */
+	n = 0;
+	if (ev->start_time)
+		f[n++] = scalar(ETD_SLOT_PROFILE_START_TIME, ev->start_time, 8);
+	if (ev->end_time)
+		f[n++] = scalar(ETD_SLOT_PROFILE_END_TIME, ev->end_time, 8);
+	f[n++] = ref(ETD_SLOT_PROFILE_NAME, name);
+	if (ev->chain_index)
+		f[n++] = scalar(ETD_SLOT_PROFILE_CHAIN_INDEX,
+				(uint32_t)ev->chain_index, 4);
+	if (ev->instruction_id != ETD_UNSET)
+		f[n++] = scalar(ETD_SLOT_PROFILE_INSTRUCTION_ID,
+				(uint32_t)ev->instruction_id, 4);
+	if (ev->delegate_id_int != ETD_UNSET)
+		f[n++] = scalar(ETD_SLOT_PROFILE_DELEGATE_ID_INT,
+				(uint32_t)ev->delegate_id_int, 4);
+	f[n++] = ref(ETD_SLOT_PROFILE_DELEGATE_ID_STR, id_str);
+	f[n++] = ref(ETD_SLOT_PROFILE_METADATA, metadata);
+	return fb_table_fields(b, f, n, out);
 }
 
 static int write_debug_event(struct fb_builder *b, const struct etd_event *ev,
@@ -247,10 +274,38 @@ static int write_allocators(struct fb_builder *b, const struct etd_run *run,
 	return fb_create_vector_refs(b, refs, run->nallocators, out);
 }
 
+int etdump_write_event(struct fb_builder *b, const struct etd_dump *dump,
+			const struct etd_event *ev, fb_ref *out)
+{
+	*out = 0;
+	return written(dump, ev) ? write_event(b, dump, ev, out) : 0;
+}
+
+int etdump_write_run_table(struct fb_builder *b, const struct etd_run *run,
+			   fb_ref *refs, size_t n, fb_ref *out)
+{
+	fb_ref events, allocators, name;
+	int err;
+
+	fb_create_vector_refs(b, refs, n, &events);
+	/* refs is spent: the allocators' tables reuse it */
+	err = write_allocators(b, run, refs, &allocators);
+	if (err)
+		return err;
+	fb_create_string(b, run->name ? run->name : "", &name);
+	fb_table_start(b);
+	fb_add_ref(b, ETD_SLOT_RUN_NAME, name);
+	fb_add_i32(b, ETD_SLOT_RUN_BUNDLED_INPUT_INDEX,
+		   run->bundled_input_index, ETD_UNSET);
+	fb_add_ref(b, ETD_SLOT_RUN_ALLOCATORS, allocators);
+	fb_add_ref(b, ETD_SLOT_RUN_EVENTS, events);
+	return fb_table_end(b, out);
+}
+
 int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 		     const struct etd_run *run, fb_ref *out)
 {
-	fb_ref *refs, events, allocators, name;
+	fb_ref *refs;
 	size_t i, n = 0;
 	int err = 0;
 
@@ -261,21 +316,8 @@ int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 	for (i = 0; i < run->nevents && !err; i++)
 		if (written(dump, &run->events[i]))
 			err = write_event(b, dump, &run->events[i], &refs[n++]);
-	if (err)
-		goto out;
-	fb_create_vector_refs(b, refs, n, &events);
-	err = write_allocators(b, run, refs, &allocators);
-	if (err)
-		goto out;
-	fb_create_string(b, run->name ? run->name : "", &name);
-	fb_table_start(b);
-	fb_add_ref(b, ETD_SLOT_RUN_NAME, name);
-	fb_add_i32(b, ETD_SLOT_RUN_BUNDLED_INPUT_INDEX,
-		   run->bundled_input_index, ETD_UNSET);
-	fb_add_ref(b, ETD_SLOT_RUN_ALLOCATORS, allocators);
-	fb_add_ref(b, ETD_SLOT_RUN_EVENTS, events);
-	err = fb_table_end(b, out);
-out:
+	if (!err)
+		err = etdump_write_run_table(b, run, refs, n, out);
 	free(refs);
 	return err;
 }

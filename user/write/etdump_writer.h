@@ -53,6 +53,16 @@ int etdump_write_file(const struct etd_dump *dump, const char *path,
  */
 int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
 		     const struct etd_run *run, fb_ref *out);
+/*
+ * A run written an event at a time (etdump_write_run's two halves): each
+ * event's table (*out 0 for one the dump leaves out), then the run's table
+ * over their refs; refs needs room for the run's allocators too, and is
+ * clobbered.
+ */
+int etdump_write_event(struct fb_builder *b, const struct etd_dump *dump,
+		       const struct etd_event *ev, fb_ref *out);
+int etdump_write_run_table(struct fb_builder *b, const struct etd_run *run,
+			   fb_ref *refs, size_t n, fb_ref *out);
 int etdump_write_root(struct fb_builder *b, uint32_t version,
 		      const fb_ref *runs, size_t n);
 /* How many of run's events the file holds (dump->allocations says). */

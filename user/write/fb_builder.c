@@ -38,6 +38,10 @@ static void buf_free(struct fb_builder *b)
 
 void fb_builder_free(struct fb_builder *b)
 {
+	while (b->nspares) {
+		b->nspares--;
+		munmap(b->spares[b->nspares].mem, b->spares[b->nspares].len);
+	}
 	buf_free(b);
 	free(b->vtables);
 	free(b->shared);
@@ -51,11 +55,32 @@ static int fail(struct fb_builder *b, int err)
 	return b->err;
 }
 
-static void put_le(uint8_t *p, uint64_t v, size_t n)
+static inline void put_le(uint8_t *p, uint64_t v, size_t n)
 {
-	size_t i;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* one store: every table field of every event goes through here */
+	switch (n) {
+	case 8:
+		memcpy(p, &v, 8);
+		return;
+	case 4: {
+		uint32_t w = (uint32_t)v;
 
-	for (i = 0; i < n; i++)
+		memcpy(p, &w, 4);
+		return;
+	}
+	case 2: {
+		uint16_t w = (uint16_t)v;
+
+		memcpy(p, &w, 2);
+		return;
+	}
+	case 1:
+		*p = (uint8_t)v;
+		return;
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
@@ -71,34 +96,76 @@ static uint8_t *at(const struct fb_builder *b, fb_ref ref)
  */
 #define FB_POPULATE (2u << 20)
 
+/*
+ * Move a given region's pages to the front of the populated part: its
+ * page-table entries change hands, no page is freed, allocated or cleared.
+ * Every byte pushed is written before it is read, so what they held does
+ * not matter. Returns the bytes moved.
+ */
+static size_t take_spare(struct fb_builder *b, size_t want)
+{
+	struct fb_spare *sp = &b->spares[b->nspares - 1];
+	size_t k = sp->len < want ? sp->len : want;
+	uint8_t *dst = b->buf + b->cap - b->populated - k;
+
+	if (mremap(sp->mem, k, k, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
+	    MAP_FAILED)
+		return 0;
+	sp->mem = (uint8_t *)sp->mem + k;
+	sp->len -= k;
+	if (!sp->len)
+		b->nspares--;
+	return k;
+}
+
 static void populate_ahead(struct fb_builder *b, size_t n)
 {
-	size_t need = b->size + n, upto;
+	size_t need = b->size + n, upto, k;
 
 	if (need <= b->populated)
 		return;
 	upto = (need + FB_POPULATE) & ~(size_t)(FB_POPULATE - 1);
 	if (upto > b->cap)
 		upto = b->cap;
-	madvise(b->buf + b->cap - upto, upto - b->populated, MADV_POPULATE_WRITE);
+	while (b->nspares && b->populated < upto) {
+		k = take_spare(b, upto - b->populated);
+		if (!k)
+			break;
+		b->populated += k;
+	}
+	if (b->populated < upto)
+		madvise(b->buf + b->cap - upto, upto - b->populated,
+			MADV_POPULATE_WRITE);
 	b->populated = upto;
 }
 
+void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len)
+{
+	/* only page-aligned whole pages can change hands */
+	if (b->nspares == FB_MAX_SPARES || ((uintptr_t)mem | len) & 4095) {
+		munmap(mem, len);
+		return;
+	}
+	b->spares[b->nspares].mem = mem;
+	b->spares[b->nspares].len = len;
+	b->nspares++;
+}
+
 /* Room for n more bytes at the front; the data moves to the new end. */
-static int reserve(struct fb_builder *b, size_t n)
+static int reserve_slow(struct fb_builder *b, size_t n)
 {
 	uint8_t *buf;
 	size_t cap;
 
 	if (n > FB_MAX_SIZE - b->size)
 		return fail(b, -E2BIG);
-	/* allocated even for n == 0: at() must not offset a NULL buf */
-	if (b->buf && b->cap - b->size >= n)
-		return 0;
 	if (b->mapped) {
 		populate_ahead(b, n);
 		return 0;
 	}
+	/* allocated even for n == 0: at() must not offset a NULL buf */
+	if (b->buf && b->cap - b->size >= n)
+		return 0;
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->size < n)
 		cap *= 2;
@@ -112,7 +179,8 @@ static int reserve(struct fb_builder *b, size_t n)
 			b->buf = buf;
 			b->cap = FB_MAP_SIZE;
 			b->mapped = true;
-			b->populated = 0;
+			/* the copy faulted its pages in: never moved over */
+			b->populated = (b->size + 4095) & ~(size_t)4095;
 			populate_ahead(b, n);
 			return 0;
 		}
@@ -127,11 +195,21 @@ static int reserve(struct fb_builder *b, size_t n)
 	return 0;
 }
 
+/* The common case inline: room there already. */
+static inline int reserve(struct fb_builder *b, size_t n)
+{
+	if (n <= FB_MAX_SIZE - b->size &&
+	    (b->mapped ? b->size + n <= b->populated :
+			 b->buf && b->cap - b->size >= n))
+		return 0;
+	return reserve_slow(b, n);
+}
+
 /*
  * Zero-pad so that once n more bytes are pushed the size is a multiple of
  * align, i.e. those bytes start aligned, and make room for them.
  */
-static int prep(struct fb_builder *b, size_t align, size_t n)
+static inline int prep(struct fb_builder *b, size_t align, size_t n)
 {
 	/* every alignment is a power of two: no division on this hot path */
 	size_t pad = (0 - (b->size + n)) & (align - 1);
@@ -147,7 +225,7 @@ static int prep(struct fb_builder *b, size_t align, size_t n)
 }
 
 /* Claim n bytes at the front, room made by prep(). */
-static uint8_t *push(struct fb_builder *b, size_t n)
+static inline uint8_t *push(struct fb_builder *b, size_t n)
 {
 	b->size += n;
 	return at(b, b->size);
@@ -476,6 +554,32 @@ int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref)
 }
 
 /* An identical vtable written before, or 0. */
+/*
+ * Two vtables of len bytes (even, a few dozen at most), compared inline:
+ * two compares for every event, where a call to memcmp cost more than
+ * the compare.
+ */
+static inline bool vt_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	uint64_t x, y;
+	uint16_t u, v;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < len; i += 2) {
+		memcpy(&u, a + i, 2);
+		memcpy(&v, b + i, 2);
+		if (u != v)
+			return false;
+	}
+	return true;
+}
+
 static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 			  size_t len)
 {
@@ -487,14 +591,14 @@ static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 	if (i < b->nvtables) {
 		old = at(b, b->vtables[i]);
 		if ((size_t)(old[0] | old[1] << 8) == len &&
-		    !memcmp(old, vt, len))
+		    vt_equal(old, vt, len))
 			return b->vtables[i];
 	}
 	for (i = 0; i < b->nvtables; i++) {
 		/* its own length first: a shorter one may end the buffer */
 		old = at(b, b->vtables[i]);
 		if ((size_t)(old[0] | old[1] << 8) == len &&
-		    !memcmp(old, vt, len)) {
+		    vt_equal(old, vt, len)) {
 			b->vtable_last[len % FB_VTABLE_LAST] = i;
 			return b->vtables[i];
 		}
@@ -526,10 +630,30 @@ static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
 	return 0;
 }
 
+/*
+ * The soffset of the table just pushed (vtable = table - soffset), to an
+ * equal vtable written before, which lies after it, or to a new one.
+ */
+static int table_vtable(struct fb_builder *b, fb_ref table, const uint8_t *vt,
+			size_t len)
+{
+	fb_ref vtable;
+	int err;
+
+	vtable = find_vtable(b, vt, len);
+	if (!vtable) {
+		err = push_vtable(b, vt, len, &vtable);
+		if (err)
+			return err;
+	}
+	put_le(at(b, table), (uint64_t)((int64_t)vtable - (int64_t)table), 4);
+	return 0;
+}
+
 int fb_table_end(struct fb_builder *b, fb_ref *out)
 {
 	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
-	fb_ref table, vtable;
+	fb_ref table;
 	size_t len, i;
 	int err;
 
@@ -557,24 +681,84 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 		put_le(vt + 4 + 2 * i,
 		       b->slots[i] ? table - b->slots[i] : 0, 2);
 
-	vtable = find_vtable(b, vt, len);
-	if (!vtable) {
-		err = push_vtable(b, vt, len, &vtable);
+	err = table_vtable(b, table, vt, len);
+	if (!err)
+		*out = table;
+	return err;
+}
+
+/*
+ * fb_table_start, the fields in order, fb_table_end, in one call: the same
+ * bytes, without a call and a check per field.
+ */
+int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
+		    fb_ref *out)
+{
+	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
+	fb_ref pos[FB_MAX_SLOTS], table;
+	size_t begin, i, nslots = 0;
+	uint64_t set = 0;
+	bool any = false;
+	uint8_t *p;
+	int err;
+
+	*out = 0;
+	err = object_start(b);
+	if (err)
+		return err;
+	begin = b->size;
+	for (i = 0; i < n; i++) {
+		if (f[i].slot >= FB_MAX_SLOTS || (set >> f[i].slot & 1) ||
+		    !(f[i].size == 1 || f[i].size == 2 || f[i].size == 4 ||
+		      f[i].size == 8) || (f[i].ref && f[i].size != 4))
+			return fail(b, -EINVAL);
+		if (f[i].ref && !f[i].bits)
+			continue;
+		/* only objects finished before this table started */
+		if (f[i].ref && f[i].bits > begin)
+			return fail(b, -EINVAL);
+		err = prep(b, f[i].size, f[i].size);
 		if (err)
 			return err;
+		/* padding before the first field is not the table's */
+		if (!any)
+			begin = b->size;
+		any = true;
+		p = push(b, f[i].size);
+		pos[f[i].slot] = b->size;
+		set |= 1ull << f[i].slot;
+		put_le(p, f[i].ref ? b->size - f[i].bits : f[i].bits, f[i].size);
+		if (f[i].slot >= nslots)
+			nslots = f[i].slot + 1;
 	}
-	/* vtable = table - soffset; an older shared vtable lies after it */
-	put_le(at(b, table), (uint64_t)((int64_t)vtable - (int64_t)table), 4);
-	*out = table;
-	return 0;
+	err = prep(b, 4, 4);
+	if (err)
+		return err;
+	if (!any)
+		begin = b->size;
+	push(b, 4);
+	table = b->size;
+	if (table - begin > UINT16_MAX)
+		return fail(b, -E2BIG);
+	put_le(vt, 4 + 2 * nslots, 2);
+	put_le(vt + 2, table - begin, 2);
+	for (i = 0; i < nslots; i++)
+		put_le(vt + 4 + 2 * i, (set >> i & 1) ? table - pos[i] : 0, 2);
+	err = table_vtable(b, table, vt, 4 + 2 * nslots);
+	if (!err)
+		*out = table;
+	return err;
 }
 
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out)
 {
-	fb_table_start(b);
-	fb_add_ref(b, slot, ref);
-	return fb_table_end(b, out);
+	struct fb_field f = { .bits = ref, .slot = (uint8_t)slot, .size = 4,
+			      .ref = true };
+
+	if (slot >= FB_MAX_SLOTS)
+		return fail(b, -EINVAL);
+	return fb_table_fields(b, &f, 1, out);
 }
 
 int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])

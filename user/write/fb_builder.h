@@ -34,6 +34,7 @@ typedef uint32_t fb_ref;
 #define FB_MAX_SLOTS 64
 #define FB_VTABLE_LAST 16
 #define FB_SHARED_HITS 64
+#define FB_MAX_SPARES 16
 
 struct fb_builder {
 	uint8_t *buf;           /* the data is the last `size` bytes */
@@ -59,10 +60,22 @@ struct fb_builder {
 	struct fb_shared *shared; /* strings made by fb_create_shared_string */
 	size_t nshared;         /* used slots */
 	size_t shared_cap;      /* slots: a power of two */
+	struct fb_spare {
+		void *mem;
+		size_t len;
+	} spares[FB_MAX_SPARES]; /* pages given, the next to grow into */
+	unsigned int nspares;
 };
 
 void fb_builder_init(struct fb_builder *b);
 void fb_builder_free(struct fb_builder *b);
+
+/*
+ * Hand over a mapping the caller no longer needs (page-aligned, whole
+ * pages, from mmap): the buffer grows into its pages, which are already
+ * there, instead of fresh ones. It is unmapped when not used.
+ */
+void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len);
 
 /* Objects, created outside any table. A NULL string makes *out 0. */
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out);
@@ -107,6 +120,20 @@ int fb_add_f64(struct fb_builder *b, unsigned int slot, double v, double def);
 /* A string, vector or table made earlier; ref 0 leaves the field out. */
 int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref);
 int fb_table_end(struct fb_builder *b, fb_ref *out);
+/*
+ * A whole table from its fields, in the order fb_add_* would add them: the
+ * same bytes as fb_table_start, those calls and fb_table_end. A scalar is
+ * given only when it differs from its default; a ref of 0 is left out.
+ */
+struct fb_field {
+	uint64_t bits;          /* the scalar's bits, or the ref */
+	uint8_t slot;
+	uint8_t size;           /* 1, 2, 4 or 8; a ref is 4 */
+	bool ref;
+};
+
+int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
+		    fb_ref *out);
 /* A whole table whose one field is the reference `ref` in `slot`. */
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out);
