@@ -267,6 +267,7 @@ int on_func_exit(struct pt_regs *ctx)
 	__u32 id = bpf_get_attach_cookie(ctx);
 	struct etdump_func_site *site;
 	struct etdump_rec_func_exit *r;
+	__u64 ts = bpf_ktime_get_ns();
 
 	if (allocate_sites) {
 		site = bpf_map_lookup_elem(&sites, &id);
@@ -276,10 +277,14 @@ int on_func_exit(struct pt_regs *ctx)
 		}
 	}
 
-	/* before the exit: inside the kernel's scope, as ETDumpGen logs them */
+	/*
+	 * before the exit record: inside the kernel's scope, as ETDumpGen
+	 * logs them; the exit keeps the time the kernel returned, so the
+	 * copy does not lengthen the kernel
+	 */
 	if (read_outputs && is_target(bpf_get_current_pid_tgid()))
 		out_values(ctx, id);
-	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_EXIT);
+	r = reserve_at(sizeof(*r), ETDUMP_REC_FUNC_EXIT, ts);
 	if (!r)
 		return 0;
 	r->id = id;

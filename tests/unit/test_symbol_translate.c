@@ -566,13 +566,11 @@ TEST(incomplete_capture)
  * probe: it takes the call's, and waits with the run's BLOCK (the first
  * kernel's value arrives before any scope of its run has ended).
  */
-static void kernel_with_value(struct rig *r, uint32_t tid, enum site_id id,
-			      float x)
+static void value_only(struct rig *r, uint32_t tid, float x)
 {
 	struct etdump_rec_value_data d;
 	struct etdump_rec_value v;
 
-	enter(r, tid, id);
 	memset(&d, 0, sizeof(d));
 	stamp(r, &d.hdr, ETDUMP_REC_VALUE_DATA,
 	      offsetof(struct etdump_rec_value_data, data) + sizeof(x), tid);
@@ -592,6 +590,13 @@ static void kernel_with_value(struct rig *r, uint32_t tid, enum site_id id,
 	v.desc.nbytes = sizeof(x);
 	v.desc.delegate_id_int = -1;
 	CHECK_EQ_INT(symbol_translator_feed(r->tr, &v, sizeof(v)), 0);
+}
+
+static void kernel_with_value(struct rig *r, uint32_t tid, enum site_id id,
+			      float x)
+{
+	enter(r, tid, id);
+	value_only(r, tid, x);
 	leave(r, tid, id);
 }
 
@@ -608,7 +613,11 @@ TEST(kernel_values_take_their_calls_ids)
 	load(&r, 1);
 	enter(&r, 1, S_EXEC);
 	kernel_with_value(&r, 1, S_MUL, 3.0f);
-	kernel_with_value(&r, 1, S_ADD, 5.0f);
+	/* add's value only: the sub it calls is no instruction of its own */
+	enter(&r, 1, S_ADD);
+	kernel_with_value(&r, 1, S_SUB, 7.0f);
+	value_only(&r, 1, 5.0f);
+	leave(&r, 1, S_ADD);
 	leave(&r, 1, S_EXEC);
 	rig_finish(&r);
 	CHECK_EQ_INT(r.dump.nruns, 2);
@@ -616,22 +625,27 @@ TEST(kernel_values_take_their_calls_ids)
 		goto out;
 	run = &r.dump.runs[1];
 	CHECK_EQ_STR(run->name, "Execute");
-	/* value, kernel, OPERATOR_CALL per call, then Method::execute */
-	CHECK_EQ_INT(run->nevents, 7);
-	if (run->nevents != 7)
+	/*
+	 * value, kernel, OPERATOR_CALL per call (the nested sub's scope
+	 * ends first, without a value), then Method::execute
+	 */
+	CHECK_EQ_INT(run->nevents, 8);
+	if (run->nevents != 8)
 		goto out;
 	ev = &run->events[0];
 	CHECK_EQ_INT(ev->kind, ETD_DEBUG);
 	CHECK_EQ_INT(ev->debug_chain_index, 0);
 	CHECK_EQ_INT(ev->instruction_id, 0);
 	CHECK_EQ_STR(run->events[1].name, "native_call_mul.out");
-	ev = &run->events[3];
+	CHECK_EQ_STR(run->events[3].name, "native_call_sub.out");
+	ev = &run->events[4];
 	CHECK_EQ_INT(ev->kind, ETD_DEBUG);
 	CHECK_EQ_INT(ev->debug_chain_index, 0);
 	CHECK_EQ_INT(ev->instruction_id, 1);
-	CHECK_EQ_STR(run->events[4].name, "native_call_add.out");
+	CHECK_EQ_STR(run->events[5].name, "native_call_add.out");
 	buf = value_capture_buffer(collector_values(r.col), &len);
-	CHECK(buf != NULL && len >= 64 + sizeof(float));
+	/* two values: the nested one's bytes are not there either */
+	CHECK(buf != NULL && len == 64 + sizeof(float));
 	if (buf && len >= 64 + sizeof(float)) {
 		memcpy(&got[0], buf, sizeof(float));
 		memcpy(&got[1], buf + 64, sizeof(float));

@@ -410,6 +410,19 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	return emit_instruction(t, th, &hdr, -1, 0);
 }
 
+/* Is the innermost call an instruction call inside another one? */
+static bool nested_instruction(const struct thread *th)
+{
+	size_t i;
+
+	if (!th->depth || !th->calls[th->depth - 1].instruction)
+		return false;
+	for (i = 0; i + 1 < th->depth; i++)
+		if (th->calls[i].instruction)
+			return true;
+	return false;
+}
+
 /*
  * record --values: a kernel's out tensor, read at its return before the
  * exit record (bpf/symbols.bpf.c, ETDUMP_VREC_AT_RETURN), takes the
@@ -426,6 +439,12 @@ static int on_value(struct symbol_translator *t, const void *rec, size_t len)
 
 	if (!th || (!th->depth && !th->block_pending))
 		return t->sink(t->sink_ctx, rec, len);
+	/*
+	 * a kernel another kernel calls: ETDumpGen logs the outputs of the
+	 * operator the plan calls, not of what it calls in turn
+	 */
+	if (nested_instruction(th))
+		return 0;
 	if (h->type == ETDUMP_REC_VALUE_DATA)
 		return emit(t, th, rec, len);
 	memcpy(&v, rec, sizeof(v));
