@@ -14,13 +14,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* bpf/ring.bpf.h's, the same map: the recorder hands this one its fd */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FOLLOW_MAX_PROCESSES);
-	__type(key, __u32);
-	__type(value, __u8);
-} followed SEC(".maps");
+#include "followed_map.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -36,12 +36,7 @@ const volatile __u32 nmore_tgids = 0;
  */
 const volatile bool follow_children = false;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FOLLOW_MAX_PROCESSES);
-	__type(key, __u32);
-	__type(value, __u8);
-} followed SEC(".maps");
+#include "followed_map.bpf.h"
 
 /* One of the processes recorded, by the kernel's tgid. */
 static __always_inline bool is_target_tgid(__u32 tgid)

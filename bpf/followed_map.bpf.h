@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The processes followed (etdump_follow.h): one map for bpf/ring.bpf.h's
+ * filter and bpf/follow.bpf.c's tracepoints, the recorder hands the second
+ * object the first one's fd.
+ */
+#ifndef FOLLOWED_MAP_BPF_H
+#define FOLLOWED_MAP_BPF_H
+
+#include "etdump_follow.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FOLLOW_MAX_PROCESSES);
+	__type(key, __u32);
+	__type(value, __u8);
+} followed SEC(".maps");
+
+#endif /* FOLLOWED_MAP_BPF_H */
