@@ -60,7 +60,11 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	}
 	r->tgid = tgid;
-	r->pad = 0;
+	r->dev = bprm->file->f_inode->i_sb->s_dev;
+	r->ino = bprm->file->f_inode->i_ino;
+	if (bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
+				      bprm->filename) < 0)
+		r->filename[0] = '\0';
 	/* woken at once: every moment before the attach loses events */
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	return 0;

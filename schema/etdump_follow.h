@@ -22,10 +22,19 @@
 #define FOLLOW_RECORDED 0x2  /* its probes are attached: its events count */
 #define FOLLOW_EXECED 0x4    /* it exec'd since its fork (not a subshell) */
 
-/* A followed process exec'd: the recorder looks at its new executable. */
+#define FOLLOW_FILENAME_MAX 256
+
+/*
+ * A followed process exec'd: the recorder looks at its new executable.
+ * The file as exec'd (its inode, its name as given to execve, cut at
+ * FOLLOW_FILENAME_MAX - 1) tells, when the process is gone before it is
+ * looked at, whether a runtime with probes was missed.
+ */
 struct follow_exec {
 	__u32 tgid;
-	__u32 pad;
+	__u32 dev;        /* the kernel's dev_t: major << 20 | minor */
+	__u64 ino;
+	char filename[FOLLOW_FILENAME_MAX];
 };
 
 #endif /* ETDUMP_FOLLOW_H */

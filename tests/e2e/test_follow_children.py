@@ -11,10 +11,16 @@ import os
 import re
 import signal
 import subprocess
+import time
 
 from etdump_e2e import (CLI, EXAMPLE, EXAMPLE_NOPROBES, EXECUTE_EVENTS,
                         DEFAULT_EVENTS, Recorder, TempDirTest, decode, run,
                         run_keys)
+
+def process_state(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
 
 FOLLOWING = re.compile(r"following PID (\d+) \((.*)\): attached (\d+) probe")
 
@@ -112,6 +118,40 @@ class FollowChildrenTest(TempDirTest):
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("no 'etdump' USDT probes", proc.stderr)
         self.assertEqual(proc.stdout, "")
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_runtime_gone_before_its_attach_is_named(self):
+        """A runtime that ends before the recorder could attach to it (held
+        here: the recorder is stopped from before its exec to after its
+        exit) is named as missed, not taken for a command without probes."""
+        fifo, done = self.path("go"), self.path("done")
+        os.mkfifo(fifo)
+        out = self.path("gone.etdp")
+        rec = Recorder(["-o", out, "--", "sh", "-c",
+                        f"read x < {fifo}; {EXAMPLE} -n 1 > /dev/null; "
+                        f": > {done}"])
+        try:
+            # opened once the shell reads it: the command has left the gate
+            with open(fifo, "w") as go:
+                os.kill(rec.proc.pid, signal.SIGSTOP)
+                while process_state(rec.proc.pid) != "T":
+                    time.sleep(0.01)
+                go.write("go\n")
+            while not os.path.exists(done):
+                time.sleep(0.01)
+            os.kill(rec.proc.pid, signal.SIGCONT)
+            status = rec.wait()
+        finally:
+            if rec.proc.poll() is None:
+                os.kill(rec.proc.pid, signal.SIGCONT)
+                rec.proc.kill()
+                rec.proc.wait()
+        self.assertEqual(status, 1, rec.stderr)
+        lines = rec.stderr.splitlines()
+        self.assertEqual(len(lines), 1, rec.stderr)
+        self.assertIn("no 'etdump' USDT probes, and the 1 process(es) with "
+                      "them it started exited before they could be attached",
+                      lines[0])
         self.assertFalse(os.path.exists(out))
 
     def test_child_without_traced_binary_is_untouched(self):

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -16,6 +18,7 @@
 #include "follow_children.h"
 #include "log.h"
 #include "probe_objects.h"
+#include "usdt_notes.h"
 
 /* The summary names this many followed processes, then counts the rest. */
 #define SUMMARY_NAMED 8
@@ -40,6 +43,7 @@ struct follow_children {
 	struct attached *v;
 	size_t n, cap_n;
 	size_t followed;        /* attached here, not by record at start */
+	size_t missed;          /* had probes, gone before attached */
 	int err;                /* -ENOMEM met in the ring's callback */
 	char *first_note;       /* said before the first attach */
 };
@@ -145,6 +149,7 @@ static int attach(struct follow_children *fc, pid_t pid, const char *exe,
 	if (err == -ENOMEM || err == -ESRCH) {
 		if (pidfd >= 0)
 			close(pidfd);
+		fc->missed += err == -ESRCH; /* it had probes */
 		return err == -ENOMEM ? err : 0;
 	}
 	if (err) {
@@ -170,14 +175,49 @@ static int attach(struct follow_children *fc, pid_t pid, const char *exe,
 	return 0;
 }
 
-static int exec_seen(struct follow_children *fc, pid_t pid)
+/*
+ * A process that exec'd and is gone: whether the file it ran (by its name
+ * as exec'd, relative to our directory, which a command inherits; and only
+ * if that is still the inode the kernel saw) carries etdump probes.
+ */
+static bool gone_carried_probes(const struct follow_exec *e)
 {
+	struct usdt_probe_list probes;
+	char name[FOLLOW_FILENAME_MAX], err[256];
+	bool carried = false;
+	struct stat st;
+	int fd;
+
+	memcpy(name, e->filename, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	if (!name[0])
+		return false;
+	fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == e->ino &&
+	    major(st.st_dev) == e->dev >> 20 &&
+	    minor(st.st_dev) == (e->dev & 0xfffff) &&
+	    !usdt_notes_read_fd(fd, name, &probes, err, sizeof(err))) {
+		carried = usdt_notes_count(&probes, "etdump") > 0;
+		usdt_notes_free(&probes);
+	}
+	close(fd);
+	return carried;
+}
+
+static int exec_seen(struct follow_children *fc, const struct follow_exec *e)
+{
+	pid_t pid = (pid_t)e->tgid;
 	struct probe_objects objs = { 0 };
 	char exe[PATH_MAX], err[512];
 	struct stat st;
 	int ret;
 
 	ret = exec_file(pid, exe, &st);
+	/* gone before it was looked at: was it a runtime? */
+	if (ret == -ENOENT || ret == -ESRCH)
+		fc->missed += gone_carried_probes(e);
 	if (ret == -ESTALE)
 		p_warn("PID %d: %s is no longer the file it runs (replaced, deleted or a symbolic link now): not followed",
 		       (int)pid, exe);
@@ -189,7 +229,9 @@ static int exec_seen(struct follow_children *fc, pid_t pid)
 	ret = probe_objects_find(&objs, pid, exe, false, err, sizeof(err));
 	if (ret) {
 		/* gone since, or a file we cannot read: it runs untraced */
-		if (ret != -ENOENT && ret != -ESRCH)
+		if (ret == -ENOENT || ret == -ESRCH)
+			fc->missed += gone_carried_probes(e);
+		else
 			p_warn("PID %d: %s; its own runs are not recorded",
 			       (int)pid, err);
 		return ret == -ENOMEM ? ret : 0;
@@ -214,7 +256,7 @@ static int on_exec(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e) || fc->err)
 		return 0;
-	fc->err = exec_seen(fc, (pid_t)e->tgid);
+	fc->err = exec_seen(fc, e);
 	return 0;
 }
 
@@ -285,6 +327,11 @@ int follow_children_first_note(struct follow_children *fc, const char *line)
 size_t follow_children_count(const struct follow_children *fc)
 {
 	return fc->followed;
+}
+
+size_t follow_children_missed(const struct follow_children *fc)
+{
+	return fc ? fc->missed : 0;
 }
 
 int follow_children_fd(const struct follow_children *fc)
@@ -360,6 +407,10 @@ void follow_children_summary(const struct follow_children *fc)
 		p_info("followed %zu process(es), each in its own runs: %s%s",
 		       fc->followed, list,
 		       fc->followed > named ? ", ..." : "");
+	/* with none recorded, record's refusal says it */
+	if (fc->missed && fc->followed)
+		p_warn("%zu child process(es) with etdump probes exited before they could be attached: a child is attached after its exec, so one that ends sooner is not recorded (README: Following children)",
+		       fc->missed);
 	if (fc->skel->bss->forks_lost)
 		p_warn("%llu child process(es) not followed: more than %d at once",
 		       (unsigned long long)fc->skel->bss->forks_lost,

@@ -33,6 +33,12 @@ int follow_children_first_note(struct follow_children *fc, const char *line);
 /* How many processes were attached to since the start. */
 size_t follow_children_count(const struct follow_children *fc);
 /*
+ * How many exec'd a binary with etdump probes and exited before their
+ * attach was done (a runtime that ends that soon is not recorded); the
+ * executable is checked, not the libraries it loads.
+ */
+size_t follow_children_missed(const struct follow_children *fc);
+/*
  * A target record attached to itself: its exec of that file (a command
  * leaving the gate) is no news.
  */

@@ -1047,7 +1047,11 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!stats.runs && children_only && !follow_children_count(fc)) {
-		symbol_mode_explain(unused_sm, t.exe);
+		if (follow_children_missed(fc))
+			p_err("%s: no 'etdump' USDT probes, and the %zu process(es) with them it started exited before they could be attached: a child is attached after its exec (milliseconds to seconds), so a runtime that ends sooner is not recorded; start the runtime itself under record (README: Following children)",
+			      t.exe, follow_children_missed(fc));
+		else
+			symbol_mode_explain(unused_sm, t.exe);
 		goto cleanup;
 	}
 	if (!stats.runs) {

@@ -106,7 +106,6 @@ static int read_elf(Elf *elf, const char *path, struct usdt_probe_list *out,
 int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
 		    size_t errlen)
 {
-	Elf *elf;
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
@@ -116,12 +115,23 @@ int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
+	ret = usdt_notes_read_fd(fd, path, out, err, errlen);
+	close(fd);
+	return ret;
+}
+
+int usdt_notes_read_fd(int fd, const char *name, struct usdt_probe_list *out,
+		       char *err, size_t errlen)
+{
+	Elf *elf;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	ret = read_elf(elf, path, out, err, errlen);
+	ret = read_elf(elf, name, out, err, errlen);
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	if (ret)
 		usdt_notes_free(out);
 	return ret;

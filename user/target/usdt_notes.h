@@ -29,6 +29,9 @@ int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
  * The same from an ELF image in memory, which libelf may convert in place
  * (a private mapping, as it treats elf_memory()'s image).
  */
+/* The same from an open file; name is for the messages. */
+int usdt_notes_read_fd(int fd, const char *name, struct usdt_probe_list *out,
+		       char *err, size_t errlen);
 int usdt_notes_read_mem(void *buf, size_t len, struct usdt_probe_list *out,
 			char *err, size_t errlen);
 size_t usdt_notes_count(const struct usdt_probe_list *list,
