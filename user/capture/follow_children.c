@@ -356,12 +356,16 @@ int follow_children_consume(struct follow_children *fc)
 static bool subshell_running(const struct follow_children *fc)
 {
 	int map = capture_followed_map_fd(fc->cap);
-	__u32 key, next, *prev = NULL;
+	/*
+	 * From key 0, no process's tgid: a hash map's next key after one it
+	 * does not hold is its first (a NULL key, the same, is a bad pointer
+	 * to valgrind's syscall check).
+	 */
+	__u32 key = 0, next;
 	__u8 flags;
 
-	while (!bpf_map_get_next_key(map, prev, &next)) {
+	while (!bpf_map_get_next_key(map, &key, &next)) {
 		key = next;
-		prev = &key;
 		if (is_root(fc, (pid_t)key) ||
 		    bpf_map_lookup_elem(map, &key, &flags))
 			continue;
