@@ -25,32 +25,35 @@ _Static_assert(FIXED_BYTES >= offsetof(struct etdump_rec_begin, name) &&
 struct names {
 	uint64_t token[MAX_NAMES];
 	const char *str[MAX_NAMES];
+	/* cut to ETDUMP_NAME_MAX - 1 once per flush, not per event naming it */
+	uint16_t len[MAX_NAMES];
 	unsigned int n;
 };
 
-static const char *name_of(const struct names *names, uint64_t token)
+/* The index of token's name, or -1. */
+static int name_of(const struct names *names, uint64_t token)
 {
 	unsigned int i;
 
 	for (i = names->n; i-- > 0;)
 		if (names->token[i] == token)
-			return names->str[i];
-	return NULL;
+			return (int)i;
+	return -1;
 }
 
 /* A name into a record's bounded field; its length, or UNREAD if unknown. */
 static uint16_t put_name(const struct names *names, uint64_t token, char *dst)
 {
-	const char *s;
 	size_t n;
+	int i;
 
 	if (!token)
 		return 0;
-	s = name_of(names, token);
-	if (!s)
+	i = name_of(names, token);
+	if (i < 0)
 		return ETDUMP_NAME_UNREAD;
-	n = strnlen(s, ETDUMP_NAME_MAX - 1);
-	memcpy(dst, s, n);
+	n = names->len[i];
+	memcpy(dst, names->str[i], n);
 	dst[n] = '\0';
 	return n;
 }
@@ -170,12 +173,15 @@ int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
 			return -EINVAL;
 		if (r.type == ETDUMP_BATCH_NAME) {
 			const char *s = (const char *)b->data + off + sizeof(r);
+			const char *nul;
 
 			/* the string must end inside its record */
-			if (!memchr(s, '\0', r.size - sizeof(r)) ||
-			    names.n == MAX_NAMES)
+			nul = memchr(s, '\0', r.size - sizeof(r));
+			if (!nul || names.n == MAX_NAMES)
 				return -EINVAL;
 			names.token[names.n] = r.token;
+			names.len[names.n] = nul - s < ETDUMP_NAME_MAX - 1 ?
+						     nul - s : ETDUMP_NAME_MAX - 1;
 			names.str[names.n++] = s;
 			continue;
 		}

@@ -5,12 +5,21 @@
 #include <string.h>
 #include "etdump_model.h"
 
+/*
+ * Copied rather than memset: GCC turns the copy of this known constant
+ * into a few vector stores, but a memset of the struct (160 bytes) or a
+ * compound literal into `rep stos`, which cost 14 % of the recorder's CPU
+ * (it runs for every event collected and written).
+ */
+static const struct etd_event blank_event = {
+	.instruction_id = ETD_UNSET,
+	.delegate_id_int = ETD_UNSET,
+};
+
 void etd_event_init(struct etd_event *ev, enum etd_event_kind kind)
 {
-	memset(ev, 0, sizeof(*ev));
+	memcpy(ev, &blank_event, sizeof(*ev));
 	ev->kind = kind;
-	ev->instruction_id = ETD_UNSET;
-	ev->delegate_id_int = ETD_UNSET;
 }
 
 void etd_run_init(struct etd_run *run)

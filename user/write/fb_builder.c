@@ -635,25 +635,24 @@ static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
  * equal vtable written before, which lies after it, or to a new one.
  */
 static int table_vtable(struct fb_builder *b, fb_ref table, const uint8_t *vt,
-			size_t len)
+			size_t len, fb_ref *vtable)
 {
-	fb_ref vtable;
 	int err;
 
-	vtable = find_vtable(b, vt, len);
-	if (!vtable) {
-		err = push_vtable(b, vt, len, &vtable);
+	*vtable = find_vtable(b, vt, len);
+	if (!*vtable) {
+		err = push_vtable(b, vt, len, vtable);
 		if (err)
 			return err;
 	}
-	put_le(at(b, table), (uint64_t)((int64_t)vtable - (int64_t)table), 4);
+	put_le(at(b, table), (uint64_t)((int64_t)*vtable - (int64_t)table), 4);
 	return 0;
 }
 
 int fb_table_end(struct fb_builder *b, fb_ref *out)
 {
 	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
-	fb_ref table;
+	fb_ref table, vtable;
 	size_t len, i;
 	int err;
 
@@ -681,10 +680,35 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 		put_le(vt + 4 + 2 * i,
 		       b->slots[i] ? table - b->slots[i] : 0, 2);
 
-	err = table_vtable(b, table, vt, len);
+	err = table_vtable(b, table, vt, len, &vtable);
 	if (!err)
 		*out = table;
 	return err;
+}
+
+/* a field's size, 1, 2, 4 or 8, as 0 to 3 */
+static unsigned int size_code(uint8_t size)
+{
+	return size == 8 ? 3 : size == 4 ? 2 : size == 2 ? 1 : 0;
+}
+
+/*
+ * The shape cache's entry for a table: where it would be and whether it
+ * holds this shape. The fields' slots and sizes in order and the size's
+ * alignment when the table started decide every padding byte, so the
+ * whole vtable: a table of a shape seen before skips building its vtable
+ * and looking for an equal one (every event writes two tables).
+ */
+static struct fb_shape_hit *shape_hit(struct fb_builder *b, uint64_t fields,
+				      uint8_t n, uint8_t align, bool *hit)
+{
+	uint64_t h = (fields ^ n ^ (uint64_t)align << 61) *
+		     0x9e3779b97f4a7c15ull;
+	struct fb_shape_hit *e = &b->shape_hits[h >> 62 & (FB_SHAPE_HITS - 1)];
+
+	*hit = e->vtable && e->fields == fields && e->n == n &&
+	       e->align == align;
+	return e;
 }
 
 /*
@@ -695,11 +719,12 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		    fb_ref *out)
 {
 	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
-	fb_ref pos[FB_MAX_SLOTS], table;
+	fb_ref pos[FB_MAX_SLOTS], table, vtable;
 	size_t begin, i, nslots = 0;
-	uint64_t set = 0;
-	bool any = false;
-	uint8_t *p;
+	uint64_t set = 0, shape = 0;
+	struct fb_shape_hit *e;
+	bool any = false, hit;
+	uint8_t *p, align, nwritten = 0;
 	int err;
 
 	*out = 0;
@@ -707,6 +732,7 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	if (err)
 		return err;
 	begin = b->size;
+	align = b->size & 7;
 	for (i = 0; i < n; i++) {
 		if (f[i].slot >= FB_MAX_SLOTS || (set >> f[i].slot & 1) ||
 		    !(f[i].size == 1 || f[i].size == 2 || f[i].size == 4 ||
@@ -730,6 +756,10 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		put_le(p, f[i].ref ? b->size - f[i].bits : f[i].bits, f[i].size);
 		if (f[i].slot >= nslots)
 			nslots = f[i].slot + 1;
+		/* 8 bits a field: 8 fields fill the key, more are not cached */
+		shape = shape << 8 | (uint64_t)f[i].slot << 2 |
+			size_code(f[i].size);
+		nwritten += nwritten <= 8;
 	}
 	err = prep(b, 4, 4);
 	if (err)
@@ -740,14 +770,28 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	table = b->size;
 	if (table - begin > UINT16_MAX)
 		return fail(b, -E2BIG);
+	e = shape_hit(b, shape, nwritten, align, &hit);
+	if (hit && nwritten <= 8) {
+		put_le(at(b, table),
+		       (uint64_t)((int64_t)e->vtable - (int64_t)table), 4);
+		*out = table;
+		return 0;
+	}
 	put_le(vt, 4 + 2 * nslots, 2);
 	put_le(vt + 2, table - begin, 2);
 	for (i = 0; i < nslots; i++)
 		put_le(vt + 4 + 2 * i, (set >> i & 1) ? table - pos[i] : 0, 2);
-	err = table_vtable(b, table, vt, 4 + 2 * nslots);
-	if (!err)
-		*out = table;
-	return err;
+	err = table_vtable(b, table, vt, 4 + 2 * nslots, &vtable);
+	if (err)
+		return err;
+	if (nwritten <= 8) {
+		e->fields = shape;
+		e->n = nwritten;
+		e->align = align;
+		e->vtable = vtable;
+	}
+	*out = table;
+	return 0;
 }
 
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,

@@ -35,6 +35,7 @@ typedef uint32_t fb_ref;
 #define FB_VTABLE_LAST 16
 #define FB_SHARED_HITS 64
 #define FB_MAX_SPARES 16
+#define FB_SHAPE_HITS 4
 
 struct fb_builder {
 	uint8_t *buf;           /* the data is the last `size` bytes */
@@ -65,6 +66,13 @@ struct fb_builder {
 		size_t len;
 	} spares[FB_MAX_SPARES]; /* pages given, the next to grow into */
 	unsigned int nspares;
+	/* fb_table_fields: the vtable of a layout seen before (ref 0 = none) */
+	struct fb_shape_hit {
+		uint64_t fields;    /* (slot, size) of each field written */
+		uint8_t n;          /* fields written */
+		uint8_t align;      /* size % 8 when the table started */
+		fb_ref vtable;
+	} shape_hits[FB_SHAPE_HITS];
 };
 
 void fb_builder_init(struct fb_builder *b);
