@@ -16,6 +16,7 @@
 #include "diff_format.h"
 #include "etdump_reader.h"
 #include "log.h"
+#include "parse.h"
 
 /* a status of its own, that a CI job tells from a failure to compare */
 #define EXIT_REGRESSION 3
@@ -128,7 +129,8 @@ int cmd_diff(int argc, char **argv)
 				     .min_delta_ns = DIFF_DEFAULT_MIN_DELTA_NS };
 	struct diff_output out = { .format = REPORT_TABLE, .unit = REPORT_MS };
 	struct etd_dump dumps[2] = {};
-	double fail_above = NAN, top;
+	double fail_above = NAN;
+	uint64_t top;
 	struct diff d;
 	char err[512];
 	int c, ret = EXIT_FAIL;
@@ -164,8 +166,7 @@ int cmd_diff(int argc, char **argv)
 			dopt.operator_call = true;
 			break;
 		case OPT_TOP:
-			if (parse_number(optarg, 1, 1e9, &top) ||
-			    top != floor(top))
+			if (parse_u64(optarg, 1, 1000000000, &top))
 				return cli_usage_error("diff", "invalid --top '%s': a count, 1 or more",
 						       optarg);
 			out.top = (size_t)top;

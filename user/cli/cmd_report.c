@@ -4,7 +4,6 @@
  * prints for an ETDump (print_data_tabular), computed natively and to the
  * same last digit, without Python, pandas or numpy.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -15,6 +14,7 @@
 #include "commands.h"
 #include "etdump_reader.h"
 #include "log.h"
+#include "parse.h"
 #include "report_format.h"
 #include "report_stats.h"
 #include "report_memory.h"
@@ -88,7 +88,7 @@ int cmd_report(int argc, char **argv)
 	double atol = 0;
 	struct report_output out = { .format = REPORT_TABLE };
 	bool op_call = false, no_op_call = false;
-	unsigned long top;
+	uint64_t top;
 	char *end;
 	enum report_unit unit = REPORT_MS;
 	struct etd_dump dump = {};
@@ -127,10 +127,7 @@ int cmd_report(int argc, char **argv)
 						       optarg);
 			break;
 		case 't':
-			errno = 0;
-			top = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || !top ||
-			    *optarg == '-')
+			if (parse_u64(optarg, 1, SIZE_MAX, &top))
 				return cli_usage_error("report", "invalid --top '%s' (a count, 1 or more)",
 						       optarg);
 			out.top = top;
