@@ -241,14 +241,20 @@ static int add_full_event(struct thread_state *t, struct etd_event *ev,
 	return 0;
 }
 
-/* What an event owns that no run took: its metadata copy, its value. */
+/* A value (record --values) no run took: the event owned it. */
+static void event_value_drop(struct etd_event *ev)
+{
+	etd_value_free(ev->debug_entry);
+	free(ev->debug_entry);
+	ev->debug_entry = NULL;
+}
+
+/* What a held event owns that no run took: its metadata copy, its value. */
 static void event_unowned_free(struct etd_event *ev)
 {
 	free(ev->metadata);
-	etd_value_free(ev->debug_entry);
-	free(ev->debug_entry);
 	ev->metadata = NULL;
-	ev->debug_entry = NULL;
+	event_value_drop(ev);
 }
 
 static void held_drop(struct collector *c, struct thread_state *t)
@@ -352,9 +358,7 @@ static int add_event(struct collector *c, struct thread_state *t,
 	if (!t->had_block && !t->mid_run)
 		return hold_event(c, t, ev, at);
 	c->stats.outside_run++;
-	etd_value_free(ev->debug_entry);
-	free(ev->debug_entry);
-	ev->debug_entry = NULL;
+	event_value_drop(ev); /* its metadata is the record's */
 	return 0;
 }
 
@@ -405,8 +409,7 @@ static int take_held(struct collector *c, struct thread_state *t,
 			err = add_to_run(c, t, &h->ev);
 			free(held_meta);
 			if (err) {
-				h->ev.metadata = NULL;
-				event_unowned_free(&h->ev);
+				event_value_drop(&h->ev);
 			} else {
 				c->stats.worker_events++;
 				w->worker = true;
