@@ -6,6 +6,11 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+/*
+ * libbpf hands out USDT spec ids from 0 up; the sites armed before their
+ * exec (user/capture/armed_binaries.c) take theirs from the top down.
+ */
+#define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
 #include "ring.bpf.h"
 

@@ -21,6 +21,14 @@ struct {
 	__uint(max_entries, 64 << 10);
 } execs SEC(".maps");
 
+/* The files armed: an exec of one is recorded at once (FOLLOW_RECORDED). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FOLLOW_MAX_ARMED);
+	__type(key, struct follow_armed_key);
+	__type(value, __u8);
+} armed SEC(".maps");
+
 /* Forks not followed (the map full) and execs not heard (the ring full). */
 __u64 forks_lost = 0;
 __u64 execs_lost = 0;
@@ -45,6 +53,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
+	struct follow_armed_key key = {};
 	__u32 tgid = p->tgid;
 	struct follow_exec *r;
 	__u8 *f;
@@ -52,16 +61,23 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	f = bpf_map_lookup_elem(&followed, &tgid);
 	if (!f)
 		return 0;
-	/* the recorder, which alone writes the map too, sets it as well */
-	*f |= FOLLOW_EXECED;
+	key.dev = bprm->file->f_inode->i_sb->s_dev;
+	key.ino = bprm->file->f_inode->i_ino;
+	/*
+	 * The recorder, which alone writes the map too, sets them as well. An
+	 * armed file's probes fire from its first instruction, which runs
+	 * after this: its events count from the start.
+	 */
+	*f |= FOLLOW_EXECED |
+	      (bpf_map_lookup_elem(&armed, &key) ? FOLLOW_RECORDED : 0);
 	r = bpf_ringbuf_reserve(&execs, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&execs_lost, 1);
 		return 0;
 	}
 	r->tgid = tgid;
-	r->dev = bprm->file->f_inode->i_sb->s_dev;
-	r->ino = bprm->file->f_inode->i_ino;
+	r->dev = key.dev;
+	r->ino = key.ino;
 	if (bpf_probe_read_kernel_str(r->filename, sizeof(r->filename),
 				      bprm->filename) < 0)
 		r->filename[0] = '\0';

@@ -19,7 +19,7 @@
 
 /* The map's value, by tgid. */
 #define FOLLOW_TRACKED 0x1   /* a target or a descendant: its forks are too */
-#define FOLLOW_RECORDED 0x2  /* its probes are attached: its events count */
+#define FOLLOW_RECORDED 0x2  /* its probes are attached (or armed): its events count */
 #define FOLLOW_EXECED 0x4    /* it exec'd since its fork (not a subshell) */
 
 #define FOLLOW_FILENAME_MAX 256
@@ -35,6 +35,18 @@ struct follow_exec {
 	__u32 dev;        /* the kernel's dev_t: major << 20 | minor */
 	__u64 ino;
 	char filename[FOLLOW_FILENAME_MAX];
+};
+
+/*
+ * A file armed before the command started (armed_binaries.h): a followed
+ * process that execs it is recorded from its exec on, by the kernel.
+ */
+#define FOLLOW_MAX_ARMED 64
+
+struct follow_armed_key {
+	__u32 dev;        /* the kernel's dev_t, as in struct follow_exec */
+	__u32 pad;
+	__u64 ino;
 };
 
 #endif /* ETDUMP_FOLLOW_H */

@@ -22,6 +22,28 @@ def process_state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def wait_sigusr1_blocked(pid):
+    """Until the example runtime (--wait-signal) blocks SIGUSR1, as it does
+    before it waits for it: a child recorded from its exec is named before
+    it gets there, and an earlier SIGUSR1 would kill it. False if it is
+    gone."""
+    bit = 1 << (signal.SIGUSR1 - 1)
+    while True:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                status = f.read()
+            with open(f"/proc/{pid}/wchan") as f:
+                wchan = f.read()
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        blocked = re.search(r"^SigBlk:\s*([0-9a-f]+)", status, re.M)
+        # sigwait() unblocks it while it waits
+        if (blocked and int(blocked.group(1), 16) & bit) or \
+                "sigtimedwait" in wchan:
+            return True
+        time.sleep(0.01)
+
+
 FOLLOWING = re.compile(r"following PID (\d+) \((.*)\): attached (\d+) probe")
 
 
@@ -46,6 +68,7 @@ class FollowChildrenTest(TempDirTest):
             if before_go:
                 before_go(rec)
             for pid in pids:
+                wait_sigusr1_blocked(pid)
                 os.kill(pid, signal.SIGUSR1)
             status = rec.wait()
         finally:
@@ -121,14 +144,17 @@ class FollowChildrenTest(TempDirTest):
         self.assertFalse(os.path.exists(out))
 
     def test_a_runtime_gone_before_its_attach_is_named(self):
-        """A runtime that ends before the recorder could attach to it (held
-        here: the recorder is stopped from before its exec to after its
-        exit) is named as missed, not taken for a command without probes."""
+        """A runtime the command line does not name (its name is made at
+        run time: it is attached to after its exec) that ends before the
+        recorder could attach to it (held here: the recorder is stopped
+        from before its exec to after its exit) is named as missed, not
+        taken for a command without probes."""
         fifo, done = self.path("go"), self.path("done")
         os.mkfifo(fifo)
         out = self.path("gone.etdp")
         rec = Recorder(["-o", out, "--", "sh", "-c",
-                        f"read x < {fifo}; {EXAMPLE} -n 1 > /dev/null; "
+                        f"read x < {fifo}; r={EXAMPLE}; \"$r\" -n 1 "
+                        "> /dev/null; "
                         f": > {done}"])
         try:
             # opened once the shell reads it: the command has left the gate

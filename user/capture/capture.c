@@ -15,6 +15,8 @@
 #include "log.h"
 #include "probe_objects.h"
 #include "target.h"
+#include "tracefs_uprobes.h"
+#include "usdt_arg_spec.h"
 
 struct capture {
 	struct capture_bpf *skel;
@@ -24,6 +26,8 @@ struct capture {
 	const char *link_probes[16];  /* the probes attached, each once */
 	size_t nprobes;
 	struct bpf_link *switch_link;
+	/* events of armed_binaries.h: removed once their links are gone */
+	struct tracefs_uprobes *tracefs;
 	bool batched;
 	bool values;             /* attach `value` (record --values) */
 	bool allocations;        /* attach `allocation`, `allocator` */
@@ -237,6 +241,81 @@ int capture_attach(struct capture *cap, const struct probe_objects *objs,
 				  nattached);
 }
 
+/* Probe i's program, or NULL when this recording leaves that probe. */
+static struct bpf_program *program_of(const struct capture *cap, size_t i)
+{
+	const char *name = probe_programs[i].probe;
+
+	/* batched: the runtime buffers everything behind its flush */
+	if (cap->batched != !strcmp(name, "flush"))
+		return NULL;
+	/* values only when asked: record --values */
+	if (!cap->values && !strcmp(name, "value"))
+		return NULL;
+	/* allocations only when asked: record --allocations */
+	if (!cap->allocations && !strncmp(name, "allocat", 7))
+		return NULL;
+	return *(struct bpf_program **)((char *)cap->skel +
+					probe_programs[i].offset);
+}
+
+/* The index in probe_programs of a probe this recording attaches, or -1. */
+static int probe_index(const struct capture *cap, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++)
+		if (!strcmp(probe_programs[i].probe, name))
+			return program_of(cap, i) ? (int)i : -1;
+	return -1;
+}
+
+bool capture_wants_probe(const struct capture *cap, const char *name)
+{
+	return probe_index(cap, name) >= 0;
+}
+
+int capture_attach_event(struct capture *cap, const char *name, int perf_fd,
+			 uint32_t spec_id)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = spec_id);
+	struct bpf_link **links;
+	struct bpf_link *link;
+	int i = probe_index(cap, name);
+
+	if (i < 0)
+		return -EINVAL;
+	links = realloc(cap->links, (cap->nlinks + 1) * sizeof(*links));
+	if (!links)
+		return -ENOMEM;
+	cap->links = links;
+	link = bpf_program__attach_perf_event_opts(program_of(cap, i), perf_fd,
+						   &opts);
+	if (!link)
+		return -errno;
+	cap->links[cap->nlinks++] = link;
+	note_probe(cap, probe_programs[i].probe);
+	return 0;
+}
+
+uint32_t capture_usdt_spec_slots(const struct capture *cap)
+{
+	return bpf_map__max_entries(cap->skel->maps.__bpf_usdt_specs);
+}
+
+int capture_set_usdt_spec(struct capture *cap, uint32_t id,
+			  const struct usdt_spec *spec)
+{
+	int map = bpf_map__fd(cap->skel->maps.__bpf_usdt_specs);
+
+	return bpf_map_update_elem(map, &id, spec, BPF_ANY) ? -errno : 0;
+}
+
+void capture_own_tracefs(struct capture *cap, struct tracefs_uprobes *t)
+{
+	cap->tracefs = t;
+}
+
 /* Probe by probe, in probe_programs' order, in every file carrying it. */
 int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
 		       pid_t pid, int *nattached)
@@ -249,17 +328,9 @@ int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
 	*nattached = 0;
 	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++) {
 		name = probe_programs[i].probe;
-		/* batched: the runtime buffers everything behind its flush */
-		if (cap->batched != !strcmp(name, "flush"))
+		prog = program_of(cap, i);
+		if (!prog)
 			continue;
-		/* values only when asked: record --values */
-		if (!cap->values && !strcmp(name, "value"))
-			continue;
-		/* allocations only when asked: record --allocations */
-		if (!cap->allocations && !strncmp(name, "allocat", 7))
-			continue;
-		prog = *(struct bpf_program **)((char *)cap->skel +
-						probe_programs[i].offset);
 		for (j = 0; j < objs->n; j++) {
 			if (!probe_object_has(&objs->v[j], name))
 				continue;
@@ -393,6 +464,8 @@ void capture_close(struct capture *cap)
 		bpf_link__destroy(cap->links[i]);
 	bpf_link__destroy(cap->switch_link);
 	free(cap->links);
+	/* once no perf event holds them (the kernel refuses otherwise) */
+	tracefs_uprobes_free(cap->tracefs);
 	ring_buffer__free(cap->rb);
 	capture_bpf__destroy(cap->skel);
 	free(cap);

@@ -55,6 +55,30 @@ int capture_attach_pid(struct capture *cap, const struct probe_objects *objs,
  */
 int capture_attach_child(struct capture *cap, const struct probe_objects *objs,
 			 pid_t pid, int *nattached);
+/* Whether this recording attaches the probe of that name (its mode's). */
+bool capture_wants_probe(const struct capture *cap, const char *name);
+/*
+ * Attach the program of probe `name` to a perf event (armed_binaries.h's
+ * uprobe tracepoints), its arguments read by the USDT spec spec_id (set by
+ * capture_set_usdt_spec()). The link owns perf_fd once made; negative
+ * errno, unsaid, when it cannot be (perf_fd is the caller's then).
+ */
+int capture_attach_event(struct capture *cap, const char *name, int perf_fd,
+			 uint32_t spec_id);
+/*
+ * The USDT spec ids there are (libbpf hands out its own from 0 up), and
+ * setting one for the sites capture_attach_event() attaches.
+ */
+struct usdt_spec;
+uint32_t capture_usdt_spec_slots(const struct capture *cap);
+int capture_set_usdt_spec(struct capture *cap, uint32_t id,
+			  const struct usdt_spec *spec);
+/*
+ * The tracefs events the perf events attached to were made in: removed
+ * at capture_close(), after the links.
+ */
+struct tracefs_uprobes;
+void capture_own_tracefs(struct capture *cap, struct tracefs_uprobes *t);
 /* The probes attached, by name, each once, in attach order: *n of them. */
 const char *const *capture_probe_names(const struct capture *cap, size_t *n);
 /* An fd that polls readable when the ring buffer asks for a read. */

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "armed_binaries.h"
 #include "etdump_follow.h"
 #include "follow.skel.h"
 #include "follow_children.h"
@@ -46,6 +47,7 @@ struct follow_children {
 	size_t missed;          /* had probes, gone before attached */
 	int err;                /* -ENOMEM met in the ring's callback */
 	char *first_note;       /* said before the first attach */
+	struct armed_binaries armed;  /* recorded from their exec by the kernel */
 };
 
 static bool is_root(const struct follow_children *fc, pid_t pid)
@@ -118,6 +120,16 @@ static int exec_file(pid_t pid, char name[PATH_MAX], struct stat *st)
 	return 0;
 }
 
+/* The line record keeps for the first child recorded, said once. */
+static void said_first(struct follow_children *fc)
+{
+	if (fc->first_note) {
+		p_info("%s", fc->first_note);
+		free(fc->first_note);
+		fc->first_note = NULL;
+	}
+}
+
 static int pidfd_open(pid_t pid)
 {
 	return syscall(SYS_pidfd_open, pid, 0);
@@ -165,11 +177,7 @@ static int attach(struct follow_children *fc, pid_t pid, const char *exe,
 	}
 	fc->v[fc->n - 1].followed = true;
 	fc->followed++;
-	if (fc->first_note) {
-		p_info("%s", fc->first_note);
-		free(fc->first_note);
-		fc->first_note = NULL;
-	}
+	said_first(fc);
 	p_info("following PID %d (%s): attached %d probe(s)", (int)pid, exe,
 	       n);
 	return 0;
@@ -206,14 +214,62 @@ static bool gone_carried_probes(const struct follow_exec *e)
 	return carried;
 }
 
+/* dev_t as the kernel keeps it (major << 20 | minor), as bpf/ sees it. */
+static __u32 kernel_dev(dev_t dev)
+{
+	return (__u32)major(dev) << 20 | minor(dev);
+}
+
+static const struct armed_file *armed_exec(const struct follow_children *fc,
+					   const struct follow_exec *e)
+{
+	size_t i;
+
+	for (i = 0; i < fc->armed.n; i++)
+		if (kernel_dev(fc->armed.v[i].dev) == e->dev &&
+		    fc->armed.v[i].ino == e->ino)
+			return &fc->armed.v[i];
+	return NULL;
+}
+
+/*
+ * A followed process exec'd an armed file: the kernel records it from its
+ * first instruction already (bpf/follow.bpf.c marked it); it is counted,
+ * named, and waited for. Gone already, it is recorded all the same.
+ */
+static int armed_seen(struct follow_children *fc, const struct follow_exec *e,
+		      const struct armed_file *f)
+{
+	struct stat st = { .st_dev = f->dev, .st_ino = f->ino };
+	pid_t pid = (pid_t)e->tgid;
+	int err, pidfd = pidfd_open(pid);
+
+	err = add(fc, pid, &st, f->path, pidfd);
+	if (err) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return err;
+	}
+	fc->v[fc->n - 1].followed = true;
+	fc->v[fc->n - 1].exited = pidfd < 0;
+	fc->followed++;
+	said_first(fc);
+	p_info("following PID %d (%s): attached %d probe(s) before its exec",
+	       (int)pid, f->path, f->nprobes);
+	return 0;
+}
+
 static int exec_seen(struct follow_children *fc, const struct follow_exec *e)
 {
 	pid_t pid = (pid_t)e->tgid;
 	struct probe_objects objs = { 0 };
+	const struct armed_file *armed = armed_exec(fc, e);
 	char exe[PATH_MAX], err[512];
 	struct stat st;
 	int ret;
 
+	if (armed)
+		return armed_seen(fc, e, armed);
 	ret = exec_file(pid, exe, &st);
 	/* gone before it was looked at: was it a runtime? */
 	if (ret == -ENOENT || ret == -ESRCH)
@@ -307,6 +363,35 @@ fail:
 	return err;
 }
 
+int follow_children_arm(struct follow_children *fc, char *const argv[],
+			char *const extra[], size_t nextra, const char *skip_exe)
+{
+	struct follow_armed_key key = { 0 };
+	struct stat skip;
+	__u8 one = 1;
+	size_t i;
+	int err, map;
+
+	if (skip_exe && stat(skip_exe, &skip))
+		skip_exe = NULL;
+	err = armed_binaries_arm(&fc->armed, fc->cap, fc->roots[0], argv,
+				 extra, nextra, skip_exe ? &skip : NULL);
+	if (err)
+		return err;
+	map = bpf_map__fd(fc->skel->maps.armed);
+	for (i = 0; i < fc->armed.n; i++) {
+		key.dev = kernel_dev(fc->armed.v[i].dev);
+		key.ino = fc->armed.v[i].ino;
+		if (bpf_map_update_elem(map, &key, &one, BPF_ANY)) {
+			err = -errno;
+			p_err("cannot mark %s armed: %s", fc->armed.v[i].path,
+			      strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int follow_children_attached(struct follow_children *fc, pid_t pid,
 			     const char *exe)
 {
@@ -369,7 +454,8 @@ static bool subshell_running(const struct follow_children *fc)
 		if (is_root(fc, (pid_t)key) ||
 		    bpf_map_lookup_elem(map, &key, &flags))
 			continue;
-		if (!(flags & FOLLOW_EXECED))
+		/* or one recorded, which the exit program has not removed */
+		if (!(flags & FOLLOW_EXECED) || (flags & FOLLOW_RECORDED))
 			return true;
 	}
 	return false;
@@ -437,6 +523,7 @@ void follow_children_free(struct follow_children *fc)
 	}
 	free(fc->v);
 	free(fc->first_note);
+	armed_binaries_free(&fc->armed);
 	ring_buffer__free(fc->rb);
 	follow_bpf__destroy(fc->skel);
 	free(fc);

@@ -5,7 +5,9 @@
  * process forked from a target or a followed one; when one execs a binary
  * carrying etdump probes, the same USDT programs are attached to it, as
  * for -p PID, and its threads get their own runs. One without probes (a
- * shell) stays followed for its own children. Events a child fires before
+ * shell) stays followed for its own children. A file the command line
+ * names is armed before the command starts (follow_children_arm()): its
+ * runs are recorded from the first; events another child fires before
  * its attach completes are lost, as when attaching mid-run.
  */
 #ifndef ETDUMP_FOLLOW_CHILDREN_H
@@ -25,6 +27,16 @@ struct follow_children;
  */
 int follow_children_open(struct follow_children **out, struct capture *cap,
 			 const pid_t *roots, size_t nroots);
+/*
+ * Before the command leaves its gate: arm the files its command line
+ * names (argv), and extra (nextra of them), but not skip_exe (the
+ * target's, attached already; NULL: none), so that a descendant that
+ * execs one is recorded from its first instruction (armed_binaries.h).
+ * Negative errno, said.
+ */
+int follow_children_arm(struct follow_children *fc, char *const argv[],
+			char *const extra[], size_t nextra,
+			const char *skip_exe);
 /*
  * A line said just before the first child is attached (what record
  * records when its command has no probes): said then, or never.

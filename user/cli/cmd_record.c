@@ -977,6 +977,11 @@ int cmd_record(int argc, char **argv)
 	if (fc && !children_only &&
 	    follow_children_attached(fc, t.pid, t.exe))
 		goto cleanup;
+	/* the runtimes a command line names: recorded from their start */
+	if (fc && o.command &&
+	    follow_children_arm(fc, o.command, NULL, 0,
+				children_only ? NULL : t.exe))
+		goto cleanup;
 	if (sink.sm && symbol_mode_annotate(sink.sm, col))
 		goto cleanup;
 	if (sym_alone)

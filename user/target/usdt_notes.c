@@ -37,6 +37,7 @@ static int add_probe(struct usdt_probe_list *out, const char *desc, size_t len,
 	out->probes = probes;
 	p = &probes[out->n];
 	p->pc = addr[0];
+	p->base = addr[1];
 	p->semaphore = addr[2];
 	p->provider = strdup(provider);
 	p->name = strdup(name);

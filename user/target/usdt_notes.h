@@ -14,6 +14,7 @@ struct usdt_probe {
 	char *name;
 	char *args;
 	uint64_t pc;
+	uint64_t base;       /* .stapsdt.base as linked: prelink moves it */
 	uint64_t semaphore;  /* 0 = none */
 };
 

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include "armed_binaries.h"
+#include "capture.h"
+#include "command_words.h"
+#include "log.h"
+#include "tracefs_uprobes.h"
+#include "usdt_arg_spec.h"
+#include "usdt_sites.h"
+
+/* What arming needs across files: the events' tracefs, the specs set. */
+struct arming {
+	struct capture *cap;
+	pid_t root;
+	struct tracefs_uprobes *tracefs;   /* the capture's once it is open */
+	int tracefs_err;
+	struct usdt_spec *specs;           /* specs[i] has id slots - 1 - i */
+	uint32_t nspecs, slots;
+};
+
+/* The id of this spec: one already set, or the next from the top. */
+static int spec_id(struct arming *a, const struct usdt_spec *spec,
+		   uint32_t *id)
+{
+	struct usdt_spec *v;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < a->nspecs; i++)
+		if (!memcmp(&a->specs[i], spec, sizeof(*spec)))
+			goto found;
+	/* the lower half is libbpf's, for the children attached after exec */
+	if (a->nspecs >= a->slots / 2)
+		return -E2BIG;
+	v = realloc(a->specs, (a->nspecs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	a->specs = v;
+	err = capture_set_usdt_spec(a->cap, a->slots - 1 - a->nspecs, spec);
+	if (err)
+		return err;
+	a->specs[a->nspecs++] = *spec;
+found:
+	*id = a->slots - 1 - i;
+	return 0;
+}
+
+static int perf_event_open_tracepoint(uint64_t id, pid_t pid)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = id,
+		.sample_period = 1,
+		/* every process pid forks from now on has it too */
+		.inherit = 1,
+	};
+	int fd;
+
+	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int arm_site(struct arming *a, int fd, const struct usdt_site *s,
+		    const struct usdt_spec *spec)
+{
+	uint64_t tp;
+	uint32_t id;
+	int err, pfd;
+
+	err = spec_id(a, spec, &id);
+	if (!err)
+		err = tracefs_uprobes_add(a->tracefs, fd, s->offset,
+					  s->sema_offset, &tp);
+	if (err)
+		return err;
+	pfd = perf_event_open_tracepoint(tp, a->root);
+	if (pfd < 0)
+		return pfd;
+	err = capture_attach_event(a->cap, s->name, pfd, id);
+	if (err)
+		close(pfd);
+	return err;
+}
+
+/* How many distinct probe names of the sites this recording attaches. */
+static int count_names(struct capture *cap, const struct usdt_sites *sites)
+{
+	size_t i, j;
+	int n = 0;
+
+	for (i = 0; i < sites->n; i++) {
+		if (!capture_wants_probe(cap, sites->v[i].name))
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp(sites->v[j].name, sites->v[i].name))
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+static int open_tracefs(struct arming *a)
+{
+	if (a->tracefs || a->tracefs_err)
+		return a->tracefs_err;
+	a->tracefs_err = tracefs_uprobes_open(&a->tracefs);
+	if (a->tracefs_err) {
+		p_debug("no tracefs to arm the command's runtimes with (%s): they are attached to after their exec",
+			strerror(-a->tracefs_err));
+		return a->tracefs_err;
+	}
+	capture_own_tracefs(a->cap, a->tracefs);
+	return 0;
+}
+
+/*
+ * Every site this recording attaches, once each spec is known to parse
+ * (else none: the file is left to the attach after exec).
+ */
+static int arm_sites(struct arming *a, int fd, const char *name,
+		     const struct usdt_sites *sites, bool *armed)
+{
+	struct usdt_spec *specs;
+	size_t i;
+	int err = 0;
+
+	*armed = false;
+	specs = calloc(sites->n, sizeof(*specs));
+	if (!specs)
+		return -ENOMEM;
+	for (i = 0; i < sites->n; i++) {
+		if (!capture_wants_probe(a->cap, sites->v[i].name))
+			continue;
+		if (usdt_arg_spec_parse(sites->v[i].args, &specs[i])) {
+			p_debug("%s: etdump:%s's arguments \"%s\" are not read here: attached to after its exec",
+				name, sites->v[i].name, sites->v[i].args);
+			goto out;
+		}
+	}
+	if (open_tracefs(a))
+		goto out;
+	for (i = 0; i < sites->n; i++) {
+		if (!capture_wants_probe(a->cap, sites->v[i].name))
+			continue;
+		err = arm_site(a, fd, &sites->v[i], &specs[i]);
+		if (err) {
+			p_err("%s: cannot arm etdump:%s before the command starts: %s",
+			      name, sites->v[i].name, strerror(-err));
+			goto out;
+		}
+		*armed = true;
+	}
+out:
+	free(specs);
+	return err;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* One name: a regular ELF file with etdump probes, not armed yet. */
+static int arm_file(struct arming *a, struct armed_binaries *out,
+		    const char *name, const struct stat *skip)
+{
+	struct usdt_sites sites = { 0 };
+	struct armed_file *v;
+	char err[512];
+	struct stat st;
+	bool armed;
+	int fd, ret = 0, nprobes;
+
+	/* no symbolic link followed: record is root */
+	fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || same_file(skip, &st) ||
+	    armed_binaries_find(out, st.st_dev, st.st_ino))
+		goto out;
+	/* not an ELF file (a script), or no etdump probes in it */
+	if (usdt_sites_read(fd, name, "etdump", &sites, err, sizeof(err)))
+		goto out;
+	/* none this recording attaches (batched, and no flush): said after exec */
+	nprobes = count_names(a->cap, &sites);
+	if (!nprobes)
+		goto out;
+	v = realloc(out->v, (out->n + 1) * sizeof(*v));
+	if (!v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	out->v = v;
+	ret = arm_sites(a, fd, name, &sites, &armed);
+	if (ret || !armed)
+		goto out;
+	v[out->n] = (struct armed_file){ .dev = st.st_dev, .ino = st.st_ino,
+					 .nprobes = nprobes };
+	v[out->n].path = strdup(name);
+	if (!v[out->n].path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	out->n++;
+	p_debug("armed %s: %d probe(s), %zu site(s)", name, nprobes, sites.n);
+out:
+	usdt_sites_free(&sites);
+	close(fd);
+	return ret;
+}
+
+int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
+		       pid_t root, char *const argv[],
+		       char *const extra[], size_t nextra,
+		       const struct stat *skip)
+{
+	struct arming a = { .cap = cap, .root = root };
+	struct command_files files;
+	size_t i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	a.slots = capture_usdt_spec_slots(cap);
+	err = command_words_files(argv, getenv("PATH"), &files);
+	if (err)
+		return err;
+	for (i = 0; !err && i < nextra; i++)
+		err = arm_file(&a, out, extra[i], skip);
+	for (i = 0; !err && i < files.n; i++)
+		err = arm_file(&a, out, files.v[i], skip);
+	command_files_free(&files);
+	free(a.specs);
+	return err;
+}
+
+const struct armed_file *armed_binaries_find(const struct armed_binaries *a,
+					     dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].dev == dev && a->v[i].ino == ino)
+			return &a->v[i];
+	return NULL;
+}
+
+void armed_binaries_free(struct armed_binaries *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		free(a->v[i].path);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
