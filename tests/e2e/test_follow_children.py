@@ -15,7 +15,7 @@ import time
 
 from etdump_e2e import (CLI, EXAMPLE, EXAMPLE_NOPROBES, EXECUTE_EVENTS,
                         DEFAULT_EVENTS, Recorder, TempDirTest, decode, run,
-                        run_keys)
+                        run_keys, start_waiting_example)
 
 def process_state(pid):
     with open(f"/proc/{pid}/stat") as f:
@@ -199,3 +199,169 @@ class FollowChildrenTest(TempDirTest):
         self.assertIn("/usr/bin/dash: no 'etdump' USDT probes, nor in a "
                       "process it started", lines[0])
         self.assertFalse(os.path.exists(self.path("u.etdp")))
+
+
+def probe_addresses(binary):
+    """The etdump probes' (site, semaphore) virtual addresses in binary."""
+    notes = run(["readelf", "-n", binary]).stdout
+    return [(int(loc, 16), int(sema, 16)) for loc, sema in re.findall(
+        r"Provider: etdump\s+Name: \S+\s+Location: (0x[0-9a-f]+), "
+        r"Base: 0x[0-9a-f]+, Semaphore: (0x[0-9a-f]+)", notes)]
+
+
+def load_base(pid, binary):
+    """Where a process mapped binary (a PIE: its first segment at 0)."""
+    real = os.path.realpath(binary)
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 6 and fields[5] == real and \
+                    int(fields[2], 16) == 0:
+                return int(fields[0].split("-")[0], 16)
+    raise AssertionError(f"{binary} is not mapped in {pid}")
+
+
+def probe_state(pid, binary=EXAMPLE):
+    """The process's etdump semaphores (each once), and whether any of its
+    probe sites holds a breakpoint (x86-64's int3)."""
+    base = load_base(pid, binary)
+    semas, breakpoint = {}, False
+    with open(f"/proc/{pid}/mem", "rb") as mem:
+        for site, sema in probe_addresses(binary):
+            mem.seek(base + sema)
+            semas[sema] = int.from_bytes(mem.read(2), "little")
+            mem.seek(base + site)
+            breakpoint = breakpoint or mem.read(1) == b"\xcc"
+    return semas, breakpoint
+
+
+class ArmedChildrenTest(TempDirTest):
+    """A runtime the command line names is armed before the command starts:
+    recorded from its first instruction, however briefly it runs, and
+    nothing outside the command's tree is touched."""
+
+    def record(self, extra, script):
+        out = self.path(f"r{len(os.listdir(self.tmp))}.etdp")
+        proc = run([CLI, "record", "-o", out] + extra +
+                   ["--", "sh", "-c", script], timeout=600)
+        return proc, out
+
+    def test_short_runtime_through_a_shell_has_every_run(self):
+        """Each event as when the runtime itself is recorded (its arguments
+        read by the specs set for the armed sites, as libbpf's are)."""
+        for extra in ([], ["--precise"]):
+            with self.subTest(extra=extra):
+                proc, out = self.record(extra, f"true; {EXAMPLE} -n 3")
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertIn("executions: 3\n", proc.stdout)
+                self.assertRegex(proc.stderr, rf"following PID \d+ "
+                                 rf"\({re.escape(EXAMPLE)}\): attached "
+                                 rf"\d+ probe\(s\) before its exec")
+                runs = decode(out)["run_data"]
+                self.assertEqual([r["name"] for r in runs],
+                                 ["Default"] + ["Execute"] * 3)
+                direct = self.path("direct.etdp")
+                alone = run([CLI, "record", "-f", "-o", direct] + extra +
+                            ["--", EXAMPLE, "-n", "3"])
+                self.assertEqual(alone.returncode, 0, alone.stderr)
+                self.assertEqual([run_keys(r) for r in runs],
+                                 [run_keys(r) for r in
+                                  decode(direct)["run_data"]])
+
+    def test_long_child_loses_no_run(self):
+        """The load run (the runtime's first) and every execution."""
+        n = 5000
+        proc, out = self.record(["--precise", "--ring-size", "256M"],
+                                f"{EXAMPLE} -n {n} > /dev/null")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(f"{n + 1} runs (1 Default + {n} Execute), ",
+                      proc.stderr)
+        self.assertIn(" 0 dropped", proc.stderr)
+        runs = decode(out)["run_data"]
+        self.assertEqual(len(runs), n + 1)
+        self.assertEqual(runs[0]["name"], "Default")
+
+    def test_process_outside_the_tree_is_untouched(self):
+        """The same binary, started before the recording and running during
+        it: no breakpoint, its semaphores stay 0, none of its runs are
+        recorded; the child in the tree has them."""
+        for extra in ([], ["--precise"]):
+            with self.subTest(extra=extra):
+                self.outside_untouched(extra)
+
+    def outside_untouched(self, extra):
+        outside = start_waiting_example(["-n", "5"])
+        out = self.path(f"o{len(os.listdir(self.tmp))}.etdp")
+        rec = Recorder(["-o", out] + extra +
+                       ["--", "sh", "-c",
+                        f"{EXAMPLE} --wait-signal -n 3 > /dev/null"])
+        try:
+            inside = None
+            while inside is None:
+                line = rec.proc.stderr.readline()
+                self.assertTrue(line, "".join(rec.stderr_lines))
+                rec.stderr_lines.append(line)
+                m = FOLLOWING.search(line)
+                inside = int(m.group(1)) if m else None
+            self.assertTrue(wait_sigusr1_blocked(inside))
+            semas, breakpoint = probe_state(inside)
+            self.assertTrue(any(semas.values()), semas)
+            if os.uname().machine == "x86_64":
+                self.assertTrue(breakpoint)
+            semas, breakpoint = probe_state(outside.pid)
+            self.assertEqual(set(semas.values()), {0}, semas)
+            self.assertFalse(breakpoint)
+            # it runs while the recording goes on, untraced
+            outside.send_signal(signal.SIGUSR1)
+            stdout, _ = outside.communicate(timeout=60)
+            self.assertEqual(outside.returncode, 0)
+            self.assertIn("executions: 5\n", stdout)
+            os.kill(inside, signal.SIGUSR1)
+            status = rec.wait()
+        finally:
+            if outside.poll() is None:
+                outside.kill()
+                outside.wait()
+            if rec.proc.poll() is None:
+                rec.proc.kill()
+                rec.proc.wait()
+        self.assertEqual(status, 0, rec.stderr)
+        runs = decode(out)["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default"] + ["Execute"] * 3)
+
+    def test_script_and_non_elf_words_are_left(self):
+        """A script the command names and a data file are not armed; the
+        runtime the script starts, named nowhere on the command line, is
+        attached after its exec, as before."""
+        script = self.path("start.sh")
+        with open(script, "w") as f:
+            f.write(f"#!/bin/sh\nexec {EXAMPLE} --wait-signal -n 2\n")
+        os.chmod(script, 0o755)
+        data = self.path("notes.txt")
+        with open(data, "w") as f:
+            f.write("not a program\n")
+        os.chmod(data, 0o755)
+        out = self.path("script.etdp")
+        rec = Recorder(["-o", out, "--", "sh", "-c",
+                        f"cat {data} > /dev/null; {script} > /dev/null"])
+        try:
+            pid = None
+            while pid is None:
+                line = rec.proc.stderr.readline()
+                self.assertTrue(line, "".join(rec.stderr_lines))
+                rec.stderr_lines.append(line)
+                m = FOLLOWING.search(line)
+                pid = int(m.group(1)) if m else None
+            self.assertNotIn("before its exec", line)
+            self.assertTrue(wait_sigusr1_blocked(pid))
+            os.kill(pid, signal.SIGUSR1)
+            status = rec.wait()
+        finally:
+            if rec.proc.poll() is None:
+                rec.proc.kill()
+                rec.proc.wait()
+        self.assertEqual(status, 0, rec.stderr)
+        runs = decode(out)["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default", "Execute", "Execute"])
