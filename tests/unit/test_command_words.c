@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The files a command line may exec, found as execvp() finds them: its
+ * words and the words of shell text in them, in PATH or by their name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "command_words.h"
+#include "testlib.h"
+
+static char dir[] = "/tmp/etdump-words-XXXXXX";
+
+static void make_file(const char *name, mode_t mode)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	if (fd >= 0)
+		close(fd);
+	chmod(path, mode);
+}
+
+struct words {
+	char v[16][64];
+	int n;
+};
+
+static int keep(void *ctx, const char *w)
+{
+	struct words *ws = ctx;
+
+	if (ws->n < 16)
+		snprintf(ws->v[ws->n++], 64, "%s", w);
+	return 0;
+}
+
+TEST(split)
+{
+	struct words ws = { 0 };
+
+	CHECK_EQ_INT(command_words_split(
+		"true; ./rt -n 3|tail &&x 'a b'\"c\"d \\e (sub)>out``", keep,
+		&ws), 0);
+	CHECK_EQ_INT(ws.n, 10);
+	CHECK_EQ_STR(ws.v[0], "true");
+	CHECK_EQ_STR(ws.v[1], "./rt");
+	CHECK_EQ_STR(ws.v[2], "-n");
+	CHECK_EQ_STR(ws.v[3], "3");
+	CHECK_EQ_STR(ws.v[4], "tail");
+	CHECK_EQ_STR(ws.v[5], "x");
+	CHECK_EQ_STR(ws.v[6], "a bcd");
+	CHECK_EQ_STR(ws.v[7], "e");
+	CHECK_EQ_STR(ws.v[8], "sub");
+	CHECK_EQ_STR(ws.v[9], "out");
+}
+
+TEST(split_long_word)
+{
+	struct words ws = { 0 };
+	char *text = malloc(PATH_MAX + 16);
+
+	if (!text)
+		return;
+	memset(text, 'a', PATH_MAX + 4);
+	memcpy(text + PATH_MAX + 4, " ok", 4);
+	CHECK_EQ_INT(command_words_split(text, keep, &ws), 0);
+	/* a word longer than any path is no file's name */
+	CHECK_EQ_INT(ws.n, 1);
+	CHECK_EQ_STR(ws.v[0], "ok");
+	free(text);
+}
+
+TEST(files)
+{
+	char path[PATH_MAX * 2], rt[PATH_MAX], tool[PATH_MAX], sub[PATH_MAX];
+	struct command_files f;
+	char *argv[] = { "tool", "-c", NULL, "data", "missing", NULL };
+	char script[PATH_MAX + 64];
+
+	snprintf(sub, sizeof(sub), "%s/bin", dir);
+	mkdir(sub, 0755);
+	make_file("bin/tool", 0755);
+	make_file("rt", 0755);
+	make_file("data", 0644);       /* not executable: exec cannot run it */
+	snprintf(rt, sizeof(rt), "%s/rt", dir);
+	snprintf(tool, sizeof(tool), "%s/bin/tool", dir);
+	snprintf(script, sizeof(script), "tool x; %s -n 3 | %s/data", rt, dir);
+	argv[2] = script;
+	/* an empty element, as in execvp(), is the current folder */
+	snprintf(path, sizeof(path), "/nonexistent::%s", sub);
+	CHECK_EQ_INT(command_words_files(argv, path, &f), 0);
+	CHECK_EQ_INT(f.n, 2);
+	if (f.n == 2) {
+		CHECK_EQ_STR(f.v[0], tool);
+		CHECK_EQ_STR(f.v[1], rt);
+	}
+	command_files_free(&f);
+}
+
+static void remove_all(void)
+{
+	static const char *const names[] = { "bin/tool", "rt", "data", "bin" };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		remove(path);
+	}
+	rmdir(dir);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(split);
+	RUN(split_long_word);
+	RUN(files);
+	remove_all();
+	return TEST_SUMMARY();
+}
