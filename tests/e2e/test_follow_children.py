@@ -365,3 +365,40 @@ class ArmedChildrenTest(TempDirTest):
         runs = decode(out)["run_data"]
         self.assertEqual([r["name"] for r in runs],
                          ["Default", "Execute", "Execute"])
+
+    def test_follow_binary_arms_a_runtime_named_at_run_time(self):
+        """A runtime the command line does not name, ended before an attach
+        after its exec could be (see the test above), is recorded whole
+        when --follow-binary names it."""
+        proc, out = self.record(["--follow-binary", EXAMPLE],
+                                f"r={EXAMPLE}; \"$r\" -n 2")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("before its exec", proc.stderr)
+        runs = decode(out)["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default", "Execute", "Execute"])
+
+    def test_follow_binary_refuses_what_it_cannot_arm(self):
+        link = self.path("link")
+        os.symlink(EXAMPLE, link)
+        data = self.path("data")
+        with open(data, "w") as f:
+            f.write("text\n")
+        for path, why in ((link, "a symbolic link"),
+                          (data, "not an ELF file"),
+                          (EXAMPLE_NOPROBES, "no 'etdump' USDT probes"),
+                          (self.path("missing"), "No such file")):
+            with self.subTest(path=path):
+                out = self.path("refused.etdp")
+                proc = run([CLI, "record", "-o", out, "--follow-binary",
+                            path, "--", "sh", "-c", "echo ran"])
+                self.assertEqual(proc.returncode, 1, proc.stderr)
+                self.assertEqual(proc.stdout, "")
+                lines = proc.stderr.splitlines()
+                self.assertEqual(len(lines), 1, proc.stderr)
+                self.assertIn(f"--follow-binary {path}", lines[0])
+                self.assertIn(why, lines[0])
+                self.assertFalse(os.path.exists(out))
+        proc = run([CLI, "record", "--no-inherit", "--follow-binary",
+                    EXAMPLE, "--", "true"])
+        self.assertEqual(proc.returncode, 2, proc.stderr)

@@ -170,9 +170,22 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return a && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/*
+ * A file the user named to arm (--follow-binary) that cannot be: said,
+ * and the recording refused. A word of the command line is only a guess:
+ * left quietly.
+ */
+static int not_armed(bool named, const char *name, const char *why)
+{
+	if (!named)
+		return 0;
+	p_err("--follow-binary %s: %s", name, why);
+	return -EINVAL;
+}
+
 /* One name: a regular ELF file with etdump probes, not armed yet. */
 static int arm_file(struct arming *a, struct armed_binaries *out,
-		    const char *name, const struct stat *skip)
+		    const char *name, const struct stat *skip, bool named)
 {
 	struct usdt_sites sites = { 0 };
 	struct armed_file *v;
@@ -184,13 +197,28 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 	/* no symbolic link followed: record is root */
 	fd = open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || same_file(skip, &st) ||
+		return not_armed(named, name, errno == ELOOP ?
+				 "a symbolic link: give the file it names" :
+				 strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = not_armed(named, name, "not a regular file");
+		goto out;
+	}
+	if (same_file(skip, &st) ||
 	    armed_binaries_find(out, st.st_dev, st.st_ino))
 		goto out;
 	/* not an ELF file (a script), or no etdump probes in it */
-	if (usdt_sites_read(fd, name, "etdump", &sites, err, sizeof(err)))
+	ret = usdt_sites_read(fd, name, "etdump", &sites, err, sizeof(err));
+	if (ret) {
+		if (named && ret != -ENOMEM)
+			p_err("--follow-binary %s", err);
+		ret = named || ret == -ENOMEM ? ret : 0;
 		goto out;
+	}
+	if (!sites.n) {
+		ret = not_armed(named, name, "no 'etdump' USDT probes");
+		goto out;
+	}
 	/* none this recording attaches (batched, and no flush): said after exec */
 	nprobes = count_names(a->cap, &sites);
 	if (!nprobes)
@@ -235,9 +263,9 @@ int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
 	if (err)
 		return err;
 	for (i = 0; !err && i < nextra; i++)
-		err = arm_file(&a, out, extra[i], skip);
+		err = arm_file(&a, out, extra[i], skip, true);
 	for (i = 0; !err && i < files.n; i++)
-		err = arm_file(&a, out, files.v[i], skip);
+		err = arm_file(&a, out, files.v[i], skip, false);
 	command_files_free(&files);
 	free(a.specs);
 	return err;

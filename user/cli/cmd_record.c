@@ -102,8 +102,13 @@ static const char record_usage[] =
 	"      --no-inherit     record the target alone: without it, the\n"
 	"                       processes it (or a -p process) starts from now\n"
 	"                       on that exec a binary with etdump probes are\n"
-	"                       recorded too, each in its own runs (symbol mode\n"
-	"                       records its target alone)\n"
+	"                       recorded too, each in its own runs: from their\n"
+	"                       first instruction when the command line names\n"
+	"                       the binary, else from their attach after exec\n"
+	"                       (symbol mode records its target alone)\n"
+	"      --follow-binary FILE  a binary with etdump probes the children\n"
+	"                       may exec, not named on the command line: recorded\n"
+	"                       from its first instruction too (repeatable)\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
 	"                       the timeline convert makes\n"
@@ -140,6 +145,8 @@ static const char record_usage[] =
 	"  etdump-bpf record -o run.etdp -p 1234 --duration 10\n"
 	"  etdump-bpf record -o run.etdp -- sh -c './runner --model m.pte'\n";
 
+#define MAX_FOLLOW_BINARIES 16 /* as the usage error says */
+
 struct record_opts {
 	const char *output;
 	const char *raw;
@@ -161,6 +168,9 @@ struct record_opts {
 	char *debug_buffer_path;   /* what is written: given or derived */
 	bool live;
 	bool no_inherit;           /* --no-inherit: no child followed */
+	/* --follow-binary: armed as if the command line named them */
+	char *follow_binaries[MAX_FOLLOW_BINARIES];
+	size_t nfollow_binaries;
 	struct counter_set counters;
 	struct symbol_mode_opts sym;
 	struct run_sink_opts sink;
@@ -191,7 +201,8 @@ static int usage_error(const char *fmt, const char *arg)
 /* long options without a letter */
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
-       OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT };
+       OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
+       OPT_FOLLOW_BINARY };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -248,6 +259,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		  OPT_ALLOCATIONS_IN_ETDUMP },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
@@ -364,6 +376,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_INHERIT:
 			o->no_inherit = true;
 			break;
+		case OPT_FOLLOW_BINARY:
+			if (o->nfollow_binaries == MAX_FOLLOW_BINARIES)
+				return usage_error("%s", "more than 16 --follow-binary");
+			o->follow_binaries[o->nfollow_binaries++] = optarg;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -389,6 +406,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("'%s' given for both -o and --debug-buffer", o->output);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
+	if (o->no_inherit && o->nfollow_binaries)
+		return usage_error("%s", "--follow-binary and --no-inherit ask for opposite things: give one");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
 		return usage_error("%s", "--flight-recorder and --rotate: give one");
 	/*
@@ -868,6 +887,7 @@ int cmd_record(int argc, char **argv)
 	struct etd_dump dump = { 0 };
 	uint64_t drops, start;
 	char msg[256], runs[256], note[PATH_MAX + 256];
+	char *no_words[] = { NULL };  /* -p: no command line to read */
 
 	err = parse_record_args(argc, argv, &o);
 	if (err)
@@ -978,8 +998,9 @@ int cmd_record(int argc, char **argv)
 	    follow_children_attached(fc, t.pid, t.exe))
 		goto cleanup;
 	/* the runtimes a command line names: recorded from their start */
-	if (fc && o.command &&
-	    follow_children_arm(fc, o.command, NULL, 0,
+	if (fc && (o.command || o.nfollow_binaries) &&
+	    follow_children_arm(fc, o.command ? o.command : no_words,
+				o.follow_binaries, o.nfollow_binaries,
 				children_only ? NULL : t.exe))
 		goto cleanup;
 	if (sink.sm && symbol_mode_annotate(sink.sm, col))
