@@ -37,6 +37,25 @@ static int mount_tracefs(void)
 	return mnt;
 }
 
+/*
+ * A group no event is in: a recorder killed before its cleanup leaves its
+ * group, which is not ours to remove, and a later one may get its pid.
+ */
+static int choose_group(struct tracefs_uprobes *t)
+{
+	char dir[64];
+	unsigned int i;
+
+	for (i = 0; i < 100; i++) {
+		snprintf(t->group, sizeof(t->group), i ? "etdump_bpf_%d_%u" :
+			 "etdump_bpf_%d", (int)getpid(), i);
+		snprintf(dir, sizeof(dir), "events/%s", t->group);
+		if (faccessat(t->mnt, dir, F_OK, 0) && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
 int tracefs_uprobes_open(struct tracefs_uprobes **out)
 {
 	struct tracefs_uprobes *t;
@@ -60,7 +79,11 @@ int tracefs_uprobes_open(struct tracefs_uprobes **out)
 		tracefs_uprobes_free(t);
 		return err;
 	}
-	snprintf(t->group, sizeof(t->group), "etdump_bpf_%d", (int)getpid());
+	err = choose_group(t);
+	if (err) {
+		tracefs_uprobes_free(t);
+		return err;
+	}
 	*out = t;
 	return 0;
 }

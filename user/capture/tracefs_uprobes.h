@@ -5,8 +5,10 @@
  * that an event opened for one process is inherited by every process it
  * forks later (armed_binaries.h). tracefs is mounted privately, detached
  * (fsopen/fsmount): no mount point in any namespace, nothing to unmount.
- * The events are in a group of their own, named after the recorder's pid;
- * only the events made here are removed, at free.
+ * The events are in a group of their own, named after the recorder's pid
+ * (etdump_bpf_PID, or etdump_bpf_PID_N when a recorder of that pid killed
+ * before its cleanup left that one); only the events made here are
+ * removed, at free.
  */
 #ifndef ETDUMP_TRACEFS_UPROBES_H
 #define ETDUMP_TRACEFS_UPROBES_H
