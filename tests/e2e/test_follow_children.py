@@ -47,6 +47,24 @@ def wait_sigusr1_blocked(pid):
 FOLLOWING = re.compile(r"following PID (\d+) \((.*)\): attached (\d+) probe")
 
 
+def kill_if_running(proc):
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def next_following(test, rec):
+    """The recorder's next line naming a child it follows (kept in
+    rec.stderr_lines, as every line read before it): its match."""
+    while True:
+        line = rec.proc.stderr.readline()
+        test.assertTrue(line, "".join(rec.stderr_lines))
+        rec.stderr_lines.append(line)
+        m = FOLLOWING.search(line)
+        if m:
+            return m
+
+
 class FollowChildrenTest(TempDirTest):
     def record_shell(self, script, nchildren, extra=(), before_go=None):
         """record -- sh -c SCRIPT; each of the nchildren runtimes it starts
@@ -57,14 +75,10 @@ class FollowChildrenTest(TempDirTest):
         pids = []
         try:
             while len(pids) < nchildren:
-                line = rec.proc.stderr.readline()
-                self.assertTrue(line, "".join(rec.stderr_lines))
-                rec.stderr_lines.append(line)
-                m = FOLLOWING.search(line)
-                if m:
-                    self.assertEqual(m.group(2), EXAMPLE)
-                    self.assertGreater(int(m.group(3)), 0)
-                    pids.append(int(m.group(1)))
+                m = next_following(self, rec)
+                self.assertEqual(m.group(2), EXAMPLE)
+                self.assertGreater(int(m.group(3)), 0)
+                pids.append(int(m.group(1)))
             if before_go:
                 before_go(rec)
             for pid in pids:
@@ -72,9 +86,7 @@ class FollowChildrenTest(TempDirTest):
                 os.kill(pid, signal.SIGUSR1)
             status = rec.wait()
         finally:
-            if rec.proc.poll() is None:
-                rec.proc.kill()
-                rec.proc.wait()
+            kill_if_running(rec.proc)
         self.out = out
         return status, rec.stderr, pids
 
@@ -296,13 +308,7 @@ class ArmedChildrenTest(TempDirTest):
                        ["--", "sh", "-c",
                         f"{EXAMPLE} --wait-signal -n 3 > /dev/null"])
         try:
-            inside = None
-            while inside is None:
-                line = rec.proc.stderr.readline()
-                self.assertTrue(line, "".join(rec.stderr_lines))
-                rec.stderr_lines.append(line)
-                m = FOLLOWING.search(line)
-                inside = int(m.group(1)) if m else None
+            inside = int(next_following(self, rec).group(1))
             self.assertTrue(wait_sigusr1_blocked(inside))
             semas, breakpoint = probe_state(inside)
             self.assertTrue(any(semas.values()), semas)
@@ -319,12 +325,8 @@ class ArmedChildrenTest(TempDirTest):
             os.kill(inside, signal.SIGUSR1)
             status = rec.wait()
         finally:
-            if outside.poll() is None:
-                outside.kill()
-                outside.wait()
-            if rec.proc.poll() is None:
-                rec.proc.kill()
-                rec.proc.wait()
+            kill_if_running(outside)
+            kill_if_running(rec.proc)
         self.assertEqual(status, 0, rec.stderr)
         runs = decode(out)["run_data"]
         self.assertEqual([r["name"] for r in runs],
@@ -346,21 +348,13 @@ class ArmedChildrenTest(TempDirTest):
         rec = Recorder(["-o", out, "--", "sh", "-c",
                         f"cat {data} > /dev/null; {script} > /dev/null"])
         try:
-            pid = None
-            while pid is None:
-                line = rec.proc.stderr.readline()
-                self.assertTrue(line, "".join(rec.stderr_lines))
-                rec.stderr_lines.append(line)
-                m = FOLLOWING.search(line)
-                pid = int(m.group(1)) if m else None
-            self.assertNotIn("before its exec", line)
+            pid = int(next_following(self, rec).group(1))
+            self.assertNotIn("before its exec", rec.stderr_lines[-1])
             self.assertTrue(wait_sigusr1_blocked(pid))
             os.kill(pid, signal.SIGUSR1)
             status = rec.wait()
         finally:
-            if rec.proc.poll() is None:
-                rec.proc.kill()
-                rec.proc.wait()
+            kill_if_running(rec.proc)
         self.assertEqual(status, 0, rec.stderr)
         runs = decode(out)["run_data"]
         self.assertEqual([r["name"] for r in runs],
