@@ -4,9 +4,11 @@ recorded in its own runs; --no-inherit records the command alone, as
 before; a child that execs no traced binary runs as it would untraced.
 
 The runtimes wait for SIGUSR1 before their load (--wait-signal), sent once
-the recorder says it follows them: a child's events before its attach are
-lost, as when attaching mid-run, and no test depends on the machine's
-speed."""
+the recorder says it follows them: a child attached after its exec loses
+its events before the attach, as when attaching mid-run, and no test
+depends on the machine's speed. A runtime the command line names is armed
+before the command starts (ArmedChildrenTest): it is recorded from its
+first instruction, however briefly it runs."""
 import os
 import re
 import signal
