@@ -24,6 +24,7 @@ struct {
 /* Forks not followed (the map full) and execs not heard (the ring full). */
 __u64 forks_lost = 0;
 __u64 execs_lost = 0;
+__u64 execs_begun = 0;
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
@@ -52,6 +53,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	f = bpf_map_lookup_elem(&followed, &tgid);
 	if (!f)
 		return 0;
+	/*
+	 * Counted before the flag (the atomic orders the two): a recorder
+	 * that sees the flag and has read fewer records (or losses) than
+	 * this count knows an exec is still on its way into the ring.
+	 */
+	__sync_fetch_and_add(&execs_begun, 1);
 	/* the recorder, which alone writes the map too, sets it as well */
 	*f |= FOLLOW_EXECED;
 	r = bpf_ringbuf_reserve(&execs, sizeof(*r), 0);
