@@ -32,6 +32,7 @@ struct {
 /* Forks not followed (the map full) and execs not heard (the ring full). */
 __u64 forks_lost = 0;
 __u64 execs_lost = 0;
+__u64 execs_begun = 0;
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
@@ -63,6 +64,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	key.dev = bprm->file->f_inode->i_sb->s_dev;
 	key.ino = bprm->file->f_inode->i_ino;
+	/*
+	 * Counted before the flag (the atomic orders the two): a recorder
+	 * that sees the flag and has read fewer records (or losses) than
+	 * this count knows an exec is still on its way into the ring.
+	 */
+	__sync_fetch_and_add(&execs_begun, 1);
 	/*
 	 * The recorder, which alone writes the map too, sets them as well. An
 	 * armed file's probes fire from its first instruction, which runs

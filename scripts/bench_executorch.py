@@ -8,6 +8,8 @@ running it side by side, interleaved in one run:
   ours, batched                 etdump-bpf record -- build/executorch-runner
   ours, per-scope               etdump-bpf record --precise --no-counters -- ...
   stock runner, symbol mode     etdump-bpf record --program cnn.pte -p PID
+  stock runner, floor           bench-floor -p PID --symbol-sites: the same
+                                sites and links, programs that only count
 
 Each variant is timed at two execution counts, and the time per execution
 is the difference over the difference in counts, so start-up, loading,
@@ -17,7 +19,9 @@ its load (--wait-signal) while record attaches with -p; the stock runner,
 which cannot wait, is held at its exec by ptrace (PTRACE_TRACEME) while
 record attaches with -p, then let go.
 Cost per event = (time per execution - its baseline's) / events per
-execution, the events counted in what each wrote.
+execution, the events counted in what each wrote. The floor's share of what
+symbol mode adds is what the kernel's uprobes and uretprobes cost by
+themselves: no work in our programs or collector can take it away.
 
 Then each kernel's median duration in what symbol mode wrote against its
 median in what ETDumpGen wrote, in the same run (the median over the
@@ -104,8 +108,9 @@ def trace_me():
 
 
 def timed_at_exec(argv, record):
-    """A runner held at its exec, `record` attached with -p, then let go:
-    the runner's CPU time, and record's stderr."""
+    """A runner held at its exec, `record` attached with -p (record: an
+    argv, or a function of the pid giving one), then let go: the runner's
+    CPU time, and record's stderr."""
     target = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                               preexec_fn=trace_me)
     rec = None
@@ -113,7 +118,8 @@ def timed_at_exec(argv, record):
         _, status = os.waitpid(target.pid, os.WUNTRACED)
         if not os.WIFSTOPPED(status):
             raise RuntimeError(f"{argv[0]} did not stop at its exec")
-        rec = subprocess.Popen(record + ["-p", str(target.pid)],
+        rec = subprocess.Popen(record(target.pid) if callable(record) else
+                               record + ["-p", str(target.pid)],
                                stderr=subprocess.PIPE, text=True)
         for line in rec.stderr:
             if "attached" in line:
@@ -139,6 +145,7 @@ def variants(build, tmp):
     rec = [cli, "record", "-f", "-o", out]
     etdumpgen_out = os.path.join(tmp, OUT_ETDUMPGEN)
     symbols_out = os.path.join(tmp, OUT_SYMBOLS)
+    floor = os.path.join(build, "bench-floor")
 
     def runner(binary, *extra):
         return lambda n: [binary, "--model_path", model,
@@ -168,10 +175,18 @@ def variants(build, tmp):
          lambda n: timed_at_exec(stock(et.STOCK_RUNNER)(n),
                                  [cli, "record", "-f", "-o", symbols_out,
                                   "--program", model]), "stock"),
+        (FLOOR_LABEL,
+         lambda n: timed_at_exec(stock(et.STOCK_RUNNER)(n),
+                                 lambda pid: [floor, "-p", str(pid),
+                                              "--symbol-sites"]), "stock"),
     ]
 
 
 OUT_ETDUMPGEN, OUT_SYMBOLS = "etdumpgen.etdp", "symbols.etdp"
+# the kernel's share of symbol mode: the same functions' entries and returns
+# probed at symbol mode's own sites by a program that only counts
+# (tests/bench/floor.c)
+FLOOR_LABEL = "stock runner, floor: count-only uprobe + uretprobe, same functions"
 KERNEL_BOUND_NS, KERNEL_BOUND_RATIO = 150, 0.25
 
 
@@ -286,6 +301,12 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
                      f"{fmt_ratio(added / (med[etdumpgen] - base[kind]))} "
                      f"what ETDumpGen adds")
         table.add(label, f"{us:.1f} us/exec", fmt_ratio(ratio), note)
+    symbols, floor = (med[vs[i][0]] - base["stock"] for i in (6, 7))
+    table.add("the floor's share of what symbol mode adds", "",
+              fmt_ratio(floor / symbols),
+              "the kernel's uprobe + uretprobe with a program that only "
+              "counts, on the same functions: what no work of ours in the "
+              "programs or the collector can take away")
     table.rows.extend(kernel_table.rows)
 
 

@@ -5,10 +5,17 @@
  * exit, print the hits. The floor `make bench` compares tracers against.
  *
  *   bench-floor -p PID PROBE...    e.g. bench-floor -p 42 profile_begin profile_end
+ *   bench-floor -p PID --symbol-sites
+ *
+ * --symbol-sites: the entry and return of every function symbol mode would
+ * probe in the process, at the very sites and in the links it uses: the
+ * kernel's share of what symbol mode adds to a stock binary.
  */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +23,76 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "bench_floor.skel.h"
+#include "symbol_rules.h"
+#include "symbol_sites.h"
 #include "log.h"
 #include "parse.h"
+#include "uprobe_multi.h"
 
-#define MAX_PROBES 16
+#define MAX_PROBES 32
+
+/*
+ * The sites symbol mode would attach to (the built-in rules, allocators
+ * left out as without --allocations), each object's in two uprobe_multi
+ * links as symbol_attach.c makes them, returns first; the fds in fds[].
+ */
+static int attach_symbol_sites(struct bench_floor_bpf *skel, pid_t pid,
+			       const char *exe, int *fds, int *nfds)
+{
+	struct symbol_rules rules = { 0 };
+	struct symbol_sites sites = { 0 };
+	uint64_t *offsets = NULL, *cookies = NULL;
+	size_t i, j, n;
+	char err[512];
+	int dir, ret;
+
+	ret = symbol_rules_load_builtin(&rules, err, sizeof(err));
+	if (!ret)
+		ret = symbol_sites_find(&sites, &rules, pid, exe, true, NULL,
+					err, sizeof(err));
+	if (ret) {
+		p_err("%s", err);
+		goto out;
+	}
+	symbol_sites_drop(&sites, ETDUMP_FUNC_ALLOCATE);
+	offsets = calloc(sites.n + 1, sizeof(*offsets));
+	cookies = calloc(sites.n + 1, sizeof(*cookies));
+	if (!offsets || !cookies || !sites.n) {
+		ret = sites.n ? -ENOMEM : -ENOENT;
+		p_err("%s: %s", exe, sites.n ? strerror(ENOMEM) :
+		      "no function symbol mode would probe");
+		goto out;
+	}
+	for (i = 0; !ret && i < sites.n; i += n) {
+		for (n = 0; i + n < sites.n &&
+			    sites.sites[i + n].path == sites.sites[i].path; n++)
+			offsets[n] = sites.sites[i + n].offset;
+		for (dir = 1; !ret && dir >= 0 && *nfds < MAX_PROBES; dir--) {
+			j = *nfds;
+			fds[j] = uprobe_multi_attach(
+				dir ? skel->progs.count_return :
+				      skel->progs.count_call,
+				pid, sites.sites[i].path, offsets, cookies, n,
+				dir);
+			ret = fds[j] < 0 ? fds[j] : 0;
+			if (ret)
+				p_err("%s: cannot attach %zu %s: %s",
+				      sites.sites[i].path, n,
+				      dir ? "uretprobes" : "uprobes",
+				      strerror(-ret));
+			else
+				(*nfds)++;
+		}
+	}
+	if (!ret)
+		p_info("%zu function(s) at symbol mode's sites", sites.n);
+out:
+	free(offsets);
+	free(cookies);
+	symbol_sites_free(&sites);
+	symbol_rules_free(&rules);
+	return ret;
+}
 
 static int wait_exit(pid_t pid)
 {
@@ -39,15 +112,16 @@ int main(int argc, char **argv)
 	struct bpf_link *links[MAX_PROBES] = { 0 };
 	struct bench_floor_bpf *skel = NULL;
 	char proc_exe[64], exe[PATH_MAX];
-	int i, n = 0, ret = 1;
+	int fds[MAX_PROBES], i, n = 0, nfds = 0, ret = 1;
+	bool functions;
 	ssize_t len;
 	pid_t pid;
 
-	if (argc < 4 || strcmp(argv[1], "-p") || parse_pid(argv[2], &pid) ||
-	    argc - 3 > MAX_PROBES) {
-		fprintf(stderr, "usage: bench-floor -p PID PROBE...\n");
-		return 2;
-	}
+	if (argc < 4 || strcmp(argv[1], "-p") || parse_pid(argv[2], &pid))
+		goto usage;
+	functions = !strcmp(argv[3], "--symbol-sites");
+	if ((functions && argc != 4) || argc - 3 > MAX_PROBES)
+		goto usage;
 	snprintf(proc_exe, sizeof(proc_exe), "/proc/%d/exe", (int)pid);
 	len = readlink(proc_exe, exe, sizeof(exe) - 1);
 	if (len < 0) {
@@ -56,12 +130,17 @@ int main(int argc, char **argv)
 	}
 	exe[len] = '\0';
 	log_setup_libbpf();
-	skel = bench_floor_bpf__open_and_load();
-	if (!skel) {
+	skel = bench_floor_bpf__open();
+	if (!skel || (functions &&
+		      (uprobe_multi_prepare(skel->progs.count_call) ||
+		       uprobe_multi_prepare(skel->progs.count_return))) ||
+	    bench_floor_bpf__load(skel)) {
 		p_err("cannot load the floor program: %s", strerror(errno));
-		return 1;
+		goto cleanup;
 	}
-	for (i = 3; i < argc; i++) {
+	if (functions && attach_symbol_sites(skel, pid, exe, fds, &nfds))
+		goto cleanup;
+	for (i = 3; !functions && i < argc; i++) {
 		links[n] = bpf_program__attach_usdt(skel->progs.count_hit, pid,
 						    exe, "etdump", argv[i], NULL);
 		if (!links[n]) {
@@ -71,7 +150,7 @@ int main(int argc, char **argv)
 		}
 		n++;
 	}
-	p_info("attached %d probe(s) to PID %d", n, (int)pid);
+	p_info("attached %d probe(s) to PID %d", n + nfds, (int)pid);
 	if (wait_exit(pid)) {
 		p_err("cannot wait for PID %d: %s", (int)pid, strerror(errno));
 		goto cleanup;
@@ -81,6 +160,12 @@ int main(int argc, char **argv)
 cleanup:
 	while (n--)
 		bpf_link__destroy(links[n]);
+	while (nfds--)
+		close(fds[nfds]);
 	bench_floor_bpf__destroy(skel);
 	return ret;
+
+usage:
+	fprintf(stderr, "usage: bench-floor -p PID PROBE... | -p PID --symbol-sites\n");
+	return 2;
 }

@@ -87,6 +87,37 @@ class TwoRecordersTest(TempDirTest):
         for out, e in zip(outs, err):
             self.assert_whole(out, e)
 
+    def test_a_later_pid_of_several_is_checked_too(self):
+        """-p A,B: B already held per-scope by another recorder; a batched
+        recorder of both refuses, naming B, and the first keeps its runs."""
+        free = start_waiting_example(["-n", str(EXECUTIONS)])
+        held = start_waiting_example(["-n", str(EXECUTIONS)])
+        recs = []
+        try:
+            out = self.path("first.etdp")
+            first = Recorder(["-o", out, "--precise", "-p", str(held.pid)])
+            recs.append(first)
+            first.wait_attached()
+            second = Recorder(["-o", self.path("second.etdp"), "-p",
+                               "%d,%d" % (free.pid, held.pid)])
+            recs.append(second)
+            self.assertEqual(second.wait(), 1, second.stderr)
+            self.assertIn("process %d is already traced with per-scope "
+                          "probes" % held.pid, second.stderr)
+            for p in (free, held):
+                p.send_signal(signal.SIGUSR1)
+                self.assertEqual(p.wait(timeout=60), 0)
+            self.assertEqual(first.wait(), 0, first.stderr)
+            self.assert_whole(out, first.stderr)
+        finally:
+            for p in (free, held):
+                p.kill()
+                p.wait()
+            for r in recs:
+                if r.proc.poll() is None:
+                    r.proc.kill()
+                    r.proc.wait()
+
 
 if __name__ == "__main__":
     unittest.main()

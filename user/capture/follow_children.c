@@ -47,6 +47,7 @@ struct follow_children {
 	size_t missed;          /* had probes, gone before attached */
 	int err;                /* -ENOMEM met in the ring's callback */
 	char *first_note;       /* said before the first attach */
+	__u64 execs_read;       /* records the ring gave, whole or not */
 	struct armed_binaries armed;  /* recorded from their exec by the kernel */
 };
 
@@ -310,6 +311,7 @@ static int on_exec(void *ctx, void *data, size_t len)
 	struct follow_children *fc = ctx;
 	const struct follow_exec *e = data;
 
+	fc->execs_read++;
 	if (len < sizeof(*e) || fc->err)
 		return 0;
 	fc->err = exec_seen(fc, e);
@@ -454,8 +456,7 @@ static bool subshell_running(const struct follow_children *fc)
 		if (is_root(fc, (pid_t)key) ||
 		    bpf_map_lookup_elem(map, &key, &flags))
 			continue;
-		/* or one recorded, which the exit program has not removed */
-		if (!(flags & FOLLOW_EXECED) || (flags & FOLLOW_RECORDED))
+		if (!(flags & FOLLOW_EXECED))
 			return true;
 	}
 	return false;
@@ -464,9 +465,22 @@ static bool subshell_running(const struct follow_children *fc)
 bool follow_children_exited(struct follow_children *fc)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	bool all = !subshell_running(fc);
+	bool all = true;
 	size_t i;
 
+	if (subshell_running(fc))
+		return false;
+	/*
+	 * The exec of a child forked by a command that has exited (a shell's
+	 * `runtime &`) may not be in the list yet: its record is read now,
+	 * and one still on its way into the ring (bpf/follow.bpf.c counts an
+	 * exec before it flags it) is waited for. An error is the next
+	 * follow_children_consume()'s to return.
+	 */
+	if (follow_children_consume(fc) ||
+	    fc->execs_read + fc->skel->bss->execs_lost <
+		    fc->skel->bss->execs_begun)
+		return false;
 	for (i = 0; i < fc->n; i++) {
 		if (fc->v[i].pidfd < 0 || fc->v[i].exited)
 			continue;

@@ -965,6 +965,10 @@ int cmd_record(int argc, char **argv)
 	copts.batched = !sink.sm && choose_mode(&o, &objs, children_only);
 	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
 		goto cleanup;
+	for (size_t i = 0; !sink.sm && i < more.n; i++)
+		if (check_other_tracers(&more.t[i], &more.objs[i],
+					copts.batched))
+			goto cleanup;
 	if (!copts.batched && !sink.sm && !o.no_counters &&
 	    setup_counters(&o.counters, col))
 		goto cleanup;

@@ -309,12 +309,23 @@ static int judge(struct diff *d, const struct diff_options *o)
 	return ret;
 }
 
-/* Largest change of p50 first: the time it adds to (or saves from) a run. */
+static bool changed(const struct diff_row *r)
+{
+	return r->verdict == DIFF_SLOWER || r->verdict == DIFF_FASTER;
+}
+
+/*
+ * Significant changes first, then the largest change of p50: the time it
+ * adds to (or saves from) a run. A one-off event (a single run's load)
+ * can move by more than a real regression and still be noise.
+ */
 static int cmp_impact(const void *pa, const void *pb)
 {
 	const struct diff_row *a = pa, *b = pb;
 	double ia = fabs(a->delta_p50), ib = fabs(b->delta_p50);
 
+	if (changed(a) != changed(b))
+		return changed(a) ? -1 : 1;
 	if (ia != ib)
 		return ia < ib ? 1 : -1;
 	return (a->order > b->order) - (a->order < b->order);
