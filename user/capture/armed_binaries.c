@@ -11,6 +11,7 @@
 #include "armed_binaries.h"
 #include "capture.h"
 #include "command_words.h"
+#include "etdump_follow.h"
 #include "log.h"
 #include "tracefs_uprobes.h"
 #include "usdt_arg_spec.h"
@@ -207,6 +208,12 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 	if (same_file(skip, &st) ||
 	    armed_binaries_find(out, st.st_dev, st.st_ino))
 		goto out;
+	/* bpf/follow.bpf.c's map is full: the others are attached after exec */
+	if (out->n == FOLLOW_MAX_ARMED) {
+		ret = not_armed(named, name, "more files armed than "
+				"bpf/follow.bpf.c holds");
+		goto out;
+	}
 	/* not an ELF file (a script), or no etdump probes in it */
 	ret = usdt_sites_read(fd, name, "etdump", &sites, err, sizeof(err));
 	if (ret) {
