@@ -84,6 +84,21 @@ class ExecuTorchValuesTest(TempDirTest):
         self.assertNotIn("cut short", proc.stderr)
         self.assertNotEqual(read(buffer)[-8:], b"EDBPFCUT")
 
+    def test_a_runner_a_shell_starts_logs_the_same_values(self):
+        """Through sh -c the runner is armed before it starts: its probes'
+        arguments are read by the specs record sets itself, not libbpf's,
+        and every value is ETDumpGen's all the same."""
+        out = self.path("sh.etdp")
+        proc = run([CLI, "record", "-o", out, "--no-counters", "--values",
+                    "--", "sh", "-c",
+                    f"{RUNNER} --model_path {et.model('cnn')} "
+                    "--num_executions 1 --debug_level intermediate_outputs"],
+                   timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("before its exec", proc.stderr)
+        ours = runs(decode(out), read(self.path("sh.debug.bin")))
+        self.assertEqual(ours, self.reference())
+
     def test_every_execution_logs_the_same_values(self):
         _, out = self.record("--values", executions=3)
         ours = runs(decode(out), read(self.path("v.debug.bin")))

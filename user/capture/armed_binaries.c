@@ -129,13 +129,13 @@ static int open_tracefs(struct arming *a)
  * (else none: the file is left to the attach after exec).
  */
 static int arm_sites(struct arming *a, int fd, const char *name,
-		     const struct usdt_sites *sites, bool *armed)
+		     const struct usdt_sites *sites, size_t *armed)
 {
 	struct usdt_spec *specs;
 	size_t i;
 	int err = 0;
 
-	*armed = false;
+	*armed = 0;
 	specs = calloc(sites->n, sizeof(*specs));
 	if (!specs)
 		return -ENOMEM;
@@ -159,7 +159,7 @@ static int arm_sites(struct arming *a, int fd, const char *name,
 			      name, sites->v[i].name, strerror(-err));
 			goto out;
 		}
-		*armed = true;
+		(*armed)++;
 	}
 out:
 	free(specs);
@@ -192,7 +192,7 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 	struct armed_file *v;
 	char err[512];
 	struct stat st;
-	bool armed;
+	size_t armed;
 	int fd, ret = 0, nprobes;
 
 	/* no symbolic link followed: record is root */
@@ -247,7 +247,7 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 		goto out;
 	}
 	out->n++;
-	p_debug("armed %s: %d probe(s), %zu site(s)", name, nprobes, sites.n);
+	p_debug("armed %s: %d probe(s) at %zu site(s)", name, nprobes, armed);
 out:
 	usdt_sites_free(&sites);
 	close(fd);
