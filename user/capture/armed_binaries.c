@@ -131,8 +131,8 @@ static int open_tracefs(struct arming *a)
 static int arm_sites(struct arming *a, int fd, const char *name,
 		     const struct usdt_sites *sites, size_t *armed)
 {
+	size_t i, nlinks = capture_nlinks(a->cap);
 	struct usdt_spec *specs;
-	size_t i;
 	int err = 0;
 
 	*armed = 0;
@@ -154,12 +154,21 @@ static int arm_sites(struct arming *a, int fd, const char *name,
 		if (!capture_wants_probe(a->cap, sites->v[i].name))
 			continue;
 		err = arm_site(a, fd, &sites->v[i], &specs[i]);
-		if (err) {
-			p_err("%s: cannot arm etdump:%s before the command starts: %s",
-			      name, sites->v[i].name, strerror(-err));
-			goto out;
-		}
+		if (err)
+			break;
 		(*armed)++;
+	}
+	/*
+	 * None of it then (a kernel without BPF cookies, say): its sites
+	 * would fire beside the attach after exec. Its events, unused, go
+	 * at the end with the others.
+	 */
+	if (err && err != -ENOMEM) {
+		p_debug("%s: cannot arm etdump:%s (%s): attached to after its exec",
+			name, sites->v[i].name, strerror(-err));
+		capture_detach_since(a->cap, nlinks);
+		*armed = 0;
+		err = 0;
 	}
 out:
 	free(specs);
@@ -237,6 +246,9 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 	}
 	out->v = v;
 	ret = arm_sites(a, fd, name, &sites, &armed);
+	if (!ret && !armed && named)
+		p_warn("--follow-binary %s: cannot be armed here (-v says why): its processes are attached to after their exec",
+		       name);
 	if (ret || !armed)
 		goto out;
 	v[out->n] = (struct armed_file){ .dev = st.st_dev, .ino = st.st_ino,

@@ -298,6 +298,17 @@ int capture_attach_event(struct capture *cap, const char *name, int perf_fd,
 	return 0;
 }
 
+size_t capture_nlinks(const struct capture *cap)
+{
+	return cap->nlinks;
+}
+
+void capture_detach_since(struct capture *cap, size_t n)
+{
+	while (cap->nlinks > n)
+		bpf_link__destroy(cap->links[--cap->nlinks]);
+}
+
 uint32_t capture_usdt_spec_slots(const struct capture *cap)
 {
 	return bpf_map__max_entries(cap->skel->maps.__bpf_usdt_specs);

@@ -66,6 +66,13 @@ bool capture_wants_probe(const struct capture *cap, const char *name);
 int capture_attach_event(struct capture *cap, const char *name, int perf_fd,
 			 uint32_t spec_id);
 /*
+ * How many links are attached, and detaching the ones attached since
+ * there were n (a file armed in part is left whole to the attach after
+ * exec). The probe names they noted stay.
+ */
+size_t capture_nlinks(const struct capture *cap);
+void capture_detach_since(struct capture *cap, size_t n);
+/*
  * The USDT spec ids there are (libbpf hands out its own from 0 up), and
  * setting one for the sites capture_attach_event() attaches.
  */
