@@ -38,10 +38,11 @@ struct armed_binaries {
 /*
  * Arm the files argv names (and each of extra, nextra of them), leaving
  * out `skip` (the target's own executable, attached already; NULL: none),
- * for root and its descendants. Nothing armed and 0 when the kernel has
- * no tracefs for it, or for a file whose arguments are in a form not read
- * here (each said with -v): those are attached to after exec. Negative
- * errno, said, when a file could be armed only in part.
+ * for root and its descendants. A file is armed whole or not at all: not
+ * when the kernel has no tracefs for it, its arguments are in a form not
+ * read here, or a site cannot be attached (each said with -v); those are
+ * attached to after exec. Negative errno: -ENOMEM, or a file of extra
+ * that is no binary with etdump probes (said).
  */
 int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
 		       pid_t root, char *const argv[],
