@@ -850,6 +850,7 @@ int cmd_record(int argc, char **argv)
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
 	struct run_sink *rs = NULL;
+	struct etdump_stream *es = NULL;
 	struct live_view *lv = NULL;
 	char title[4200];
 	char *kept = NULL;
@@ -950,6 +951,18 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
+	/*
+	 * One file of every run: built as the runs complete, unless the
+	 * memory summary (--allocations) wants them whole at the end. The
+	 * counters' names are known from here on.
+	 */
+	if (o.output && !rs && !o.allocations) {
+		meta.counter_names = collector_counter_names(col,
+							     &meta.ncounters);
+		if (etdump_stream_open(&es, &meta))
+			goto cleanup;
+		collector_set_run_sink(col, etdump_stream_run, es);
+	}
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
 	copts.allocations = o.allocations && !sink.sm;
@@ -1033,7 +1046,7 @@ int cmd_record(int argc, char **argv)
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
 	}
-	/* the runs stream from the collector's log into the file */
+	/* the runs still open complete: into the file being built, or the log */
 	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
@@ -1062,9 +1075,17 @@ int cmd_record(int argc, char **argv)
 		ret = finish_sink(&o, &t, why, rs, &stats, drops);
 		goto cleanup;
 	}
-	summary_describe_log(collector_log(col), runs, sizeof(runs));
+	if (es)
+		run_names_describe(etdump_stream_names(es), runs, sizeof(runs));
+	else
+		summary_describe_log(collector_log(col), runs, sizeof(runs));
 	meta.counter_names = collector_counter_names(col, &meta.ncounters);
-	if (o.allocations) {
+	if (es && out_fd >= 0) {
+		err = stdout_output_write_stream(out_fd, es);
+		out_fd = -1;
+	} else if (es) {
+		err = etdump_stream_write_file(es, o.output, o.force, &kept);
+	} else if (o.allocations) {
 		/* whole runs, for the memory summary as for the file */
 		err = collector_dump_log(col, &dump);
 		dump.allocations = o.allocations_in_etdump ?
@@ -1110,6 +1131,7 @@ cleanup:
 	raw_writer_free(sink.raw);
 	live_view_free(lv);
 	run_sink_free(rs);
+	etdump_stream_free(es);
 	thread_names_free(&sink.names);
 	collector_free(col);
 	etd_dump_free(&dump);

@@ -6,6 +6,7 @@
 #include "etdump_writer.h"
 #include "fb_builder.h"
 #include "file_io.h"
+#include "summary.h"
 
 struct written_run {
 	uint64_t open_time;
@@ -13,7 +14,7 @@ struct written_run {
 	fb_ref ref;
 };
 
-struct log_writer {
+struct etdump_stream {
 	struct fb_builder b;
 	struct etd_dump shell;        /* counter names only */
 	fb_ref *refs;                 /* one run's event refs */
@@ -21,6 +22,7 @@ struct log_writer {
 	struct written_run *runs;
 	size_t nruns;
 	size_t runs_cap;
+	struct run_names names;
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -40,13 +42,52 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+static void stream_init(struct etdump_stream *w,
+			const struct etdump_log_meta *m)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	fb_builder_init(&w->b);
+	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
+		w->shell.counter_names[i] = (char *)m->counter_names[i];
+	w->shell.ncounters = i;
+	/* the Inspector refuses them: report and the timeline have them */
+	w->shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
+}
+
+static void stream_fini(struct etdump_stream *w)
+{
+	free(w->runs);
+	free(w->refs);
+	fb_builder_free(&w->b);
+}
+
+int etdump_stream_open(struct etdump_stream **out,
+		       const struct etdump_log_meta *m)
+{
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	stream_init(*out, m);
+	return 0;
+}
+
+void etdump_stream_free(struct etdump_stream *w)
+{
+	if (!w)
+		return;
+	stream_fini(w);
+	free(w);
+}
+
 /*
  * Each event is viewed and written alone: an array of a run's etd_events
  * (150 bytes each) would be fresh memory to fault in for a long run.
  */
-static int write_one(void *ctx, struct run_view *r)
+int etdump_stream_run(void *ctx, struct run_view *r)
 {
-	struct log_writer *w = ctx;
+	struct etdump_stream *w = ctx;
 	struct etd_event ev;
 	struct etd_run run;
 	size_t i, n = 0;
@@ -62,8 +103,18 @@ static int write_one(void *ctx, struct run_view *r)
 		/* a run of allocation events only (record --allocations) */
 		n += w->refs[n] != 0;
 	}
-	if (err || !n)
+	/*
+	 * A full event's names are its own copies, freed with the run: the
+	 * next run's may be made at the same addresses, so the builder must
+	 * not know them by address beyond this run.
+	 */
+	if (r->nfull)
+		fb_builder_forget_addresses(&w->b);
+	if (err)
 		return err;
+	run_names_add(&w->names, r);
+	if (!n)
+		return 0;
 	etd_run_init(&run);
 	run.name = (char *)r->name;
 	w->runs[w->nruns].open_time = r->open_time;
@@ -74,9 +125,14 @@ static int write_one(void *ctx, struct run_view *r)
 	return err;
 }
 
+const struct run_names *etdump_stream_names(const struct etdump_stream *w)
+{
+	return &w->names;
+}
+
 static void give_pages(void *ctx, void *mem, size_t len)
 {
-	struct log_writer *w = ctx;
+	struct etdump_stream *w = ctx;
 
 	fb_builder_give_pages(&w->b, mem, len);
 }
@@ -92,46 +148,46 @@ static int run_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* The runs written so far as the file's root; fn gets its bytes. */
+static int stream_finish(struct etdump_stream *w,
+			 int (*fn)(void *ctx, const void *data, size_t len),
+			 void *ctx)
+{
+	fb_ref *refs;
+	const void *data;
+	size_t i, len;
+	int err;
+
+	/* the file lists runs by open time; they were written as they completed */
+	qsort(w->runs, w->nruns, sizeof(*w->runs), run_cmp);
+	refs = malloc((w->nruns ? w->nruns : 1) * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	for (i = 0; i < w->nruns; i++)
+		refs[i] = w->runs[i].ref;
+	err = etdump_write_root(&w->b, 0, refs, w->nruns);
+	free(refs);
+	data = err ? NULL : fb_data(&w->b, &len);
+	return err ? err : fn(ctx, data, len);
+}
+
 /*
- * Build the file from the log into w.b; fn gets its bytes. The log is
- * emptied either way.
+ * Build the file from the log; fn gets its bytes. The log is emptied
+ * either way.
  */
 static int write_log(struct run_log *log, const struct etdump_log_meta *m,
 		     int (*fn)(void *ctx, const void *data, size_t len),
 		     void *ctx)
 {
-	struct log_writer w;
-	fb_ref *refs = NULL;
-	const void *data;
-	size_t i, len;
+	struct etdump_stream w;
 	int err;
 
-	memset(&w, 0, sizeof(w));
-	fb_builder_init(&w.b);
-	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
-		w.shell.counter_names[i] = (char *)m->counter_names[i];
-	w.shell.ncounters = i;
-	/* the Inspector refuses them: report and the timeline have them */
-	w.shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
+	stream_init(&w, m);
 	/* the builder grows into the pages of the slabs it has written */
-	err = run_log_drain_to(log, true, write_one, &w, give_pages);
-	if (!err) {
-		/* the file lists runs by open time; they were written as they completed */
-		qsort(w.runs, w.nruns, sizeof(*w.runs), run_cmp);
-		refs = malloc((w.nruns ? w.nruns : 1) * sizeof(*refs));
-		if (!refs)
-			err = -ENOMEM;
-	}
-	for (i = 0; !err && i < w.nruns; i++)
-		refs[i] = w.runs[i].ref;
-	err = err ? err : etdump_write_root(&w.b, 0, refs, w.nruns);
-	data = err ? NULL : fb_data(&w.b, &len);
+	err = run_log_drain_to(log, true, etdump_stream_run, &w, give_pages);
 	if (!err)
-		err = fn(ctx, data, len);
-	free(refs);
-	free(w.runs);
-	free(w.refs);
-	fb_builder_free(&w.b);
+		err = stream_finish(&w, fn, ctx);
+	stream_fini(&w);
 	return err;
 }
 
@@ -166,4 +222,18 @@ int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
 			int fd)
 {
 	return write_log(log, m, to_fd, &fd);
+}
+
+int etdump_stream_write_file(struct etdump_stream *w, const char *path,
+			     bool force, char **kept)
+{
+	struct file_dest d = { path, force, kept };
+
+	*kept = NULL;
+	return stream_finish(w, to_file, &d);
+}
+
+int etdump_stream_write_fd(struct etdump_stream *w, int fd)
+{
+	return stream_finish(w, to_fd, &fd);
 }

@@ -341,6 +341,11 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
 	return 0;
 }
 
+void fb_builder_forget_addresses(struct fb_builder *b)
+{
+	memset(b->shared_hits, 0, sizeof(b->shared_hits));
+}
+
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out)
 {
 	if (!s) {

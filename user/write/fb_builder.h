@@ -93,9 +93,15 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
  * The same, but equal strings are written once and referred to by every
  * table naming them (FlatBuffers allows it: offsets only point forward,
  * and a string made earlier lies after every later table). A string
- * given must not change while the builder lives: it is known by address.
+ * given must not change while the builder lives, or until
+ * fb_builder_forget_addresses(): it is known by address.
  */
 int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
+/*
+ * The strings given so far may change or be freed from now on: shared
+ * strings are found by content again (a cache keyed by address forgets).
+ */
+void fb_builder_forget_addresses(struct fb_builder *b);
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);
 int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
