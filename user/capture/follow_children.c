@@ -14,7 +14,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "etdump_follow.h"
-#include "follow.skel.h"
 #include "follow_children.h"
 #include "log.h"
 #include "probe_objects.h"
@@ -35,7 +34,6 @@ struct attached {
 };
 
 struct follow_children {
-	struct follow_bpf *skel;
 	struct ring_buffer *rb;
 	struct capture *cap;
 	const pid_t *roots;
@@ -275,24 +273,19 @@ int follow_children_open(struct follow_children **out, struct capture *cap,
 	fc->cap = cap;
 	fc->roots = roots;
 	fc->nroots = nroots;
-	fc->skel = follow_bpf__open();
-	err = fc->skel ? bpf_map__reuse_fd(fc->skel->maps.followed, map) :
-			 -errno;
-	if (!err)
-		err = follow_bpf__load(fc->skel);
-	for (i = 0; !err && i < nroots; i++) {
+	for (i = 0, err = 0; !err && i < nroots; i++) {
 		key = roots[i];
 		if (bpf_map_update_elem(map, &key, &tracked, BPF_ANY))
 			err = -errno;
 	}
 	if (!err)
-		err = follow_bpf__attach(fc->skel);
+		err = capture_follow_attach(cap);
 	if (err) {
 		p_err("cannot follow the target's children: %s (--no-inherit records the target alone; -v for libbpf's log)",
 		      strerror(-err));
 		goto fail;
 	}
-	fc->rb = ring_buffer__new(bpf_map__fd(fc->skel->maps.execs), on_exec,
+	fc->rb = ring_buffer__new(capture_execs_map_fd(cap), on_exec,
 				  fc, NULL);
 	if (!fc->rb) {
 		err = -errno;
@@ -395,6 +388,7 @@ void follow_children_summary(const struct follow_children *fc)
 {
 	char list[SUMMARY_NAMED * (PATH_MAX / 8)] = "";
 	size_t i, named = 0, len = 0;
+	uint64_t forks_lost, execs_lost;
 
 	for (i = 0; i < fc->n && named < SUMMARY_NAMED; i++) {
 		if (!fc->v[i].followed)
@@ -415,13 +409,13 @@ void follow_children_summary(const struct follow_children *fc)
 	if (fc->missed && fc->followed)
 		p_warn("%zu child process(es) with etdump probes exited before they could be attached: a child is attached after its exec, so one that ends sooner is not recorded (README: Following children)",
 		       fc->missed);
-	if (fc->skel->bss->forks_lost)
+	capture_follow_lost(fc->cap, &forks_lost, &execs_lost);
+	if (forks_lost)
 		p_warn("%llu child process(es) not followed: more than %d at once",
-		       (unsigned long long)fc->skel->bss->forks_lost,
-		       FOLLOW_MAX_PROCESSES);
-	if (fc->skel->bss->execs_lost)
+		       (unsigned long long)forks_lost, FOLLOW_MAX_PROCESSES);
+	if (execs_lost)
 		p_warn("%llu exec(s) of followed processes not seen (their ring was full)",
-		       (unsigned long long)fc->skel->bss->execs_lost);
+		       (unsigned long long)execs_lost);
 }
 
 void follow_children_free(struct follow_children *fc)
@@ -438,6 +432,5 @@ void follow_children_free(struct follow_children *fc)
 	free(fc->v);
 	free(fc->first_note);
 	ring_buffer__free(fc->rb);
-	follow_bpf__destroy(fc->skel);
 	free(fc);
 }
