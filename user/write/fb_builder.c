@@ -741,15 +741,47 @@ static struct fb_shape_hit *shape_hit(struct fb_builder *b, uint64_t fields,
 }
 
 /*
+ * A table of a shape seen before, from its remembered layout: one check
+ * for room, the padding cleared at once, each field stored where the
+ * field-by-field path put it, the vtable's offset. The same bytes.
+ */
+static int table_from_layout(struct fb_builder *b, const struct fb_field *f,
+			     size_t n, const struct fb_shape_hit *e,
+			     fb_ref *out)
+{
+	size_t start = b->size, i, k = 0;
+	fb_ref pos, table;
+	int err;
+
+	err = reserve(b, e->delta);
+	if (err)
+		return err;
+	table = start + e->delta;
+	memset(at(b, table), 0, e->delta);
+	for (i = 0; i < n; i++) {
+		if (f[i].ref && !f[i].bits)
+			continue;
+		pos = start + e->off[k++];
+		put_le(at(b, pos), f[i].ref ? pos - f[i].bits : f[i].bits,
+		       f[i].size);
+	}
+	put_le(at(b, table), (uint64_t)((int64_t)e->vtable - (int64_t)table),
+	       4);
+	b->size = table;
+	*out = table;
+	return 0;
+}
+
+/*
  * fb_table_start, the fields in order, fb_table_end, in one call: the same
  * bytes, without a call and a check per field.
  */
 int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		    fb_ref *out)
 {
-	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
+	uint8_t vt[4 + 2 * FB_MAX_SLOTS], off[8];
 	fb_ref pos[FB_MAX_SLOTS], table, vtable;
-	size_t begin, i, nslots = 0;
+	size_t begin, start, i, nslots = 0;
 	uint64_t set = 0, shape = 0;
 	struct fb_shape_hit *e;
 	bool any = false, hit;
@@ -760,8 +792,12 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	err = object_start(b);
 	if (err)
 		return err;
-	begin = b->size;
+	start = begin = b->size;
 	align = b->size & 7;
+	/*
+	 * The shape first: the fields' slots and sizes in order (8 bits a
+	 * field: 8 fields fill the key, more are not cached).
+	 */
 	for (i = 0; i < n; i++) {
 		if (f[i].slot >= FB_MAX_SLOTS || (set >> f[i].slot & 1) ||
 		    !(f[i].size == 1 || f[i].size == 2 || f[i].size == 4 ||
@@ -770,8 +806,21 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		if (f[i].ref && !f[i].bits)
 			continue;
 		/* only objects finished before this table started */
-		if (f[i].ref && f[i].bits > begin)
+		if (f[i].ref && f[i].bits > start)
 			return fail(b, -EINVAL);
+		set |= 1ull << f[i].slot;
+		shape = shape << 8 | (uint64_t)f[i].slot << 2 |
+			size_code(f[i].size);
+		nwritten += nwritten <= 8;
+	}
+	e = shape_hit(b, shape, nwritten, align, &hit);
+	if (hit && nwritten <= 8)
+		return table_from_layout(b, f, n, e, out);
+	set = 0;
+	nwritten = 0;
+	for (i = 0; i < n; i++) {
+		if (f[i].ref && !f[i].bits)
+			continue;
 		err = prep(b, f[i].size, f[i].size);
 		if (err)
 			return err;
@@ -781,14 +830,13 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		any = true;
 		p = push(b, f[i].size);
 		pos[f[i].slot] = b->size;
+		if (nwritten < 8)
+			off[nwritten] = (uint8_t)(b->size - start);
+		nwritten += nwritten <= 8;
 		set |= 1ull << f[i].slot;
 		put_le(p, f[i].ref ? b->size - f[i].bits : f[i].bits, f[i].size);
 		if (f[i].slot >= nslots)
 			nslots = f[i].slot + 1;
-		/* 8 bits a field: 8 fields fill the key, more are not cached */
-		shape = shape << 8 | (uint64_t)f[i].slot << 2 |
-			size_code(f[i].size);
-		nwritten += nwritten <= 8;
 	}
 	err = prep(b, 4, 4);
 	if (err)
@@ -799,13 +847,6 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	table = b->size;
 	if (table - begin > UINT16_MAX)
 		return fail(b, -E2BIG);
-	e = shape_hit(b, shape, nwritten, align, &hit);
-	if (hit && nwritten <= 8) {
-		put_le(at(b, table),
-		       (uint64_t)((int64_t)e->vtable - (int64_t)table), 4);
-		*out = table;
-		return 0;
-	}
 	put_le(vt, 4 + 2 * nslots, 2);
 	put_le(vt + 2, table - begin, 2);
 	for (i = 0; i < nslots; i++)
@@ -813,11 +854,14 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	err = table_vtable(b, table, vt, 4 + 2 * nslots, &vtable);
 	if (err)
 		return err;
+	/* at most 8 fields of 8 bytes, padding and the offset: < 256 */
 	if (nwritten <= 8) {
 		e->fields = shape;
 		e->n = nwritten;
 		e->align = align;
 		e->vtable = vtable;
+		e->delta = (uint8_t)(table - start);
+		memcpy(e->off, off, sizeof(off));
 	}
 	*out = table;
 	return 0;

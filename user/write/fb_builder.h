@@ -72,6 +72,9 @@ struct fb_builder {
 		uint8_t n;          /* fields written */
 		uint8_t align;      /* size % 8 when the table started */
 		fb_ref vtable;
+		/* the layout: the table's bytes, each field's end, from the start */
+		uint8_t delta;
+		uint8_t off[8];
 	} shape_hits[FB_SHAPE_HITS];
 };
 
