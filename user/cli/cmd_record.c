@@ -961,6 +961,8 @@ int cmd_record(int argc, char **argv)
 							     &meta.ncounters);
 		if (etdump_stream_open(&es, &meta))
 			goto cleanup;
+		if (out_fd < 0)
+			etdump_stream_spill_near(es, o.output);
 		collector_set_run_sink(col, etdump_stream_run, es);
 	}
 	copts.values = o.values && !sink.sm;

@@ -128,14 +128,14 @@ static int can_create(const char *path)
  * would put a regular file where the device node was. Write into it, never
  * through a symbolic link planted meanwhile.
  */
-static int write_special(const char *path, const void *buf, size_t len)
+static int write_special(const char *path, file_write_fn fn, void *ctx)
 {
 	int fd, err;
 
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, buf, len);
+	err = fn(ctx, fd, false);
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
@@ -147,8 +147,30 @@ static int write_special(const char *path, const void *buf, size_t len)
  * appeared meanwhile is replaced only with force (-EEXIST). Either way the
  * data stays in the temporary file, named in *kept.
  */
+struct buf_source {
+	const void *buf;
+	size_t len;
+};
+
+static int write_buf(void *ctx, int fd, bool regular)
+{
+	struct buf_source *b = ctx;
+
+	/* synced after: the page cache would only hold it on its way */
+	return regular ? direct_write_all(fd, b->buf, b->len) :
+			 write_all(fd, b->buf, b->len);
+}
+
 int file_replace(const char *path, const void *buf, size_t len, bool force,
 		 char **kept)
+{
+	struct buf_source b = { buf, len };
+
+	return file_replace_with(path, write_buf, &b, force, kept);
+}
+
+int file_replace_with(const char *path, file_write_fn fn, void *ctx,
+		      bool force, char **kept)
 {
 	char *tmp = NULL;
 	struct stat st;
@@ -157,12 +179,11 @@ int file_replace(const char *path, const void *buf, size_t len, bool force,
 	*kept = NULL;
 	if (!lstat(path, &st) && !S_ISLNK(st.st_mode) &&
 	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_special(path, buf, len);
+		return write_special(path, fn, ctx);
 	fd = create_temp(path, &tmp);
 	if (fd < 0)
 		return fd;
-	/* synced below: the page cache would only hold it on its way */
-	err = direct_write_all(fd, buf, len);
+	err = fn(ctx, fd, true);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -32,6 +32,13 @@ int write_all(int fd, const void *buf, size_t len);
 int file_replace(const char *path, const void *buf, size_t len, bool force,
 		 char **kept);
 /*
+ * The same with the data written by fn into fd: a new empty regular file
+ * (regular), or the device or FIFO itself. 0 or a negative errno.
+ */
+typedef int (*file_write_fn)(void *ctx, int fd, bool regular);
+int file_replace_with(const char *path, file_write_fn fn, void *ctx,
+		      bool force, char **kept);
+/*
  * A reader's answer to a device, FIFO or socket given as its input: it
  * could read without end (/dev/zero) or block for ever (a FIFO).
  */

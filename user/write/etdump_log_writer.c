@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include "etdump_log_writer.h"
 #include "etdump_writer.h"
 #include "fb_builder.h"
+#include "direct_write.h"
 #include "file_io.h"
 #include "summary.h"
 
@@ -23,6 +30,7 @@ struct etdump_stream {
 	size_t nruns;
 	size_t runs_cap;
 	struct run_names names;
+	int spill_fd;                 /* -1: the file is built in memory */
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -54,6 +62,7 @@ static void stream_init(struct etdump_stream *w,
 	w->shell.ncounters = i;
 	/* the Inspector refuses them: report and the timeline have them */
 	w->shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
+	w->spill_fd = -1;
 }
 
 static void stream_fini(struct etdump_stream *w)
@@ -61,6 +70,35 @@ static void stream_fini(struct etdump_stream *w)
 	free(w->runs);
 	free(w->refs);
 	fb_builder_free(&w->b);
+	if (w->spill_fd >= 0)
+		close(w->spill_fd);
+}
+
+void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct statfs fs;
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
+			  path) >= (int)sizeof(dir))
+		return;
+	/*
+	 * Unnamed (nothing to remove, nothing another can open), written
+	 * around the page cache: on tmpfs the file would be memory again.
+	 */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (fstatfs(fd, &fs) || fs.f_type == TMPFS_MAGIC) {
+		close(fd);
+		return;
+	}
+	w->spill_fd = fd;
+	fb_builder_spill(&w->b, fd);
 }
 
 int etdump_stream_open(struct etdump_stream **out,
@@ -148,14 +186,11 @@ static int run_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* The runs written so far as the file's root; fn gets its bytes. */
-static int stream_finish(struct etdump_stream *w,
-			 int (*fn)(void *ctx, const void *data, size_t len),
-			 void *ctx)
+/* The runs written so far as the file's root: the file is finished. */
+static int stream_root(struct etdump_stream *w)
 {
 	fb_ref *refs;
-	const void *data;
-	size_t i, len;
+	size_t i;
 	int err;
 
 	/* the file lists runs by open time; they were written as they completed */
@@ -167,17 +202,67 @@ static int stream_finish(struct etdump_stream *w,
 		refs[i] = w->runs[i].ref;
 	err = etdump_write_root(&w->b, 0, refs, w->nruns);
 	free(refs);
-	data = err ? NULL : fb_data(&w->b, &len);
-	return err ? err : fn(ctx, data, len);
+	return err;
 }
 
-/*
- * Build the file from the log; fn gets its bytes. The log is emptied
- * either way.
- */
+static int piece_to_fd(void *ctx, const void *data, size_t len)
+{
+	return write_all(*(int *)ctx, data, len);
+}
+
+static int piece_to_direct(void *ctx, const void *data, size_t len)
+{
+	return direct_write_add(ctx, data, len);
+}
+
+/* file_replace_with()'s writer: the finished file into fd. */
+static int builder_to_fd(void *ctx, int fd, bool regular)
+{
+	struct fb_builder *b = ctx;
+	struct direct_write d;
+	int err, end;
+
+	if (!regular)
+		return fb_output(b, piece_to_fd, &fd);
+	direct_write_begin(&d, fd, b->size);
+	err = fb_output(b, piece_to_direct, &d);
+	end = direct_write_end(&d);
+	return err ? err : end;
+}
+
+int etdump_stream_write_file(struct etdump_stream *w, const char *path,
+			     bool force, char **kept)
+{
+	int err = stream_root(w);
+
+	*kept = NULL;
+	return err ? err : file_replace_with(path, builder_to_fd, &w->b, force,
+					     kept);
+}
+
+int etdump_stream_write_fd(struct etdump_stream *w, int fd)
+{
+	int err = stream_root(w);
+
+	return err ? err : fb_output(&w->b, piece_to_fd, &fd);
+}
+
+struct file_dest {
+	const char *path;
+	bool force;
+	char **kept;
+	int fd;
+};
+
+static int finish_file(struct etdump_stream *w, struct file_dest *d)
+{
+	return d->path ? etdump_stream_write_file(w, d->path, d->force, d->kept) :
+			 etdump_stream_write_fd(w, d->fd);
+}
+
+/* Build the file from the log into d. The log is emptied either way. */
 static int write_log(struct run_log *log, const struct etdump_log_meta *m,
-		     int (*fn)(void *ctx, const void *data, size_t len),
-		     void *ctx)
+		     struct file_dest *d)
 {
 	struct etdump_stream w;
 	int err;
@@ -186,54 +271,24 @@ static int write_log(struct run_log *log, const struct etdump_log_meta *m,
 	/* the builder grows into the pages of the slabs it has written */
 	err = run_log_drain_to(log, true, etdump_stream_run, &w, give_pages);
 	if (!err)
-		err = stream_finish(&w, fn, ctx);
+		err = finish_file(&w, d);
 	stream_fini(&w);
 	return err;
-}
-
-struct file_dest {
-	const char *path;
-	bool force;
-	char **kept;
-};
-
-static int to_file(void *ctx, const void *data, size_t len)
-{
-	struct file_dest *d = ctx;
-
-	return file_replace(d->path, data, len, d->force, d->kept);
 }
 
 int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
 			  const char *path, bool force, char **kept)
 {
-	struct file_dest d = { path, force, kept };
+	struct file_dest d = { path, force, kept, -1 };
 
 	*kept = NULL;
-	return write_log(log, m, to_file, &d);
-}
-
-static int to_fd(void *ctx, const void *data, size_t len)
-{
-	return write_all(*(int *)ctx, data, len);
+	return write_log(log, m, &d);
 }
 
 int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
 			int fd)
 {
-	return write_log(log, m, to_fd, &fd);
-}
+	struct file_dest d = { NULL, false, NULL, fd };
 
-int etdump_stream_write_file(struct etdump_stream *w, const char *path,
-			     bool force, char **kept)
-{
-	struct file_dest d = { path, force, kept };
-
-	*kept = NULL;
-	return stream_finish(w, to_file, &d);
-}
-
-int etdump_stream_write_fd(struct etdump_stream *w, int fd)
-{
-	return stream_finish(w, to_fd, &fd);
+	return write_log(log, m, &d);
 }

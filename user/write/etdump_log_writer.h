@@ -41,6 +41,13 @@ struct run_names;
 
 int etdump_stream_open(struct etdump_stream **out,
 		       const struct etdump_log_meta *m);
+/*
+ * Keep only the newest part of the file in memory, the rest in an unnamed
+ * file in path's folder, read back once at the end (fb_builder_spill):
+ * memory stays bounded however long the recording. Best effort: where
+ * the folder takes no such file, all of it stays in memory.
+ */
+void etdump_stream_spill_near(struct etdump_stream *w, const char *path);
 /* A collector_run_fn: r's tables into the file; r is left to its owner. */
 int etdump_stream_run(void *ctx, struct run_view *r);
 /* The names of the runs streamed, for the summary (summary.h). */

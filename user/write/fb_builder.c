@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "fb_builder.h"
 #include "strtab.h"
 
@@ -18,14 +19,31 @@
 #define FB_MAP_AFTER (1u << 20)
 #define FB_MAP_SIZE ((size_t)FB_MAX_SIZE + 8)
 
+/*
+ * Shared strings and vtables are compared with those made before: their
+ * bytes are kept here, as the buffer's may be on disk (fb_builder_spill).
+ */
 struct fb_shared {
 	uint32_t hash;
 	fb_ref ref;             /* 0: free slot */
+	char *copy;
+	size_t len;
+};
+
+struct fb_vtable {
+	fb_ref ref;
+	uint8_t bytes[4 + 2 * FB_MAX_SLOTS];
 };
 
 void fb_builder_init(struct fb_builder *b)
 {
 	memset(b, 0, sizeof(*b));
+	b->spill_fd = -1;
+}
+
+void fb_builder_spill(struct fb_builder *b, int fd)
+{
+	b->spill_fd = fd;
 }
 
 static void buf_free(struct fb_builder *b)
@@ -44,6 +62,8 @@ void fb_builder_free(struct fb_builder *b)
 	}
 	buf_free(b);
 	free(b->vtables);
+	for (size_t i = 0; i < b->shared_cap; i++)
+		free(b->shared[i].copy);
 	free(b->shared);
 	fb_builder_init(b);
 }
@@ -139,6 +159,71 @@ static void populate_ahead(struct fb_builder *b, size_t n)
 	b->populated = upto;
 }
 
+/*
+ * Spilling (fb_builder_spill): the oldest data goes to the file in chunks
+ * once more than FB_SPILL_KEEP is held, and its pages go back to the
+ * system, whose next ones for the front are then pages it already has.
+ */
+#define FB_SPILL_CHUNK (4u << 20)
+#define FB_SPILL_KEEP (16u << 20)
+
+static int spill_pwrite(int fd, const uint8_t *p, size_t len, off_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int spill_pread(int fd, uint8_t *p, size_t len, off_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Chunk j (distances j*CHUNK to (j+1)*CHUNK from the end) is at offset
+ * j*CHUNK of the file: its memory is aligned to 2 MiB (map_reserve()),
+ * its offset and length to the chunk, as O_DIRECT wants them.
+ */
+static void spill_behind(struct fb_builder *b)
+{
+	uint8_t *mem;
+	int err;
+
+	while (b->size - b->spilled >= FB_SPILL_KEEP + FB_SPILL_CHUNK) {
+		mem = at(b, b->spilled + FB_SPILL_CHUNK);
+		err = spill_pwrite(b->spill_fd, mem, FB_SPILL_CHUNK,
+				   (off_t)b->spilled);
+		if (err) {
+			fail(b, err);
+			return;
+		}
+		madvise(mem, FB_SPILL_CHUNK, MADV_DONTNEED);
+		b->spilled += FB_SPILL_CHUNK;
+	}
+}
+
 void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len)
 {
 	/* only page-aligned whole pages can change hands */
@@ -186,7 +271,9 @@ static int reserve_slow(struct fb_builder *b, size_t n)
 		return fail(b, -E2BIG);
 	if (b->mapped) {
 		populate_ahead(b, n);
-		return 0;
+		if (b->spill_fd >= 0)
+			spill_behind(b);
+		return b->err;
 	}
 	/* allocated even for n == 0: at() must not offset a NULL buf */
 	if (b->buf && b->cap - b->size >= n)
@@ -295,13 +382,9 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 	return 0;
 }
 
-static bool shared_is(const struct fb_builder *b, fb_ref ref, const char *s,
-		      size_t len)
+static bool shared_is(const struct fb_shared *e, const char *s, size_t len)
 {
-	const uint8_t *p = at(b, ref);
-
-	return (size_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) ==
-		       len && !memcmp(p + 4, s, len);
+	return e->len == len && !memcmp(e->copy, s, len);
 }
 
 static int shared_grow(struct fb_builder *b)
@@ -348,15 +431,23 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
 	for (i = hash & (b->shared_cap - 1); b->shared[i].ref;
 	     i = (i + 1) & (b->shared_cap - 1)) {
 		if (b->shared[i].hash == hash &&
-		    shared_is(b, b->shared[i].ref, s, len)) {
+		    shared_is(&b->shared[i], s, len)) {
 			*out = hit->ref = b->shared[i].ref;
 			hit->s = s;
 			return 0;
 		}
 	}
+	b->shared[i].copy = malloc(len + 1);
+	if (!b->shared[i].copy)
+		return fail(b, -ENOMEM);
 	err = fb_create_string_len(b, s, len, out);
-	if (err)
+	if (err) {
+		free(b->shared[i].copy);
+		b->shared[i].copy = NULL;
 		return err;
+	}
+	memcpy(b->shared[i].copy, s, len);
+	b->shared[i].len = len;
 	b->shared[i].hash = hash;
 	b->shared[i].ref = *out;
 	b->nshared++;
@@ -618,18 +709,18 @@ static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 	/* tables of one kind come in runs: the last match of this length first */
 	i = b->vtable_last[len % FB_VTABLE_LAST];
 	if (i < b->nvtables) {
-		old = at(b, b->vtables[i]);
+		old = b->vtables[i].bytes;
 		if ((size_t)(old[0] | old[1] << 8) == len &&
 		    vt_equal(old, vt, len))
-			return b->vtables[i];
+			return b->vtables[i].ref;
 	}
 	for (i = 0; i < b->nvtables; i++) {
-		/* its own length first: a shorter one may end the buffer */
-		old = at(b, b->vtables[i]);
+		/* its own length first: a shorter one would compare past it */
+		old = b->vtables[i].bytes;
 		if ((size_t)(old[0] | old[1] << 8) == len &&
 		    vt_equal(old, vt, len)) {
 			b->vtable_last[len % FB_VTABLE_LAST] = i;
-			return b->vtables[i];
+			return b->vtables[i].ref;
 		}
 	}
 	return 0;
@@ -638,8 +729,8 @@ static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
 		       fb_ref *out)
 {
+	struct fb_vtable *v;
 	size_t cap;
-	fb_ref *v;
 	int err;
 
 	if (b->nvtables == b->vtables_cap) {
@@ -655,7 +746,9 @@ static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
 		return err;
 	memcpy(push(b, len), vt, len);
 	*out = b->size;
-	b->vtables[b->nvtables++] = *out;
+	v = &b->vtables[b->nvtables++];
+	v->ref = *out;
+	memcpy(v->bytes, vt, len);
 	return 0;
 }
 
@@ -901,9 +994,31 @@ int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])
 	return 0;
 }
 
+int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx)
+{
+	uint8_t *bounce;
+	size_t d;
+	int err;
+
+	if (b->err)
+		return b->err;
+	if (!b->finished)
+		return fail(b, -EINVAL);
+	err = fn(ctx, at(b, b->size), b->size - b->spilled);
+	/* the pages of the chunk spilled last, given back, take each read */
+	bounce = at(b, b->spilled);
+	for (d = b->spilled; !err && d; d -= FB_SPILL_CHUNK) {
+		err = spill_pread(b->spill_fd, bounce, FB_SPILL_CHUNK,
+				  (off_t)(d - FB_SPILL_CHUNK));
+		if (!err)
+			err = fn(ctx, bounce, FB_SPILL_CHUNK);
+	}
+	return err;
+}
+
 const void *fb_data(const struct fb_builder *b, size_t *len)
 {
-	if (!b->finished || b->err) {
+	if (!b->finished || b->err || b->spilled) {
 		*len = 0;
 		return NULL;
 	}
@@ -919,7 +1034,7 @@ int fb_detach(struct fb_builder *b, void **buf, size_t *len)
 	*len = 0;
 	if (b->err)
 		return b->err;
-	if (!b->finished)
+	if (!b->finished || b->spilled)
 		return fail(b, -EINVAL);
 	if (b->mapped) {
 		*buf = malloc(b->size);
