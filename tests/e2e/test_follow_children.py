@@ -22,6 +22,22 @@ def process_state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def wait_for_handler(pid, sig, timeout=30):
+    """Until pid catches sig: the recorder may attach to a child before
+    the child has set its handler, and the signal would kill it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                caught = next(int(line.split()[1], 16) for line in f
+                              if line.startswith("SigCgt:"))
+        except (FileNotFoundError, StopIteration):
+            return
+        if caught >> (sig - 1) & 1:
+            return
+        time.sleep(0.01)
+
+
 FOLLOWING = re.compile(r"following PID (\d+) \((.*)\): attached (\d+) probe")
 
 
@@ -46,6 +62,7 @@ class FollowChildrenTest(TempDirTest):
             if before_go:
                 before_go(rec)
             for pid in pids:
+                wait_for_handler(pid, signal.SIGUSR1)
                 os.kill(pid, signal.SIGUSR1)
             status = rec.wait()
         finally:

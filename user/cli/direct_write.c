@@ -18,26 +18,6 @@
 #define DIRECT_ALIGN 4096u
 #define DIRECT_CHUNK (4u << 20)
 
-static int pwrite_all(int fd, const uint8_t *p, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, p, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		/* 0 would loop for ever: the device took nothing */
-		if (n == 0)
-			return -EIO;
-		p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
 static int set_direct(int fd, int on)
 {
 	int fl = fcntl(fd, F_GETFL);

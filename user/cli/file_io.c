@@ -87,6 +87,37 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* pread or pwrite until every byte is moved; an end of file is -EIO. */
+static int pio_all(int fd, uint8_t *p, size_t len, off_t off, bool out)
+{
+	ssize_t n;
+
+	while (len) {
+		n = out ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		/* 0 would loop for ever: the device took or had nothing */
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	return pio_all(fd, (uint8_t *)buf, len, off, true);
+}
+
+int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	return pio_all(fd, buf, len, off, false);
+}
+
 /* A new file next to path: path.tmp.<pid>.<n>, mode 0666 & ~umask. */
 static int create_temp(const char *path, char **tmp)
 {

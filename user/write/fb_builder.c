@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "fb_builder.h"
+#include "file_io.h"
 #include "strtab.h"
 
 /* soffsets are int32; stay clear of their limit, 8-aligned */
@@ -167,40 +168,6 @@ static void populate_ahead(struct fb_builder *b, size_t n)
 #define FB_SPILL_CHUNK (4u << 20)
 #define FB_SPILL_KEEP (16u << 20)
 
-static int spill_pwrite(int fd, const uint8_t *p, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, p, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int spill_pread(int fd, uint8_t *p, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len) {
-		n = pread(fd, p, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * Chunk j (distances j*CHUNK to (j+1)*CHUNK from the end) is at offset
  * j*CHUNK of the file: its memory is aligned to 2 MiB (map_reserve()),
@@ -213,7 +180,7 @@ static void spill_behind(struct fb_builder *b)
 
 	while (b->size - b->spilled >= FB_SPILL_KEEP + FB_SPILL_CHUNK) {
 		mem = at(b, b->spilled + FB_SPILL_CHUNK);
-		err = spill_pwrite(b->spill_fd, mem, FB_SPILL_CHUNK,
+		err = pwrite_all(b->spill_fd, mem, FB_SPILL_CHUNK,
 				   (off_t)b->spilled);
 		if (err) {
 			fail(b, err);
@@ -1008,7 +975,7 @@ int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx)
 	/* the pages of the chunk spilled last, given back, take each read */
 	bounce = at(b, b->spilled);
 	for (d = b->spilled; !err && d; d -= FB_SPILL_CHUNK) {
-		err = spill_pread(b->spill_fd, bounce, FB_SPILL_CHUNK,
+		err = pread_all(b->spill_fd, bounce, FB_SPILL_CHUNK,
 				  (off_t)(d - FB_SPILL_CHUNK));
 		if (!err)
 			err = fn(ctx, bounce, FB_SPILL_CHUNK);
