@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * follow_children.bpf.h - the targets' descendants (record without --no-inherit):
- * each process forked by a followed one is followed too, from the fork on
- * (in the kernel, so that none slips through while the recorder is busy);
- * when one execs, the recorder hears it through a ring of its own and
- * looks for etdump probes in the new executable; at its exit it leaves the
- * map, so that its pid, once reused, is nobody's.
+ * follow_children.bpf.h - the targets' descendants (record without
+ * --no-inherit): each process forked by a followed one is followed too,
+ * from the fork on (in the kernel, so that none slips through while the
+ * recorder is busy); when one execs, the recorder hears it through a ring
+ * of its own and looks for etdump probes in the new executable; at its
+ * exit it leaves the map, so that its pid, once reused, is nobody's.
  *
  * Part of capture.bpf.c's object, loaded only when children are followed:
  * one object reads the kernel's BTF once (several megabytes, the larger

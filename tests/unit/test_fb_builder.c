@@ -678,7 +678,8 @@ static fb_ref build_many(struct fb_builder *b, int n)
 		char name[32];
 
 		/* some names again and again, some new */
-		snprintf(name, sizeof(name), "%s%d", names[i % 4], i % 7 ? 0 : i);
+		snprintf(name, sizeof(name), "%s%d", names[i % 4],
+			 i % 7 ? 0 : i);
 		CHECK_EQ_INT(fb_create_shared_string(b, name, &s), 0);
 		fb_builder_forget_addresses(b); /* name is a reused buffer */
 		memset(meta, i, (size_t)(i % 24));
@@ -687,7 +688,8 @@ static fb_ref build_many(struct fb_builder *b, int n)
 					  .size = 8 };
 		f[1] = (struct fb_field){ .bits = s, .slot = 1, .size = 4,
 					  .ref = true };
-		f[2] = (struct fb_field){ .bits = v, .slot = (uint8_t)(2 + i % 3),
+		f[2] = (struct fb_field){ .bits = v,
+					  .slot = (uint8_t)(2 + i % 3),
 					  .size = 4, .ref = true };
 		CHECK_EQ_INT(fb_table_fields(b, f, 3, &t), 0);
 		refs[i] = t;

@@ -170,36 +170,52 @@ static bool same_bytes(const char *a, const char *b)
 TEST(runs_streamed_as_they_complete_give_the_logs_file)
 {
 	struct strtab *t = strtab_new();
-	struct run_log *log = run_log_new();
-	struct etdump_stream *es = NULL;
+	struct run_log *log = run_log_new(), *pending = run_log_new();
+	struct etdump_stream *es = NULL, *es2 = NULL;
 	struct packed_event ev[2];
 	struct run_view r;
 	uint8_t meta[2];
 	char a[] = "/tmp/test_run_log_XXXXXX", b[] = "/tmp/test_run_log_XXXXXX";
+	char c[] = "/tmp/test_run_log_XXXXXX";
 	char *kept = NULL, runs[64];
-	int i;
+	int i, drained = 0;
 
 	CHECK_EQ_INT(etdump_stream_open(&es, NULL), 0);
-	for (i = 0; i < 3000; i++) {
+	CHECK_EQ_INT(etdump_stream_open(&es2, NULL), 0);
+	/* enough runs for several slabs of the pending log */
+	for (i = 0; i < 120000; i++) {
 		fill_run(&r, ev, meta, t, i);
 		/* a second name, so that the runs' order shows in the bytes */
 		if (i % 3 == 0)
 			r.name = strtab_intern(t, "Default", 7);
 		CHECK_EQ_INT(run_log_append(log, &r), 0);
 		CHECK_EQ_INT(etdump_stream_run(es, &r), 0);
+		/* as record does: appended, and a slab drained now and then */
+		CHECK_EQ_INT(run_log_append(pending, &r), 0);
+		if (i % 1000 == 0)
+			drained += etdump_stream_drain(es2, pending, false);
 	}
+	CHECK(drained > 0);
+	CHECK_EQ_INT(etdump_stream_drain(es2, pending, true), 0);
+	CHECK_EQ_INT(run_log_runs(pending), 0);
 	close(mkstemp(a));
 	close(mkstemp(b));
+	close(mkstemp(c));
 	CHECK_EQ_INT(etdump_write_log_file(log, NULL, a, true, &kept), 0);
 	CHECK_EQ_INT(etdump_stream_write_file(es, b, true, &kept), 0);
+	CHECK_EQ_INT(etdump_stream_write_file(es2, c, true, &kept), 0);
 	CHECK(same_bytes(a, b));
+	CHECK(same_bytes(a, c));
 	/* by first open time: the last run appended opened first */
 	run_names_describe(etdump_stream_names(es), runs, sizeof(runs));
-	CHECK_EQ_STR(runs, "2000 Execute + 1000 Default");
+	CHECK_EQ_STR(runs, "80000 Execute + 40000 Default");
 	unlink(a);
 	unlink(b);
+	unlink(c);
 	etdump_stream_free(es);
+	etdump_stream_free(es2);
 	run_log_free(log);
+	run_log_free(pending);
 	strtab_free(t);
 }
 

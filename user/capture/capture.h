@@ -69,8 +69,9 @@ int capture_drops_map_fd(const struct capture *cap);
 /* The map of followed processes (etdump_follow.h), for follow_children.h. */
 int capture_followed_map_fd(const struct capture *cap);
 /*
- * opts.follow_children: the programs that follow them (bpf/follow_children.bpf.h),
- * loaded with the capture's, attached here; -errno.
+ * opts.follow_children: the programs that follow them
+ * (bpf/follow_children.bpf.h), loaded with the capture's, attached here;
+ * -errno.
  */
 int capture_follow_attach(struct capture *cap);
 /* Their ring of exec'd children (struct follow_exec each). */

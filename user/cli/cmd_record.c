@@ -517,8 +517,8 @@ static int collect(const struct record_opts *o, struct target *t,
 		   struct more_targets *more, struct follow_children *fc,
 		   struct capture *cap,
 		   struct collector *col, struct raw_writer *raw,
-		   struct run_sink *rs, struct live_view *lv,
-		   enum stop_reason *why)
+		   struct run_sink *rs, struct etdump_stream *es,
+		   struct live_view *lv, enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
 	/* the live view has the terminal */
@@ -528,10 +528,12 @@ static int collect(const struct record_opts *o, struct target *t,
 		{ .fd = t->pidfd, .events = POLLIN },
 		{ .fd = fc ? follow_children_fd(fc) : -1, .events = POLLIN },
 	};
-	int err;
+	int err, more_runs = 0;
 
 	for (;;) {
-		if (poll(pfd, 3, POLL_INTERVAL_MS) < 0 && errno != EINTR)
+		/* runs waiting for the file: only a look at the ring first */
+		if (poll(pfd, 3, more_runs ? 0 : POLL_INTERVAL_MS) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		/* a child that exec'd: attached before its exit is looked at */
 		err = fc ? follow_children_consume(fc) : 0;
@@ -540,6 +542,11 @@ static int collect(const struct record_opts *o, struct target *t,
 		err = capture_consume(cap);
 		if (err < 0)
 			return err;
+		/* one slab of complete runs into the file, then the ring again */
+		more_runs = es ? etdump_stream_drain(es, collector_log(col),
+						     false) : 0;
+		if (more_runs < 0)
+			return more_runs;
 		err = 0;
 		/* a crash loses at most one poll interval of the raw capture */
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
@@ -952,9 +959,10 @@ int cmd_record(int argc, char **argv)
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
 	/*
-	 * One file of every run: built as the runs complete, unless the
-	 * memory summary (--allocations) wants them whole at the end. The
-	 * counters' names are known from here on.
+	 * One file of every run: built as the runs complete (collect() moves
+	 * them from the collector's log), unless the memory summary
+	 * (--allocations) wants them whole at the end. The counters' names
+	 * are known from here on.
 	 */
 	if (o.output && !rs && !o.allocations) {
 		meta.counter_names = collector_counter_names(col,
@@ -963,7 +971,6 @@ int cmd_record(int argc, char **argv)
 			goto cleanup;
 		if (out_fd < 0)
 			etdump_stream_spill_near(es, o.output);
-		collector_set_run_sink(col, etdump_stream_run, es);
 	}
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
@@ -1027,7 +1034,7 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, lv, &why);
+	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, es, lv, &why);
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
@@ -1048,10 +1055,14 @@ int cmd_record(int argc, char **argv)
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
 	}
-	/* the runs still open complete: into the file being built, or the log */
+	/* the runs still open complete: into the log, then the file being built */
 	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
+	if (es && (err = etdump_stream_drain(es, collector_log(col), true))) {
+		output_error(o.output, err, NULL);
+		goto cleanup;
+	}
 	drops += stats.lost_in_flush;
 	if (!o.output && !o.raw) {
 		p_info("%s: %llu runs, %llu events, %llu dropped",

@@ -163,16 +163,28 @@ int etdump_stream_run(void *ctx, struct run_view *r)
 	return err;
 }
 
-const struct run_names *etdump_stream_names(const struct etdump_stream *w)
-{
-	return &w->names;
-}
-
 static void give_pages(void *ctx, void *mem, size_t len)
 {
 	struct etdump_stream *w = ctx;
 
 	fb_builder_give_pages(&w->b, mem, len);
+}
+
+int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
+			bool all)
+{
+	int ret;
+
+	do
+		ret = run_log_drain_slab(log, all, etdump_stream_run, w,
+					 w->spill_fd >= 0 ? NULL : give_pages);
+	while (all && ret > 0);
+	return ret;
+}
+
+const struct run_names *etdump_stream_names(const struct etdump_stream *w)
+{
+	return &w->names;
 }
 
 static int run_cmp(const void *a, const void *b)

@@ -50,6 +50,15 @@ int etdump_stream_open(struct etdump_stream **out,
 void etdump_stream_spill_near(struct etdump_stream *w, const char *path);
 /* A collector_run_fn: r's tables into the file; r is left to its owner. */
 int etdump_stream_run(void *ctx, struct run_view *r);
+/*
+ * The runs of log into the file, a slab of the log at a time: the oldest
+ * complete one (the one being filled is left), or with all every run.
+ * 1 when another slab may be ready, 0 when none was, or a negative errno.
+ * A recorder appends its runs to the log, which is cheap, and drains it
+ * between reads of the ring: the ring never waits for the file.
+ */
+int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
+			bool all);
 /* The names of the runs streamed, for the summary (summary.h). */
 const struct run_names *etdump_stream_names(const struct etdump_stream *w);
 /* The runs streamed, by open time, as one ETDump: as etdump_write_log_file. */

@@ -177,7 +177,10 @@ typedef int (*fb_output_fn)(void *ctx, const void *data, size_t len);
 int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx);
 /* The finished bytes, owned by the builder; NULL once spilled. */
 const void *fb_data(const struct fb_builder *b, size_t *len);
-/* The finished bytes as a malloc'd block, the builder left empty (not once spilled). */
+/*
+ * The finished bytes as a malloc'd block, the builder left empty (not
+ * once spilled).
+ */
 int fb_detach(struct fb_builder *b, void **buf, size_t *len);
 
 #endif /* ETDUMP_FB_BUILDER_H */
