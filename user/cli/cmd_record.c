@@ -1040,6 +1040,8 @@ int cmd_record(int argc, char **argv)
 			; /* said, naming the file */
 		else if (raw_writer_error(sink.raw))
 			p_err("%s: cannot write: %s", o.raw, strerror(-err));
+		else if (etdump_stream_failed(es))
+			output_error(o.output, err, NULL);
 		else
 			p_err("reading the ring buffer: %s", strerror(-err));
 		goto cleanup;

@@ -182,6 +182,11 @@ int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
 	return ret;
 }
 
+bool etdump_stream_failed(const struct etdump_stream *w)
+{
+	return w && w->b.err;
+}
+
 const struct run_names *etdump_stream_names(const struct etdump_stream *w)
 {
 	return &w->names;

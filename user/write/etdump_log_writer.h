@@ -59,6 +59,8 @@ int etdump_stream_run(void *ctx, struct run_view *r);
  */
 int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
 			bool all);
+/* Whether building the file failed (its memory, or its spill file). */
+bool etdump_stream_failed(const struct etdump_stream *w);
 /* The names of the runs streamed, for the summary (summary.h). */
 const struct run_names *etdump_stream_names(const struct etdump_stream *w);
 /* The runs streamed, by open time, as one ETDump: as etdump_write_log_file. */
