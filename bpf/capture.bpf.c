@@ -489,3 +489,6 @@ int BPF_USDT(on_allocator, long allocator_id, const char *name)
 	submit(r);
 	return 0;
 }
+
+/* record without --no-inherit: its programs load only then */
+#include "follow_children.bpf.h"

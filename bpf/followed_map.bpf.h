@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The processes followed (etdump_follow.h): one map for bpf/ring.bpf.h's
- * filter and bpf/follow.bpf.c's tracepoints, the recorder hands the second
- * object the first one's fd.
+ * filter and bpf/follow_children.bpf.h's tracepoints, both in
+ * capture.bpf.c's object.
  */
 #ifndef FOLLOWED_MAP_BPF_H
 #define FOLLOWED_MAP_BPF_H

@@ -30,9 +30,9 @@ const volatile __u32 nmore_tgids = 0;
 
 /*
  * Following children (etdump_follow.h): the descendants the recorder
- * attached to are marked FOLLOW_RECORDED here; bpf/follow.bpf.c shares
- * this map. Looked up only when following, and only for a process that is
- * none of the targets given.
+ * attached to are marked FOLLOW_RECORDED here; bpf/follow_children.bpf.h
+ * shares this map. Looked up only when following, and only for a process
+ * that is none of the targets given.
  */
 const volatile bool follow_children = false;
 

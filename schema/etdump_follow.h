@@ -2,10 +2,10 @@
 /*
  * etdump_follow.h - following a recording's children (record without
  * --no-inherit): the map of the processes descended from the targets,
- * shared by bpf/follow.bpf.c (which fills it at fork and empties it at
+ * shared by bpf/follow_children.bpf.h (which fills it at fork and empties it at
  * exit), bpf/ring.bpf.h (whose filter lets a recorded one's events in) and
  * user/target/follow_children.c (which marks the ones it attached to), and
- * the record bpf/follow.bpf.c sends when one of them execs.
+ * the record bpf/follow_children.bpf.h sends when one of them execs.
  */
 #ifndef ETDUMP_FOLLOW_H
 #define ETDUMP_FOLLOW_H

@@ -80,7 +80,10 @@ class DiffTest(TempDirTest):
         self.assertLess(relu["p_value"], 0.01)
         self.assertEqual((relu["runs_base"], relu["runs_new"]), (20, 20))
         # largest change first: the operator and the execution holding it
-        self.assertEqual({r["event_name"] for r in rows[:2]},
+        # (of the changes found: the Default run's one execution, 1 run
+        # against 1, varies by milliseconds on a loaded machine)
+        found = [r for r in rows if r["significant"]]
+        self.assertEqual({r["event_name"] for r in found[:2]},
                          {SLOW_OP, "Method::execute"})
         # OPERATOR_CALL rows only when asked, as print_data_tabular
         self.assertNotIn("OPERATOR_CALL", [r["event_name"] for r in rows])

@@ -6,9 +6,11 @@
  * buffers the reader must refuse with a message.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "fb_builder.h"
 #include "fb_reader.h"
 #include "testlib.h"
@@ -645,6 +647,92 @@ TEST(one_call_table_misuse_is_refused)
 	fb_builder_free(&b);
 }
 
+/* fb_output's pieces appended to a growing block. */
+struct collected {
+	uint8_t *data;
+	size_t len;
+};
+
+static int collect_piece(void *ctx, const void *data, size_t len)
+{
+	struct collected *c = ctx;
+
+	c->data = realloc(c->data, c->len + len);
+	CHECK(c->data != NULL);
+	memcpy(c->data + c->len, data, len);
+	c->len += len;
+	return 0;
+}
+
+/* Shared strings, one-call tables and vectors: tens of megabytes. */
+static fb_ref build_many(struct fb_builder *b, int n)
+{
+	static const char *const names[] = { "conv", "relu", "xnnpack", "" };
+	struct fb_field f[3];
+	fb_ref s, t, v, *refs = calloc(n, sizeof(*refs));
+	uint8_t meta[24];
+	int i;
+
+	CHECK(refs != NULL);
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		/* some names again and again, some new */
+		snprintf(name, sizeof(name), "%s%d", names[i % 4],
+			 i % 7 ? 0 : i);
+		CHECK_EQ_INT(fb_create_shared_string(b, name, &s), 0);
+		fb_builder_forget_addresses(b); /* name is a reused buffer */
+		memset(meta, i, (size_t)(i % 24));
+		CHECK_EQ_INT(fb_create_vector_u8(b, meta, i % 24, &v), 0);
+		f[0] = (struct fb_field){ .bits = (uint64_t)i * 977, .slot = 0,
+					  .size = 8 };
+		f[1] = (struct fb_field){ .bits = s, .slot = 1, .size = 4,
+					  .ref = true };
+		f[2] = (struct fb_field){ .bits = v,
+					  .slot = (uint8_t)(2 + i % 3),
+					  .size = 4, .ref = true };
+		CHECK_EQ_INT(fb_table_fields(b, f, 3, &t), 0);
+		refs[i] = t;
+	}
+	CHECK_EQ_INT(fb_create_vector_refs(b, refs, n, &v), 0);
+	free(refs);
+	CHECK_EQ_INT(fb_create_ref_table(b, 0, v, &t), 0);
+	return t;
+}
+
+TEST(spilled_buffer_gives_the_same_bytes)
+{
+	struct fb_builder a, b;
+	struct collected got = { 0 };
+	const void *want;
+	size_t len;
+	char path[] = "/tmp/test_fb_spill_XXXXXX";
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	unlink(path);
+	fb_builder_init(&a);
+	fb_builder_init(&b);
+	fb_builder_spill(&b, fd);
+	/* about 60 bytes each: far more than the part kept in memory */
+	CHECK_EQ_INT(fb_finish(&a, build_many(&a, 600000), IDENT), 0);
+	CHECK_EQ_INT(fb_finish(&b, build_many(&b, 600000), IDENT), 0);
+	want = fb_data(&a, &len);
+	CHECK(want != NULL);
+	CHECK(len > (24u << 20));
+	/* once spilled, only fb_output has the bytes */
+	CHECK(b.spilled > 0);
+	CHECK(fb_data(&b, &len) == NULL);
+	CHECK_EQ_INT(fb_output(&b, collect_piece, &got), 0);
+	want = fb_data(&a, &len);
+	CHECK_EQ_INT(got.len, len);
+	CHECK(!memcmp(got.data, want, len));
+	free(got.data);
+	fb_builder_free(&a);
+	fb_builder_free(&b);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(scalars_of_every_width_read_back);
@@ -657,6 +745,7 @@ int main(void)
 	RUN(one_call_tables_are_the_same_bytes);
 	RUN(one_call_tables_of_one_shape_at_every_alignment);
 	RUN(one_call_table_misuse_is_refused);
+	RUN(spilled_buffer_gives_the_same_bytes);
 	RUN(reader_refuses_bad_offsets_with_a_message);
 	RUN(reader_refuses_long_vectors_and_keeps_the_first_error);
 	return TEST_SUMMARY();

@@ -4,6 +4,7 @@
  * the ETDump streamed from it (the same file as from an etd_dump), shared
  * strings in the builder, series names and durations.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "run_log.h"
 #include "run_sink.h"
 #include "strtab.h"
+#include "summary.h"
 #include "testlib.h"
 
 TEST(interned_names_are_one_pointer_each)
@@ -147,6 +149,126 @@ TEST(log_streamed_gives_the_file_a_dump_gives)
 	strtab_free(t);
 }
 
+static bool same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int ca = 0, cb = 0;
+	bool same = fa && fb;
+
+	while (same && ca != EOF) {
+		ca = fgetc(fa);
+		cb = fgetc(fb);
+		same = ca == cb;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+TEST(runs_streamed_as_they_complete_give_the_logs_file)
+{
+	struct strtab *t = strtab_new();
+	struct run_log *log = run_log_new(), *pending = run_log_new();
+	struct etdump_stream *es = NULL, *es2 = NULL;
+	struct packed_event ev[2];
+	struct run_view r;
+	uint8_t meta[2];
+	char a[] = "/tmp/test_run_log_XXXXXX", b[] = "/tmp/test_run_log_XXXXXX";
+	char c[] = "/tmp/test_run_log_XXXXXX";
+	char *kept = NULL, runs[64];
+	int i, drained = 0;
+
+	CHECK_EQ_INT(etdump_stream_open(&es, NULL), 0);
+	CHECK_EQ_INT(etdump_stream_open(&es2, NULL), 0);
+	/* enough runs for several slabs of the pending log */
+	for (i = 0; i < 120000; i++) {
+		fill_run(&r, ev, meta, t, i);
+		/* a second name, so that the runs' order shows in the bytes */
+		if (i % 3 == 0)
+			r.name = strtab_intern(t, "Default", 7);
+		CHECK_EQ_INT(run_log_append(log, &r), 0);
+		CHECK_EQ_INT(etdump_stream_run(es, &r), 0);
+		/* as record does: appended, and a slab drained now and then */
+		CHECK_EQ_INT(run_log_append(pending, &r), 0);
+		if (i % 1000 == 0)
+			drained += etdump_stream_drain(es2, pending, false);
+	}
+	CHECK(drained > 0);
+	CHECK_EQ_INT(etdump_stream_drain(es2, pending, true), 0);
+	CHECK_EQ_INT(run_log_runs(pending), 0);
+	close(mkstemp(a));
+	close(mkstemp(b));
+	close(mkstemp(c));
+	CHECK_EQ_INT(etdump_write_log_file(log, NULL, a, true, &kept), 0);
+	CHECK_EQ_INT(etdump_stream_write_file(es, b, true, &kept), 0);
+	CHECK_EQ_INT(etdump_stream_write_file(es2, c, true, &kept), 0);
+	CHECK(same_bytes(a, b));
+	CHECK(same_bytes(a, c));
+	/* by first open time: the last run appended opened first */
+	run_names_describe(etdump_stream_names(es), runs, sizeof(runs));
+	CHECK_EQ_STR(runs, "80000 Execute + 40000 Default");
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	etdump_stream_free(es);
+	etdump_stream_free(es2);
+	run_log_free(log);
+	run_log_free(pending);
+	strtab_free(t);
+}
+
+/*
+ * A full event's name is its run's own copy, freed once the run is
+ * written: the next run's name may be made at the same address, and must
+ * not be taken for the old one.
+ */
+TEST(streamed_runs_names_at_a_freed_address_are_their_own)
+{
+	struct strtab *t = strtab_new();
+	struct etdump_stream *es = NULL;
+	struct etd_dump got = { 0 };
+	struct packed_event p = { 0 };
+	struct etd_event full;
+	struct run_view r;
+	char path[] = "/tmp/test_run_log_XXXXXX", *kept = NULL;
+	char name[32];
+	int i;
+
+	CHECK_EQ_INT(etdump_stream_open(&es, NULL), 0);
+	for (i = 0; i < 2; i++) {
+		/* the same buffer, other bytes: a name freed and made again */
+		snprintf(name, sizeof(name), i ? "native_call_mul.out" :
+						 "native_call_add.out");
+		etd_event_init(&full, ETD_PROFILE);
+		full.name = name;
+		full.start_time = 10 * i + 1;
+		full.end_time = 10 * i + 2;
+		full.instruction_id = i;
+		memset(&r, 0, sizeof(r));
+		r.name = strtab_intern(t, "Execute", 7);
+		r.open_time = i;
+		p.flags = PACKED_FULL;
+		p.aux = 0;
+		r.events = &p;
+		r.nevents = 1;
+		r.full = &full;
+		r.nfull = 1;
+		CHECK_EQ_INT(etdump_stream_run(es, &r), 0);
+	}
+	close(mkstemp(path));
+	CHECK_EQ_INT(etdump_stream_write_file(es, path, true, &kept), 0);
+	CHECK_EQ_INT(etdump_read_file(path, &got, NULL, 0), 0);
+	CHECK_EQ_INT(got.nruns, 2);
+	CHECK_EQ_STR(got.runs[0].events[0].name, "native_call_add.out");
+	CHECK_EQ_STR(got.runs[1].events[0].name, "native_call_mul.out");
+	unlink(path);
+	etd_dump_free(&got);
+	etdump_stream_free(es);
+	strtab_free(t);
+}
+
 TEST(shared_strings_are_written_once)
 {
 	struct fb_builder b;
@@ -201,6 +323,8 @@ int main(void)
 {
 	RUN(interned_names_are_one_pointer_each);
 	RUN(log_streamed_gives_the_file_a_dump_gives);
+	RUN(runs_streamed_as_they_complete_give_the_logs_file);
+	RUN(streamed_runs_names_at_a_freed_address_are_their_own);
 	RUN(shared_strings_are_written_once);
 	RUN(series_names_and_durations);
 	return TEST_SUMMARY();

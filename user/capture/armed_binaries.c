@@ -217,10 +217,10 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 	if (same_file(skip, &st) ||
 	    armed_binaries_find(out, st.st_dev, st.st_ino))
 		goto out;
-	/* bpf/follow.bpf.c's map is full: the others are attached after exec */
+	/* the armed map is full: the others are attached after exec */
 	if (out->n == FOLLOW_MAX_ARMED) {
 		ret = not_armed(named, name, "more files armed than "
-				"bpf/follow.bpf.c holds");
+				"bpf/follow_children.bpf.h holds");
 		goto out;
 	}
 	/* not an ELF file (a script), or no etdump probes in it */

@@ -26,6 +26,7 @@ struct capture {
 	const char *link_probes[16];  /* the probes attached, each once */
 	size_t nprobes;
 	struct bpf_link *switch_link;
+	struct bpf_link *follow_links[3]; /* fork, exec, exit */
 	/* events of armed_binaries.h: removed once their links are gone */
 	struct tracefs_uprobes *tracefs;
 	bool batched;
@@ -89,6 +90,79 @@ static int install_counters(struct capture_bpf *skel,
 	return 0;
 }
 
+/*
+ * The probes we capture, each with its program, in attach order: what
+ * closes a scope before what opens one, so that a scope whose begin is
+ * seen has its end seen (one begun between the two would stay open to the
+ * end of the capture, and its run with it), and runs open last.
+ */
+static const struct {
+	const char *probe;
+	size_t offset;
+} probe_programs[] = {
+#define PROG(name) { #name, offsetof(struct capture_bpf, progs.on_##name) }
+	PROG(profile_end),
+	PROG(delegate_end),
+	PROG(instruction),
+	PROG(delegate_log),
+	PROG(flush),
+	PROG(profile_begin),
+	PROG(delegate_begin),
+	PROG(block),
+	PROG(value),
+	PROG(allocator),
+	PROG(allocation),
+#undef PROG
+};
+_Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
+	       sizeof(((struct capture *)0)->link_probes) / sizeof(char *),
+	       "room for every probe's name");
+
+/* Whether the capture's mode uses the probe: only those are loaded. */
+static bool probe_wanted(const struct capture *cap, const char *name)
+{
+	/* batched: the runtime buffers everything behind its flush */
+	if (cap->batched != !strcmp(name, "flush"))
+		return false;
+	/* values only when asked: record --values */
+	if (!cap->values && !strcmp(name, "value"))
+		return false;
+	/* allocations only when asked: record --allocations */
+	if (!cap->allocations && !strncmp(name, "allocat", 7))
+		return false;
+	return true;
+}
+
+static struct bpf_program *probe_program(const struct capture *cap,
+					 size_t i)
+{
+	return *(struct bpf_program **)((char *)cap->skel +
+					probe_programs[i].offset);
+}
+
+/*
+ * Only the programs the mode uses are loaded (the verifier's time is most
+ * of a load): the probes' of the mode, sched_switch for task-clock or
+ * --sched, the children's for following them.
+ */
+static void choose_programs(struct capture *cap,
+			    const struct capture_opts *opts)
+{
+	struct capture_bpf *sk = cap->skel;
+	size_t i;
+
+	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++)
+		bpf_program__set_autoload(probe_program(cap, i),
+					  probe_wanted(cap,
+						       probe_programs[i].probe));
+	bpf_program__set_autoload(sk->progs.on_sched_switch,
+				  needs_task_clock(opts->counters) ||
+					  opts->sched);
+	bpf_program__set_autoload(sk->progs.on_fork, opts->follow_children);
+	bpf_program__set_autoload(sk->progs.on_exec, opts->follow_children);
+	bpf_program__set_autoload(sk->progs.on_exit, opts->follow_children);
+}
+
 int capture_open(struct capture **out, const struct capture_opts *opts)
 {
 	struct capture *cap;
@@ -134,6 +208,7 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	err = configure_counters(cap->skel, opts->counters);
 	if (err)
 		goto fail;
+	choose_programs(cap, opts);
 	err = capture_bpf__load(cap->skel);
 	if (err) {
 		p_err("cannot load the BPF programs: %s (run with -v for the verifier's log)",
@@ -168,34 +243,6 @@ fail:
 	capture_close(cap);
 	return err;
 }
-
-/*
- * The probes we capture, each with its program, in attach order: what
- * closes a scope before what opens one, so that a scope whose begin is
- * seen has its end seen (one begun between the two would stay open to the
- * end of the capture, and its run with it), and runs open last.
- */
-static const struct {
-	const char *probe;
-	size_t offset;
-} probe_programs[] = {
-#define PROG(name) { #name, offsetof(struct capture_bpf, progs.on_##name) }
-	PROG(profile_end),
-	PROG(delegate_end),
-	PROG(instruction),
-	PROG(delegate_log),
-	PROG(flush),
-	PROG(profile_begin),
-	PROG(delegate_begin),
-	PROG(block),
-	PROG(value),
-	PROG(allocator),
-	PROG(allocation),
-#undef PROG
-};
-_Static_assert(sizeof(probe_programs) / sizeof(probe_programs[0]) <=
-	       sizeof(((struct capture *)0)->link_probes) / sizeof(char *),
-	       "room for every probe's name");
 
 /* The name of each probe attached, once, in attach order. */
 static void note_probe(struct capture *cap, const char *name)
@@ -244,19 +291,8 @@ int capture_attach(struct capture *cap, const struct probe_objects *objs,
 /* Probe i's program, or NULL when this recording leaves that probe. */
 static struct bpf_program *program_of(const struct capture *cap, size_t i)
 {
-	const char *name = probe_programs[i].probe;
-
-	/* batched: the runtime buffers everything behind its flush */
-	if (cap->batched != !strcmp(name, "flush"))
-		return NULL;
-	/* values only when asked: record --values */
-	if (!cap->values && !strcmp(name, "value"))
-		return NULL;
-	/* allocations only when asked: record --allocations */
-	if (!cap->allocations && !strncmp(name, "allocat", 7))
-		return NULL;
-	return *(struct bpf_program **)((char *)cap->skel +
-					probe_programs[i].offset);
+	return probe_wanted(cap, probe_programs[i].probe) ?
+		       probe_program(cap, i) : NULL;
 }
 
 /* The index in probe_programs of a probe this recording attaches, or -1. */
@@ -397,6 +433,47 @@ int capture_followed_map_fd(const struct capture *cap)
 	return bpf_map__fd(cap->skel->maps.followed);
 }
 
+int capture_follow_attach(struct capture *cap)
+{
+	struct bpf_program *progs[] = { cap->skel->progs.on_fork,
+					cap->skel->progs.on_exec,
+					cap->skel->progs.on_exit };
+	size_t i;
+
+	if (!cap->skel->rodata->follow_children)
+		return -EINVAL;
+	for (i = 0; i < 3; i++) {
+		if (cap->follow_links[i])
+			continue;
+		cap->follow_links[i] = bpf_program__attach(progs[i]);
+		if (!cap->follow_links[i])
+			return -errno;
+	}
+	return 0;
+}
+
+int capture_execs_map_fd(const struct capture *cap)
+{
+	return bpf_map__fd(cap->skel->maps.execs);
+}
+
+int capture_follow_armed_map_fd(const struct capture *cap)
+{
+	return bpf_map__fd(cap->skel->maps.armed);
+}
+
+uint64_t capture_follow_execs_begun(const struct capture *cap)
+{
+	return cap->skel->bss->execs_begun;
+}
+
+void capture_follow_lost(const struct capture *cap, uint64_t *forks,
+			 uint64_t *execs)
+{
+	*forks = cap->skel->bss->forks_lost;
+	*execs = cap->skel->bss->execs_lost;
+}
+
 bool capture_batched(const struct capture *cap)
 {
 	return cap->batched;
@@ -474,6 +551,8 @@ void capture_close(struct capture *cap)
 	for (i = 0; i < cap->nlinks; i++)
 		bpf_link__destroy(cap->links[i]);
 	bpf_link__destroy(cap->switch_link);
+	for (i = 0; i < 3; i++)
+		bpf_link__destroy(cap->follow_links[i]);
 	free(cap->links);
 	/* once no perf event holds them (the kernel refuses otherwise) */
 	tracefs_uprobes_free(cap->tracefs);

@@ -99,6 +99,21 @@ int capture_ring_map_fd(const struct capture *cap);
 int capture_drops_map_fd(const struct capture *cap);
 /* The map of followed processes (etdump_follow.h), for follow_children.h. */
 int capture_followed_map_fd(const struct capture *cap);
+/*
+ * opts.follow_children: the programs that follow them
+ * (bpf/follow_children.bpf.h), loaded with the capture's, attached here;
+ * -errno.
+ */
+int capture_follow_attach(struct capture *cap);
+/* Their ring of exec'd children (struct follow_exec each). */
+int capture_execs_map_fd(const struct capture *cap);
+/* The map of files whose exec is recorded at once (armed_binaries.h). */
+int capture_follow_armed_map_fd(const struct capture *cap);
+/* Execs of followed processes begun: heard through the ring, or lost. */
+uint64_t capture_follow_execs_begun(const struct capture *cap);
+/* Forks not followed (the map full) and execs not heard (the ring full). */
+void capture_follow_lost(const struct capture *cap, uint64_t *forks,
+			 uint64_t *execs);
 /* Whether the probes attached are the batched ones (`flush` only). */
 bool capture_batched(const struct capture *cap);
 void capture_close(struct capture *cap);

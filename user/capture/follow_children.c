@@ -15,7 +15,6 @@
 #include <bpf/libbpf.h>
 #include "armed_binaries.h"
 #include "etdump_follow.h"
-#include "follow.skel.h"
 #include "follow_children.h"
 #include "log.h"
 #include "probe_objects.h"
@@ -36,7 +35,6 @@ struct attached {
 };
 
 struct follow_children {
-	struct follow_bpf *skel;
 	struct ring_buffer *rb;
 	struct capture *cap;
 	const pid_t *roots;
@@ -235,7 +233,7 @@ static const struct armed_file *armed_exec(const struct follow_children *fc,
 
 /*
  * A followed process exec'd an armed file: the kernel records it from its
- * first instruction already (bpf/follow.bpf.c marked it); it is counted,
+ * first instruction already (bpf/follow_children.bpf.h marked it); it is counted,
  * named, and waited for. Gone already, it is recorded all the same.
  */
 static int armed_seen(struct follow_children *fc, const struct follow_exec *e,
@@ -333,24 +331,19 @@ int follow_children_open(struct follow_children **out, struct capture *cap,
 	fc->cap = cap;
 	fc->roots = roots;
 	fc->nroots = nroots;
-	fc->skel = follow_bpf__open();
-	err = fc->skel ? bpf_map__reuse_fd(fc->skel->maps.followed, map) :
-			 -errno;
-	if (!err)
-		err = follow_bpf__load(fc->skel);
-	for (i = 0; !err && i < nroots; i++) {
+	for (i = 0, err = 0; !err && i < nroots; i++) {
 		key = roots[i];
 		if (bpf_map_update_elem(map, &key, &tracked, BPF_ANY))
 			err = -errno;
 	}
 	if (!err)
-		err = follow_bpf__attach(fc->skel);
+		err = capture_follow_attach(cap);
 	if (err) {
 		p_err("cannot follow the target's children: %s (--no-inherit records the target alone; -v for libbpf's log)",
 		      strerror(-err));
 		goto fail;
 	}
-	fc->rb = ring_buffer__new(bpf_map__fd(fc->skel->maps.execs), on_exec,
+	fc->rb = ring_buffer__new(capture_execs_map_fd(cap), on_exec,
 				  fc, NULL);
 	if (!fc->rb) {
 		err = -errno;
@@ -380,7 +373,7 @@ int follow_children_arm(struct follow_children *fc, char *const argv[],
 				 extra, nextra, skip_exe ? &skip : NULL);
 	if (err)
 		return err;
-	map = bpf_map__fd(fc->skel->maps.armed);
+	map = capture_follow_armed_map_fd(fc->cap);
 	for (i = 0; i < fc->armed.n; i++) {
 		key.dev = kernel_dev(fc->armed.v[i].dev);
 		key.ino = fc->armed.v[i].ino;
@@ -465,6 +458,7 @@ static bool subshell_running(const struct follow_children *fc)
 bool follow_children_exited(struct follow_children *fc)
 {
 	struct pollfd pfd = { .events = POLLIN };
+	uint64_t forks_lost, execs_lost;
 	bool all = true;
 	size_t i;
 
@@ -473,13 +467,14 @@ bool follow_children_exited(struct follow_children *fc)
 	/*
 	 * The exec of a child forked by a command that has exited (a shell's
 	 * `runtime &`) may not be in the list yet: its record is read now,
-	 * and one still on its way into the ring (bpf/follow.bpf.c counts an
-	 * exec before it flags it) is waited for. An error is the next
+	 * and one still on its way into the ring (bpf/follow_children.bpf.h counts
+	 * an exec before it flags it) is waited for. An error is the next
 	 * follow_children_consume()'s to return.
 	 */
-	if (follow_children_consume(fc) ||
-	    fc->execs_read + fc->skel->bss->execs_lost <
-		    fc->skel->bss->execs_begun)
+	if (follow_children_consume(fc))
+		return false;
+	capture_follow_lost(fc->cap, &forks_lost, &execs_lost);
+	if (fc->execs_read + execs_lost < capture_follow_execs_begun(fc->cap))
 		return false;
 	for (i = 0; i < fc->n; i++) {
 		if (fc->v[i].pidfd < 0 || fc->v[i].exited)
@@ -495,6 +490,7 @@ void follow_children_summary(const struct follow_children *fc)
 {
 	char list[SUMMARY_NAMED * (PATH_MAX / 8)] = "";
 	size_t i, named = 0, len = 0;
+	uint64_t forks_lost, execs_lost;
 
 	for (i = 0; i < fc->n && named < SUMMARY_NAMED; i++) {
 		if (!fc->v[i].followed)
@@ -515,13 +511,13 @@ void follow_children_summary(const struct follow_children *fc)
 	if (fc->missed && fc->followed)
 		p_warn("%zu child process(es) with etdump probes exited before they could be attached: a child is attached after its exec, so one that ends sooner is not recorded (README: Following children)",
 		       fc->missed);
-	if (fc->skel->bss->forks_lost)
+	capture_follow_lost(fc->cap, &forks_lost, &execs_lost);
+	if (forks_lost)
 		p_warn("%llu child process(es) not followed: more than %d at once",
-		       (unsigned long long)fc->skel->bss->forks_lost,
-		       FOLLOW_MAX_PROCESSES);
-	if (fc->skel->bss->execs_lost)
+		       (unsigned long long)forks_lost, FOLLOW_MAX_PROCESSES);
+	if (execs_lost)
 		p_warn("%llu exec(s) of followed processes not seen (their ring was full)",
-		       (unsigned long long)fc->skel->bss->execs_lost);
+		       (unsigned long long)execs_lost);
 }
 
 void follow_children_free(struct follow_children *fc)
@@ -539,6 +535,5 @@ void follow_children_free(struct follow_children *fc)
 	free(fc->first_note);
 	armed_binaries_free(&fc->armed);
 	ring_buffer__free(fc->rb);
-	follow_bpf__destroy(fc->skel);
 	free(fc);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * follow_children.h - record the targets' descendants (record without
- * --no-inherit, as perf and uftrace do): bpf/follow.bpf.c follows every
+ * --no-inherit, as perf and uftrace do): bpf/follow_children.bpf.h follows every
  * process forked from a target or a followed one; when one execs a binary
  * carrying etdump probes, the same USDT programs are attached to it, as
  * for -p PID, and its threads get their own runs. One without probes (a

@@ -536,8 +536,8 @@ static int collect(const struct record_opts *o, struct target *t,
 		   struct more_targets *more, struct follow_children *fc,
 		   struct capture *cap,
 		   struct collector *col, struct raw_writer *raw,
-		   struct run_sink *rs, struct live_view *lv,
-		   enum stop_reason *why)
+		   struct run_sink *rs, struct etdump_stream *es,
+		   struct live_view *lv, enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
 	/* the live view has the terminal */
@@ -547,10 +547,12 @@ static int collect(const struct record_opts *o, struct target *t,
 		{ .fd = t->pidfd, .events = POLLIN },
 		{ .fd = fc ? follow_children_fd(fc) : -1, .events = POLLIN },
 	};
-	int err;
+	int err, more_runs = 0;
 
 	for (;;) {
-		if (poll(pfd, 3, POLL_INTERVAL_MS) < 0 && errno != EINTR)
+		/* runs waiting for the file: only a look at the ring first */
+		if (poll(pfd, 3, more_runs ? 0 : POLL_INTERVAL_MS) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		/* a child that exec'd: attached before its exit is looked at */
 		err = fc ? follow_children_consume(fc) : 0;
@@ -559,6 +561,11 @@ static int collect(const struct record_opts *o, struct target *t,
 		err = capture_consume(cap);
 		if (err < 0)
 			return err;
+		/* one slab of complete runs into the file, then the ring again */
+		more_runs = es ? etdump_stream_drain(es, collector_log(col),
+						     false) : 0;
+		if (more_runs < 0)
+			return more_runs;
 		err = 0;
 		/* a crash loses at most one poll interval of the raw capture */
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
@@ -869,6 +876,7 @@ int cmd_record(int argc, char **argv)
 	struct collector *col = NULL;
 	struct capture *cap = NULL;
 	struct run_sink *rs = NULL;
+	struct etdump_stream *es = NULL;
 	struct live_view *lv = NULL;
 	char title[4200];
 	char *kept = NULL;
@@ -974,6 +982,20 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	copts.counters = copts.batched || sink.sm || o.no_counters ?
 				 NULL : &o.counters;
+	/*
+	 * One file of every run: built as the runs complete (collect() moves
+	 * them from the collector's log), unless the memory summary
+	 * (--allocations) wants them whole at the end. The counters' names
+	 * are known from here on.
+	 */
+	if (o.output && !rs && !o.allocations) {
+		meta.counter_names = collector_counter_names(col,
+							     &meta.ncounters);
+		if (etdump_stream_open(&es, &meta))
+			goto cleanup;
+		if (out_fd < 0)
+			etdump_stream_spill_near(es, o.output);
+	}
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
 	copts.allocations = o.allocations && !sink.sm;
@@ -1042,12 +1064,14 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, lv, &why);
+	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, es, lv, &why);
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
 		else if (raw_writer_error(sink.raw))
 			p_err("%s: cannot write: %s", o.raw, strerror(-err));
+		else if (etdump_stream_failed(es))
+			output_error(o.output, err, NULL);
 		else
 			p_err("reading the ring buffer: %s", strerror(-err));
 		goto cleanup;
@@ -1063,10 +1087,14 @@ int cmd_record(int argc, char **argv)
 		p_err("%s: cannot write: %s", o.raw, strerror(-err));
 		goto cleanup;
 	}
-	/* the runs stream from the collector's log into the file */
+	/* the runs still open complete: into the log, then the file being built */
 	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
+	if (es && (err = etdump_stream_drain(es, collector_log(col), true))) {
+		output_error(o.output, err, NULL);
+		goto cleanup;
+	}
 	drops += stats.lost_in_flush;
 	if (!o.output && !o.raw) {
 		p_info("%s: %llu runs, %llu events, %llu dropped",
@@ -1092,9 +1120,17 @@ int cmd_record(int argc, char **argv)
 		ret = finish_sink(&o, &t, why, rs, &stats, drops);
 		goto cleanup;
 	}
-	summary_describe_log(collector_log(col), runs, sizeof(runs));
+	if (es)
+		run_names_describe(etdump_stream_names(es), runs, sizeof(runs));
+	else
+		summary_describe_log(collector_log(col), runs, sizeof(runs));
 	meta.counter_names = collector_counter_names(col, &meta.ncounters);
-	if (o.allocations) {
+	if (es && out_fd >= 0) {
+		err = stdout_output_write_stream(out_fd, es);
+		out_fd = -1;
+	} else if (es) {
+		err = etdump_stream_write_file(es, o.output, o.force, &kept);
+	} else if (o.allocations) {
 		/* whole runs, for the memory summary as for the file */
 		err = collector_dump_log(col, &dump);
 		dump.allocations = o.allocations_in_etdump ?
@@ -1140,6 +1176,7 @@ cleanup:
 	raw_writer_free(sink.raw);
 	live_view_free(lv);
 	run_sink_free(rs);
+	etdump_stream_free(es);
 	thread_names_free(&sink.names);
 	collector_free(col);
 	etd_dump_free(&dump);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,26 +18,6 @@
 #define DIRECT_ALIGN 4096u
 #define DIRECT_CHUNK (4u << 20)
 
-static int pwrite_all(int fd, const uint8_t *p, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, p, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		/* 0 would loop for ever: the device took nothing */
-		if (n == 0)
-			return -EIO;
-		p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
 static int set_direct(int fd, int on)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -47,43 +28,87 @@ static int set_direct(int fd, int on)
 	return fcntl(fd, F_SETFL, fl) ? -errno : 0;
 }
 
-/* The rest from off, through the page cache. */
-static int buffered_from(int fd, const uint8_t *buf, size_t len, size_t off)
+void direct_write_begin(struct direct_write *d, int fd, size_t total)
 {
-	int err = set_direct(fd, 0);
+	memset(d, 0, sizeof(*d));
+	d->fd = fd;
+	if (total < DIRECT_WRITE_MIN || set_direct(fd, 1))
+		return;
+	d->chunk = mmap(NULL, DIRECT_CHUNK, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (d->chunk == MAP_FAILED) {
+		d->chunk = NULL;
+		d->err = set_direct(fd, 0);
+	}
+}
 
-	return err ? err : pwrite_all(fd, buf + off, len - off, (off_t)off);
+/*
+ * The chunk's bytes to the file at d->off, the last block padded with
+ * zeros (direct_write_end() cuts them off); a file system or device that
+ * takes no O_DIRECT write gets them, and the rest, through the page cache.
+ */
+static int flush_chunk(struct direct_write *d)
+{
+	size_t padded = (d->fill + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
+	int err;
+
+	memset(d->chunk + d->fill, 0, padded - d->fill);
+	err = pwrite_all(d->fd, d->chunk, padded, d->off);
+	if (err == -EINVAL) {
+		err = set_direct(d->fd, 0);
+		if (!err)
+			err = pwrite_all(d->fd, d->chunk, d->fill, d->off);
+		munmap(d->chunk, DIRECT_CHUNK);
+		d->chunk = NULL;
+	}
+	d->off += d->fill;
+	d->fill = 0;
+	return err;
+}
+
+int direct_write_add(struct direct_write *d, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t n;
+
+	if (!d->err && !d->chunk) {
+		d->err = pwrite_all(d->fd, p, len, d->off);
+		d->off += len;
+		return d->err;
+	}
+	while (!d->err && len) {
+		n = DIRECT_CHUNK - d->fill < len ? DIRECT_CHUNK - d->fill : len;
+		memcpy(d->chunk + d->fill, p, n);
+		d->fill += n;
+		p += n;
+		len -= n;
+		if (d->fill == DIRECT_CHUNK)
+			d->err = flush_chunk(d);
+		if (!d->err && !d->chunk && len)
+			return direct_write_add(d, p, len);
+	}
+	return d->err;
+}
+
+int direct_write_end(struct direct_write *d)
+{
+	bool padded = d->chunk != NULL;
+
+	if (!d->err && d->chunk && d->fill)
+		d->err = flush_chunk(d);
+	if (d->chunk)
+		munmap(d->chunk, DIRECT_CHUNK);
+	d->chunk = NULL;
+	if (!d->err && padded && ftruncate(d->fd, d->off))
+		d->err = -errno;
+	return d->err;
 }
 
 int direct_write_all(int fd, const void *buf, size_t len)
 {
-	const uint8_t *data = buf;
-	size_t off = 0, n, padded;
-	uint8_t *chunk;
-	int err;
+	struct direct_write d;
 
-	if (len < DIRECT_WRITE_MIN || set_direct(fd, 1))
-		return write_all(fd, buf, len);
-	chunk = mmap(NULL, DIRECT_CHUNK, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (chunk == MAP_FAILED)
-		return buffered_from(fd, data, len, 0);
-	for (err = 0; !err && off < len; off += n) {
-		n = len - off < DIRECT_CHUNK ? len - off : DIRECT_CHUNK;
-		memcpy(chunk, data + off, n);
-		/* the last block padded with zeros, cut off below */
-		padded = (n + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
-		memset(chunk + n, 0, padded - n);
-		err = pwrite_all(fd, chunk, padded, (off_t)off);
-		/* a file system or device that takes no O_DIRECT write */
-		if (err == -EINVAL) {
-			err = buffered_from(fd, data, len, off);
-			off = len;
-			break;
-		}
-	}
-	munmap(chunk, DIRECT_CHUNK);
-	if (!err && ftruncate(fd, (off_t)len))
-		err = -errno;
-	return err;
+	direct_write_begin(&d, fd, len);
+	direct_write_add(&d, buf, len);
+	return direct_write_end(&d);
 }

@@ -87,6 +87,37 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* pread or pwrite until every byte is moved; an end of file is -EIO. */
+static int pio_all(int fd, uint8_t *p, size_t len, off_t off, bool out)
+{
+	ssize_t n;
+
+	while (len) {
+		n = out ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		/* 0 would loop for ever: the device took or had nothing */
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	return pio_all(fd, (uint8_t *)buf, len, off, true);
+}
+
+int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	return pio_all(fd, buf, len, off, false);
+}
+
 /* A new file next to path: path.tmp.<pid>.<n>, mode 0666 & ~umask. */
 static int create_temp(const char *path, char **tmp)
 {
@@ -128,14 +159,14 @@ static int can_create(const char *path)
  * would put a regular file where the device node was. Write into it, never
  * through a symbolic link planted meanwhile.
  */
-static int write_special(const char *path, const void *buf, size_t len)
+static int write_special(const char *path, file_write_fn fn, void *ctx)
 {
 	int fd, err;
 
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, buf, len);
+	err = fn(ctx, fd, false);
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
@@ -147,8 +178,30 @@ static int write_special(const char *path, const void *buf, size_t len)
  * appeared meanwhile is replaced only with force (-EEXIST). Either way the
  * data stays in the temporary file, named in *kept.
  */
+struct buf_source {
+	const void *buf;
+	size_t len;
+};
+
+static int write_buf(void *ctx, int fd, bool regular)
+{
+	struct buf_source *b = ctx;
+
+	/* synced after: the page cache would only hold it on its way */
+	return regular ? direct_write_all(fd, b->buf, b->len) :
+			 write_all(fd, b->buf, b->len);
+}
+
 int file_replace(const char *path, const void *buf, size_t len, bool force,
 		 char **kept)
+{
+	struct buf_source b = { buf, len };
+
+	return file_replace_with(path, write_buf, &b, force, kept);
+}
+
+int file_replace_with(const char *path, file_write_fn fn, void *ctx,
+		      bool force, char **kept)
 {
 	char *tmp = NULL;
 	struct stat st;
@@ -157,12 +210,11 @@ int file_replace(const char *path, const void *buf, size_t len, bool force,
 	*kept = NULL;
 	if (!lstat(path, &st) && !S_ISLNK(st.st_mode) &&
 	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_special(path, buf, len);
+		return write_special(path, fn, ctx);
 	fd = create_temp(path, &tmp);
 	if (fd < 0)
 		return fd;
-	/* synced below: the page cache would only hold it on its way */
-	err = direct_write_all(fd, buf, len);
+	err = fn(ctx, fd, true);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <errno.h>
+#include <sys/types.h>
 
 /*
  * -EEXIST when path exists and !force, or the errno of its folder not
@@ -20,6 +21,9 @@ int output_check(const char *path, bool force);
 bool output_same(const char *a, const char *b);
 /* Every byte, retrying short writes and EINTR; negative errno. */
 int write_all(int fd, const void *buf, size_t len);
+/* The same at an offset, and every byte read there (-EIO at the end). */
+int pwrite_all(int fd, const void *buf, size_t len, off_t off);
+int pread_all(int fd, void *buf, size_t len, off_t off);
 /*
  * Write to a temporary file next to path, sync it, then move it to path:
  * rename() over it with force, else link() (which never replaces). A
@@ -31,6 +35,13 @@ int write_all(int fd, const void *buf, size_t len);
  */
 int file_replace(const char *path, const void *buf, size_t len, bool force,
 		 char **kept);
+/*
+ * The same with the data written by fn into fd: a new empty regular file
+ * (regular), or the device or FIFO itself. 0 or a negative errno.
+ */
+typedef int (*file_write_fn)(void *ctx, int fd, bool regular);
+int file_replace_with(const char *path, file_write_fn fn, void *ctx,
+		      bool force, char **kept);
 /*
  * A reader's answer to a device, FIFO or socket given as its input: it
  * could read without end (/dev/zero) or block for ever (a FIFO).

@@ -28,6 +28,7 @@ struct log_run {
 struct run_log {
 	struct slab *first;
 	struct slab *last;
+	struct slab *spare;     /* drained by run_log_drain_slab(), kept warm */
 	size_t nruns;
 	size_t nevents;
 	size_t bytes;
@@ -124,7 +125,12 @@ int run_log_append(struct run_log *l, struct run_view *r)
 		memcpy(full, r->full, r->nfull * sizeof(*full));
 	}
 	if (!s || slab_room(s) < need) {
-		s = slab_new(need);
+		if (l->spare && slab_room(l->spare) >= need) {
+			s = l->spare;
+			l->spare = NULL;
+		} else {
+			s = slab_new(need);
+		}
 		if (!s) {
 			free(full);
 			return -ENOMEM;
@@ -169,13 +175,13 @@ size_t run_log_bytes(const struct run_log *l)
 	return l->bytes;
 }
 
-static void slab_free(struct slab *s, bool free_full, run_log_pages_fn give,
-		      void *ctx)
+/* The full events its runs still own. */
+static void slab_free_events(struct slab *s)
 {
 	struct log_run *lr;
 	size_t off, i, n;
 
-	for (off = 0, n = 0; free_full && n < s->nruns; n++) {
+	for (off = 0, n = 0; n < s->nruns; n++) {
 		lr = (struct log_run *)(s->data + off);
 		for (i = 0; i < lr->v.nfull; i++)
 			etd_event_free(&lr->v.full[i]);
@@ -183,6 +189,13 @@ static void slab_free(struct slab *s, bool free_full, run_log_pages_fn give,
 		off += align8(sizeof(*lr) + lr->v.nevents * sizeof(*lr->v.events) +
 			      lr->v.meta_len);
 	}
+}
+
+static void slab_free(struct slab *s, bool free_full, run_log_pages_fn give,
+		      void *ctx)
+{
+	if (free_full)
+		slab_free_events(s);
 	if (give)
 		give(ctx, s, s->cap);
 	else
@@ -228,6 +241,45 @@ int run_log_drain_to(struct run_log *l, bool drain, run_log_fn fn, void *ctx,
 	return err;
 }
 
+int run_log_drain_slab(struct run_log *l, bool last_too, run_log_fn fn,
+		       void *ctx, run_log_pages_fn give)
+{
+	struct slab *s = l->first;
+	struct log_run *lr;
+	size_t off, n;
+	int err = 0;
+
+	/* the last slab is still being filled */
+	if (!s || (s == l->last && !last_too))
+		return 0;
+	for (off = 0, n = 0; !err && n < s->nruns; n++) {
+		lr = (struct log_run *)(s->data + off);
+		off += align8(sizeof(*lr) + lr->v.nevents * sizeof(*lr->v.events) +
+			      lr->v.meta_len);
+		l->nevents -= lr->v.nevents;
+		err = fn(ctx, &lr->v);
+	}
+	l->nruns -= s->nruns;
+	l->bytes -= s->cap;
+	l->first = s->next;
+	if (!l->first)
+		l->last = NULL;
+	/*
+	 * Without a taker for its pages the slab is kept for the next runs:
+	 * pages already there cost nothing, fresh ones a fault each.
+	 */
+	if (!give && !l->spare && s->cap == SLAB_BYTES) {
+		slab_free_events(s);
+		s->next = NULL;
+		s->used = 0;
+		s->nruns = 0;
+		l->spare = s;
+	} else {
+		slab_free(s, true, give, ctx);
+	}
+	return err ? err : 1;
+}
+
 void run_log_free(struct run_log *l)
 {
 	struct slab *s, *next;
@@ -238,5 +290,7 @@ void run_log_free(struct run_log *l)
 		next = s->next;
 		slab_free(s, true, NULL, NULL);
 	}
+	if (l->spare)
+		munmap(l->spare, l->spare->cap);
 	free(l);
 }

@@ -80,6 +80,15 @@ int run_log_each(struct run_log *l, bool drain, run_log_fn fn, void *ctx);
 typedef void (*run_log_pages_fn)(void *ctx, void *mem, size_t len);
 int run_log_drain_to(struct run_log *l, bool drain, run_log_fn fn, void *ctx,
 		     run_log_pages_fn give);
+/*
+ * The runs of the oldest slab only, then the slab as run_log_drain_to()
+ * leaves it; the last slab, which appends fill, only with last_too. 1 when
+ * a slab was drained, 0 when none was ready, or fn's error (the slab is
+ * drained all the same). Without give, a drained slab is kept (one at
+ * most) for the runs appended next, its pages already there.
+ */
+int run_log_drain_slab(struct run_log *l, bool last_too, run_log_fn fn,
+		       void *ctx, run_log_pages_fn give);
 void run_log_free(struct run_log *l);
 
 #endif /* ETDUMP_RUN_LOG_H */

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include "etdump_log_writer.h"
 #include "etdump_writer.h"
 #include "fb_builder.h"
+#include "direct_write.h"
 #include "file_io.h"
+#include "summary.h"
 
 struct written_run {
 	uint64_t open_time;
@@ -13,7 +21,7 @@ struct written_run {
 	fb_ref ref;
 };
 
-struct log_writer {
+struct etdump_stream {
 	struct fb_builder b;
 	struct etd_dump shell;        /* counter names only */
 	fb_ref *refs;                 /* one run's event refs */
@@ -21,6 +29,8 @@ struct log_writer {
 	struct written_run *runs;
 	size_t nruns;
 	size_t runs_cap;
+	struct run_names names;
+	int spill_fd;                 /* -1: the file is built in memory */
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -40,13 +50,82 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+static void stream_init(struct etdump_stream *w,
+			const struct etdump_log_meta *m)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	fb_builder_init(&w->b);
+	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
+		w->shell.counter_names[i] = (char *)m->counter_names[i];
+	w->shell.ncounters = i;
+	/* the Inspector refuses them: report and the timeline have them */
+	w->shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
+	w->spill_fd = -1;
+}
+
+static void stream_fini(struct etdump_stream *w)
+{
+	free(w->runs);
+	free(w->refs);
+	fb_builder_free(&w->b);
+	if (w->spill_fd >= 0)
+		close(w->spill_fd);
+}
+
+void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct statfs fs;
+	int fd;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
+			  path) >= (int)sizeof(dir))
+		return;
+	/*
+	 * Unnamed (nothing to remove, nothing another can open), written
+	 * around the page cache: on tmpfs the file would be memory again.
+	 */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (fstatfs(fd, &fs) || fs.f_type == TMPFS_MAGIC) {
+		close(fd);
+		return;
+	}
+	w->spill_fd = fd;
+	fb_builder_spill(&w->b, fd);
+}
+
+int etdump_stream_open(struct etdump_stream **out,
+		       const struct etdump_log_meta *m)
+{
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	stream_init(*out, m);
+	return 0;
+}
+
+void etdump_stream_free(struct etdump_stream *w)
+{
+	if (!w)
+		return;
+	stream_fini(w);
+	free(w);
+}
+
 /*
  * Each event is viewed and written alone: an array of a run's etd_events
  * (150 bytes each) would be fresh memory to fault in for a long run.
  */
-static int write_one(void *ctx, struct run_view *r)
+int etdump_stream_run(void *ctx, struct run_view *r)
 {
-	struct log_writer *w = ctx;
+	struct etdump_stream *w = ctx;
 	struct etd_event ev;
 	struct etd_run run;
 	size_t i, n = 0;
@@ -62,8 +141,18 @@ static int write_one(void *ctx, struct run_view *r)
 		/* a run of allocation events only (record --allocations) */
 		n += w->refs[n] != 0;
 	}
-	if (err || !n)
+	/*
+	 * A full event's names are its own copies, freed with the run: the
+	 * next run's may be made at the same addresses, so the builder must
+	 * not know them by address beyond this run.
+	 */
+	if (r->nfull)
+		fb_builder_forget_addresses(&w->b);
+	if (err)
 		return err;
+	run_names_add(&w->names, r);
+	if (!n)
+		return 0;
 	etd_run_init(&run);
 	run.name = (char *)r->name;
 	w->runs[w->nruns].open_time = r->open_time;
@@ -76,9 +165,31 @@ static int write_one(void *ctx, struct run_view *r)
 
 static void give_pages(void *ctx, void *mem, size_t len)
 {
-	struct log_writer *w = ctx;
+	struct etdump_stream *w = ctx;
 
 	fb_builder_give_pages(&w->b, mem, len);
+}
+
+int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
+			bool all)
+{
+	int ret;
+
+	do
+		ret = run_log_drain_slab(log, all, etdump_stream_run, w,
+					 w->spill_fd >= 0 ? NULL : give_pages);
+	while (all && ret > 0);
+	return ret;
+}
+
+bool etdump_stream_failed(const struct etdump_stream *w)
+{
+	return w && w->b.err;
+}
+
+const struct run_names *etdump_stream_names(const struct etdump_stream *w)
+{
+	return &w->names;
 }
 
 static int run_cmp(const void *a, const void *b)
@@ -92,78 +203,109 @@ static int run_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/*
- * Build the file from the log into w.b; fn gets its bytes. The log is
- * emptied either way.
- */
-static int write_log(struct run_log *log, const struct etdump_log_meta *m,
-		     int (*fn)(void *ctx, const void *data, size_t len),
-		     void *ctx)
+/* The runs written so far as the file's root: the file is finished. */
+static int stream_root(struct etdump_stream *w)
 {
-	struct log_writer w;
-	fb_ref *refs = NULL;
-	const void *data;
-	size_t i, len;
+	fb_ref *refs;
+	size_t i;
 	int err;
 
-	memset(&w, 0, sizeof(w));
-	fb_builder_init(&w.b);
-	for (i = 0; m && i < m->ncounters && i < ETD_MAX_COUNTERS; i++)
-		w.shell.counter_names[i] = (char *)m->counter_names[i];
-	w.shell.ncounters = i;
-	/* the Inspector refuses them: report and the timeline have them */
-	w.shell.allocations = ETD_ALLOCATIONS_LEAVE_OUT;
-	/* the builder grows into the pages of the slabs it has written */
-	err = run_log_drain_to(log, true, write_one, &w, give_pages);
-	if (!err) {
-		/* the file lists runs by open time; they were written as they completed */
-		qsort(w.runs, w.nruns, sizeof(*w.runs), run_cmp);
-		refs = malloc((w.nruns ? w.nruns : 1) * sizeof(*refs));
-		if (!refs)
-			err = -ENOMEM;
-	}
-	for (i = 0; !err && i < w.nruns; i++)
-		refs[i] = w.runs[i].ref;
-	err = err ? err : etdump_write_root(&w.b, 0, refs, w.nruns);
-	data = err ? NULL : fb_data(&w.b, &len);
-	if (!err)
-		err = fn(ctx, data, len);
+	/* the file lists runs by open time; they were written as they completed */
+	qsort(w->runs, w->nruns, sizeof(*w->runs), run_cmp);
+	refs = malloc((w->nruns ? w->nruns : 1) * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	for (i = 0; i < w->nruns; i++)
+		refs[i] = w->runs[i].ref;
+	err = etdump_write_root(&w->b, 0, refs, w->nruns);
 	free(refs);
-	free(w.runs);
-	free(w.refs);
-	fb_builder_free(&w.b);
 	return err;
+}
+
+static int piece_to_fd(void *ctx, const void *data, size_t len)
+{
+	return write_all(*(int *)ctx, data, len);
+}
+
+static int piece_to_direct(void *ctx, const void *data, size_t len)
+{
+	return direct_write_add(ctx, data, len);
+}
+
+/* file_replace_with()'s writer: the finished file into fd. */
+static int builder_to_fd(void *ctx, int fd, bool regular)
+{
+	struct fb_builder *b = ctx;
+	struct direct_write d;
+	int err, end;
+
+	if (!regular)
+		return fb_output(b, piece_to_fd, &fd);
+	direct_write_begin(&d, fd, b->size);
+	err = fb_output(b, piece_to_direct, &d);
+	end = direct_write_end(&d);
+	return err ? err : end;
+}
+
+int etdump_stream_write_file(struct etdump_stream *w, const char *path,
+			     bool force, char **kept)
+{
+	int err = stream_root(w);
+
+	*kept = NULL;
+	return err ? err : file_replace_with(path, builder_to_fd, &w->b, force,
+					     kept);
+}
+
+int etdump_stream_write_fd(struct etdump_stream *w, int fd)
+{
+	int err = stream_root(w);
+
+	return err ? err : fb_output(&w->b, piece_to_fd, &fd);
 }
 
 struct file_dest {
 	const char *path;
 	bool force;
 	char **kept;
+	int fd;
 };
 
-static int to_file(void *ctx, const void *data, size_t len)
+static int finish_file(struct etdump_stream *w, struct file_dest *d)
 {
-	struct file_dest *d = ctx;
+	return d->path ? etdump_stream_write_file(w, d->path, d->force, d->kept) :
+			 etdump_stream_write_fd(w, d->fd);
+}
 
-	return file_replace(d->path, data, len, d->force, d->kept);
+/* Build the file from the log into d. The log is emptied either way. */
+static int write_log(struct run_log *log, const struct etdump_log_meta *m,
+		     struct file_dest *d)
+{
+	struct etdump_stream w;
+	int err;
+
+	stream_init(&w, m);
+	/* the builder grows into the pages of the slabs it has written */
+	err = run_log_drain_to(log, true, etdump_stream_run, &w, give_pages);
+	if (!err)
+		err = finish_file(&w, d);
+	stream_fini(&w);
+	return err;
 }
 
 int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
 			  const char *path, bool force, char **kept)
 {
-	struct file_dest d = { path, force, kept };
+	struct file_dest d = { path, force, kept, -1 };
 
 	*kept = NULL;
-	return write_log(log, m, to_file, &d);
-}
-
-static int to_fd(void *ctx, const void *data, size_t len)
-{
-	return write_all(*(int *)ctx, data, len);
+	return write_log(log, m, &d);
 }
 
 int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
 			int fd)
 {
-	return write_log(log, m, to_fd, &fd);
+	struct file_dest d = { NULL, false, NULL, fd };
+
+	return write_log(log, m, &d);
 }

@@ -30,4 +30,43 @@ int etdump_write_log_file(struct run_log *log, const struct etdump_log_meta *m,
 int etdump_write_log_fd(struct run_log *log, const struct etdump_log_meta *m,
 			int fd);
 
+/*
+ * The same file built as the runs complete (collector_set_run_sink with
+ * etdump_stream_run): each run's tables go into the file being built and
+ * the run's memory is the collector's again, so a recording holds little
+ * more than the file. The file is finished by one of the writes.
+ */
+struct etdump_stream;
+struct run_names;
+
+int etdump_stream_open(struct etdump_stream **out,
+		       const struct etdump_log_meta *m);
+/*
+ * Keep only the newest part of the file in memory, the rest in an unnamed
+ * file in path's folder, read back once at the end (fb_builder_spill):
+ * memory stays bounded however long the recording. Best effort: where
+ * the folder takes no such file, all of it stays in memory.
+ */
+void etdump_stream_spill_near(struct etdump_stream *w, const char *path);
+/* A collector_run_fn: r's tables into the file; r is left to its owner. */
+int etdump_stream_run(void *ctx, struct run_view *r);
+/*
+ * The runs of log into the file, a slab of the log at a time: the oldest
+ * complete one (the one being filled is left), or with all every run.
+ * 1 when another slab may be ready, 0 when none was, or a negative errno.
+ * A recorder appends its runs to the log, which is cheap, and drains it
+ * between reads of the ring: the ring never waits for the file.
+ */
+int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
+			bool all);
+/* Whether building the file failed (its memory, or its spill file). */
+bool etdump_stream_failed(const struct etdump_stream *w);
+/* The names of the runs streamed, for the summary (summary.h). */
+const struct run_names *etdump_stream_names(const struct etdump_stream *w);
+/* The runs streamed, by open time, as one ETDump: as etdump_write_log_file. */
+int etdump_stream_write_file(struct etdump_stream *w, const char *path,
+			     bool force, char **kept);
+int etdump_stream_write_fd(struct etdump_stream *w, int fd);
+void etdump_stream_free(struct etdump_stream *w);
+
 #endif /* ETDUMP_LOG_WRITER_H */

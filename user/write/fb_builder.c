@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "fb_builder.h"
+#include "file_io.h"
 #include "strtab.h"
 
 /* soffsets are int32; stay clear of their limit, 8-aligned */
@@ -18,14 +20,31 @@
 #define FB_MAP_AFTER (1u << 20)
 #define FB_MAP_SIZE ((size_t)FB_MAX_SIZE + 8)
 
+/*
+ * Shared strings and vtables are compared with those made before: their
+ * bytes are kept here, as the buffer's may be on disk (fb_builder_spill).
+ */
 struct fb_shared {
 	uint32_t hash;
 	fb_ref ref;             /* 0: free slot */
+	char *copy;
+	size_t len;
+};
+
+struct fb_vtable {
+	fb_ref ref;
+	uint8_t bytes[4 + 2 * FB_MAX_SLOTS];
 };
 
 void fb_builder_init(struct fb_builder *b)
 {
 	memset(b, 0, sizeof(*b));
+	b->spill_fd = -1;
+}
+
+void fb_builder_spill(struct fb_builder *b, int fd)
+{
+	b->spill_fd = fd;
 }
 
 static void buf_free(struct fb_builder *b)
@@ -44,6 +63,8 @@ void fb_builder_free(struct fb_builder *b)
 	}
 	buf_free(b);
 	free(b->vtables);
+	for (size_t i = 0; i < b->shared_cap; i++)
+		free(b->shared[i].copy);
 	free(b->shared);
 	fb_builder_init(b);
 }
@@ -139,6 +160,37 @@ static void populate_ahead(struct fb_builder *b, size_t n)
 	b->populated = upto;
 }
 
+/*
+ * Spilling (fb_builder_spill): the oldest data goes to the file in chunks
+ * once more than FB_SPILL_KEEP is held, and its pages go back to the
+ * system, whose next ones for the front are then pages it already has.
+ */
+#define FB_SPILL_CHUNK (4u << 20)
+#define FB_SPILL_KEEP (16u << 20)
+
+/*
+ * Chunk j (distances j*CHUNK to (j+1)*CHUNK from the end) is at offset
+ * j*CHUNK of the file: its memory is aligned to 2 MiB (map_reserve()),
+ * its offset and length to the chunk, as O_DIRECT wants them.
+ */
+static void spill_behind(struct fb_builder *b)
+{
+	uint8_t *mem;
+	int err;
+
+	while (b->size - b->spilled >= FB_SPILL_KEEP + FB_SPILL_CHUNK) {
+		mem = at(b, b->spilled + FB_SPILL_CHUNK);
+		err = pwrite_all(b->spill_fd, mem, FB_SPILL_CHUNK,
+				   (off_t)b->spilled);
+		if (err) {
+			fail(b, err);
+			return;
+		}
+		madvise(mem, FB_SPILL_CHUNK, MADV_DONTNEED);
+		b->spilled += FB_SPILL_CHUNK;
+	}
+}
+
 void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len)
 {
 	/* only page-aligned whole pages can change hands */
@@ -151,6 +203,31 @@ void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len)
 	b->nspares++;
 }
 
+/*
+ * The reservation, aligned to FB_POPULATE, of huge pages where the kernel
+ * has them: the buffer then takes one fault or populate step per 2 MiB
+ * instead of one per page, and in a virtual machine that shadows page
+ * tables each new 4 KiB page costs more than the data written to it.
+ */
+static uint8_t *map_reserve(void)
+{
+	size_t len = FB_MAP_SIZE + FB_POPULATE, head;
+	uint8_t *m;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	head = (0 - (uintptr_t)m) & (FB_POPULATE - 1);
+	if (head)
+		munmap(m, head);
+	munmap(m + head + FB_MAP_SIZE, FB_POPULATE - head);
+	m += head;
+	/* best effort: without it, pages of 4 KiB */
+	madvise(m, FB_MAP_SIZE, MADV_HUGEPAGE);
+	return m;
+}
+
 /* Room for n more bytes at the front; the data moves to the new end. */
 static int reserve_slow(struct fb_builder *b, size_t n)
 {
@@ -161,7 +238,9 @@ static int reserve_slow(struct fb_builder *b, size_t n)
 		return fail(b, -E2BIG);
 	if (b->mapped) {
 		populate_ahead(b, n);
-		return 0;
+		if (b->spill_fd >= 0)
+			spill_behind(b);
+		return b->err;
 	}
 	/* allocated even for n == 0: at() must not offset a NULL buf */
 	if (b->buf && b->cap - b->size >= n)
@@ -170,9 +249,8 @@ static int reserve_slow(struct fb_builder *b, size_t n)
 	while (cap - b->size < n)
 		cap *= 2;
 	if (cap > FB_MAP_AFTER) {
-		buf = mmap(NULL, FB_MAP_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (buf != MAP_FAILED) {
+		buf = map_reserve();
+		if (buf) {
 			memcpy(buf + FB_MAP_SIZE - b->size, at(b, b->size),
 			       b->size);
 			free(b->buf);
@@ -271,13 +349,9 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
 	return 0;
 }
 
-static bool shared_is(const struct fb_builder *b, fb_ref ref, const char *s,
-		      size_t len)
+static bool shared_is(const struct fb_shared *e, const char *s, size_t len)
 {
-	const uint8_t *p = at(b, ref);
-
-	return (size_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) ==
-		       len && !memcmp(p + 4, s, len);
+	return e->len == len && !memcmp(e->copy, s, len);
 }
 
 static int shared_grow(struct fb_builder *b)
@@ -324,21 +398,34 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out)
 	for (i = hash & (b->shared_cap - 1); b->shared[i].ref;
 	     i = (i + 1) & (b->shared_cap - 1)) {
 		if (b->shared[i].hash == hash &&
-		    shared_is(b, b->shared[i].ref, s, len)) {
+		    shared_is(&b->shared[i], s, len)) {
 			*out = hit->ref = b->shared[i].ref;
 			hit->s = s;
 			return 0;
 		}
 	}
+	b->shared[i].copy = malloc(len + 1);
+	if (!b->shared[i].copy)
+		return fail(b, -ENOMEM);
 	err = fb_create_string_len(b, s, len, out);
-	if (err)
+	if (err) {
+		free(b->shared[i].copy);
+		b->shared[i].copy = NULL;
 		return err;
+	}
+	memcpy(b->shared[i].copy, s, len);
+	b->shared[i].len = len;
 	b->shared[i].hash = hash;
 	b->shared[i].ref = *out;
 	b->nshared++;
 	hit->s = s;
 	hit->ref = *out;
 	return 0;
+}
+
+void fb_builder_forget_addresses(struct fb_builder *b)
+{
+	memset(b->shared_hits, 0, sizeof(b->shared_hits));
 }
 
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out)
@@ -589,18 +676,18 @@ static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 	/* tables of one kind come in runs: the last match of this length first */
 	i = b->vtable_last[len % FB_VTABLE_LAST];
 	if (i < b->nvtables) {
-		old = at(b, b->vtables[i]);
+		old = b->vtables[i].bytes;
 		if ((size_t)(old[0] | old[1] << 8) == len &&
 		    vt_equal(old, vt, len))
-			return b->vtables[i];
+			return b->vtables[i].ref;
 	}
 	for (i = 0; i < b->nvtables; i++) {
-		/* its own length first: a shorter one may end the buffer */
-		old = at(b, b->vtables[i]);
+		/* its own length first: a shorter one would compare past it */
+		old = b->vtables[i].bytes;
 		if ((size_t)(old[0] | old[1] << 8) == len &&
 		    vt_equal(old, vt, len)) {
 			b->vtable_last[len % FB_VTABLE_LAST] = i;
-			return b->vtables[i];
+			return b->vtables[i].ref;
 		}
 	}
 	return 0;
@@ -609,8 +696,8 @@ static fb_ref find_vtable(struct fb_builder *b, const uint8_t *vt,
 static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
 		       fb_ref *out)
 {
+	struct fb_vtable *v;
 	size_t cap;
-	fb_ref *v;
 	int err;
 
 	if (b->nvtables == b->vtables_cap) {
@@ -626,7 +713,9 @@ static int push_vtable(struct fb_builder *b, const uint8_t *vt, size_t len,
 		return err;
 	memcpy(push(b, len), vt, len);
 	*out = b->size;
-	b->vtables[b->nvtables++] = *out;
+	v = &b->vtables[b->nvtables++];
+	v->ref = *out;
+	memcpy(v->bytes, vt, len);
 	return 0;
 }
 
@@ -712,15 +801,47 @@ static struct fb_shape_hit *shape_hit(struct fb_builder *b, uint64_t fields,
 }
 
 /*
+ * A table of a shape seen before, from its remembered layout: one check
+ * for room, the padding cleared at once, each field stored where the
+ * field-by-field path put it, the vtable's offset. The same bytes.
+ */
+static int table_from_layout(struct fb_builder *b, const struct fb_field *f,
+			     size_t n, const struct fb_shape_hit *e,
+			     fb_ref *out)
+{
+	size_t start = b->size, i, k = 0;
+	fb_ref pos, table;
+	int err;
+
+	err = reserve(b, e->delta);
+	if (err)
+		return err;
+	table = start + e->delta;
+	memset(at(b, table), 0, e->delta);
+	for (i = 0; i < n; i++) {
+		if (f[i].ref && !f[i].bits)
+			continue;
+		pos = start + e->off[k++];
+		put_le(at(b, pos), f[i].ref ? pos - f[i].bits : f[i].bits,
+		       f[i].size);
+	}
+	put_le(at(b, table), (uint64_t)((int64_t)e->vtable - (int64_t)table),
+	       4);
+	b->size = table;
+	*out = table;
+	return 0;
+}
+
+/*
  * fb_table_start, the fields in order, fb_table_end, in one call: the same
  * bytes, without a call and a check per field.
  */
 int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		    fb_ref *out)
 {
-	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
+	uint8_t vt[4 + 2 * FB_MAX_SLOTS], off[8];
 	fb_ref pos[FB_MAX_SLOTS], table, vtable;
-	size_t begin, i, nslots = 0;
+	size_t begin, start, i, nslots = 0;
 	uint64_t set = 0, shape = 0;
 	struct fb_shape_hit *e;
 	bool any = false, hit;
@@ -731,8 +852,12 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	err = object_start(b);
 	if (err)
 		return err;
-	begin = b->size;
+	start = begin = b->size;
 	align = b->size & 7;
+	/*
+	 * The shape first: the fields' slots and sizes in order (8 bits a
+	 * field: 8 fields fill the key, more are not cached).
+	 */
 	for (i = 0; i < n; i++) {
 		if (f[i].slot >= FB_MAX_SLOTS || (set >> f[i].slot & 1) ||
 		    !(f[i].size == 1 || f[i].size == 2 || f[i].size == 4 ||
@@ -741,8 +866,21 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		if (f[i].ref && !f[i].bits)
 			continue;
 		/* only objects finished before this table started */
-		if (f[i].ref && f[i].bits > begin)
+		if (f[i].ref && f[i].bits > start)
 			return fail(b, -EINVAL);
+		set |= 1ull << f[i].slot;
+		shape = shape << 8 | (uint64_t)f[i].slot << 2 |
+			size_code(f[i].size);
+		nwritten += nwritten <= 8;
+	}
+	e = shape_hit(b, shape, nwritten, align, &hit);
+	if (hit && nwritten <= 8)
+		return table_from_layout(b, f, n, e, out);
+	set = 0;
+	nwritten = 0;
+	for (i = 0; i < n; i++) {
+		if (f[i].ref && !f[i].bits)
+			continue;
 		err = prep(b, f[i].size, f[i].size);
 		if (err)
 			return err;
@@ -752,14 +890,13 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		any = true;
 		p = push(b, f[i].size);
 		pos[f[i].slot] = b->size;
+		if (nwritten < 8)
+			off[nwritten] = (uint8_t)(b->size - start);
+		nwritten += nwritten <= 8;
 		set |= 1ull << f[i].slot;
 		put_le(p, f[i].ref ? b->size - f[i].bits : f[i].bits, f[i].size);
 		if (f[i].slot >= nslots)
 			nslots = f[i].slot + 1;
-		/* 8 bits a field: 8 fields fill the key, more are not cached */
-		shape = shape << 8 | (uint64_t)f[i].slot << 2 |
-			size_code(f[i].size);
-		nwritten += nwritten <= 8;
 	}
 	err = prep(b, 4, 4);
 	if (err)
@@ -770,13 +907,6 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	table = b->size;
 	if (table - begin > UINT16_MAX)
 		return fail(b, -E2BIG);
-	e = shape_hit(b, shape, nwritten, align, &hit);
-	if (hit && nwritten <= 8) {
-		put_le(at(b, table),
-		       (uint64_t)((int64_t)e->vtable - (int64_t)table), 4);
-		*out = table;
-		return 0;
-	}
 	put_le(vt, 4 + 2 * nslots, 2);
 	put_le(vt + 2, table - begin, 2);
 	for (i = 0; i < nslots; i++)
@@ -784,11 +914,14 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	err = table_vtable(b, table, vt, 4 + 2 * nslots, &vtable);
 	if (err)
 		return err;
+	/* at most 8 fields of 8 bytes, padding and the offset: < 256 */
 	if (nwritten <= 8) {
 		e->fields = shape;
 		e->n = nwritten;
 		e->align = align;
 		e->vtable = vtable;
+		e->delta = (uint8_t)(table - start);
+		memcpy(e->off, off, sizeof(off));
 	}
 	*out = table;
 	return 0;
@@ -828,9 +961,31 @@ int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])
 	return 0;
 }
 
+int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx)
+{
+	uint8_t *bounce;
+	size_t d;
+	int err;
+
+	if (b->err)
+		return b->err;
+	if (!b->finished)
+		return fail(b, -EINVAL);
+	err = fn(ctx, at(b, b->size), b->size - b->spilled);
+	/* the pages of the chunk spilled last, given back, take each read */
+	bounce = at(b, b->spilled);
+	for (d = b->spilled; !err && d; d -= FB_SPILL_CHUNK) {
+		err = pread_all(b->spill_fd, bounce, FB_SPILL_CHUNK,
+				  (off_t)(d - FB_SPILL_CHUNK));
+		if (!err)
+			err = fn(ctx, bounce, FB_SPILL_CHUNK);
+	}
+	return err;
+}
+
 const void *fb_data(const struct fb_builder *b, size_t *len)
 {
-	if (!b->finished || b->err) {
+	if (!b->finished || b->err || b->spilled) {
 		*len = 0;
 		return NULL;
 	}
@@ -846,7 +1001,7 @@ int fb_detach(struct fb_builder *b, void **buf, size_t *len)
 	*len = 0;
 	if (b->err)
 		return b->err;
-	if (!b->finished)
+	if (!b->finished || b->spilled)
 		return fail(b, -EINVAL);
 	if (b->mapped) {
 		*buf = malloc(b->size);

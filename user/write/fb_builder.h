@@ -48,7 +48,7 @@ struct fb_builder {
 	/* field refs of the open table, 0 = unset */
 	uint32_t slots[FB_MAX_SLOTS];
 	unsigned int nslots;    /* highest set slot + 1 */
-	fb_ref *vtables;        /* written so far, for sharing */
+	struct fb_vtable *vtables; /* written so far, for sharing */
 	size_t nvtables;
 	size_t vtables_cap;
 	bool mapped;            /* buf is a reserved mapping, never moved */
@@ -66,12 +66,17 @@ struct fb_builder {
 		size_t len;
 	} spares[FB_MAX_SPARES]; /* pages given, the next to grow into */
 	unsigned int nspares;
+	int spill_fd;           /* fb_builder_spill(); -1: none */
+	size_t spilled;         /* bytes at the end now only in spill_fd */
 	/* fb_table_fields: the vtable of a layout seen before (ref 0 = none) */
 	struct fb_shape_hit {
 		uint64_t fields;    /* (slot, size) of each field written */
 		uint8_t n;          /* fields written */
 		uint8_t align;      /* size % 8 when the table started */
 		fb_ref vtable;
+		/* the layout: the table's bytes, each field's end, from the start */
+		uint8_t delta;
+		uint8_t off[8];
 	} shape_hits[FB_SHAPE_HITS];
 };
 
@@ -93,9 +98,15 @@ int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
  * The same, but equal strings are written once and referred to by every
  * table naming them (FlatBuffers allows it: offsets only point forward,
  * and a string made earlier lies after every later table). A string
- * given must not change while the builder lives: it is known by address.
+ * given must not change while the builder lives, or until
+ * fb_builder_forget_addresses(): it is known by address.
  */
 int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
+/*
+ * The strings given so far may change or be freed from now on: shared
+ * strings are found by content again (a cache keyed by address forgets).
+ */
+void fb_builder_forget_addresses(struct fb_builder *b);
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);
 int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
@@ -147,13 +158,29 @@ int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out);
 
 /*
+ * Keep only the newest part of a large buffer in memory: the oldest goes
+ * to fd (the caller's: empty, read and written at offsets; O_DIRECT is
+ * welcome) in chunks, and only fb_output() gives the finished bytes.
+ */
+void fb_builder_spill(struct fb_builder *b, int fd);
+
+/*
  * Finish with root table `root`: size prefix (bytes after it), root offset,
  * the 4-byte identifier. Nothing may be added afterwards.
  */
 int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4]);
-/* The finished bytes, owned by the builder. */
+/*
+ * The finished bytes, in order, a piece at a time, each valid during its
+ * call: fn's first error, or the builder's, or a read's.
+ */
+typedef int (*fb_output_fn)(void *ctx, const void *data, size_t len);
+int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx);
+/* The finished bytes, owned by the builder; NULL once spilled. */
 const void *fb_data(const struct fb_builder *b, size_t *len);
-/* The finished bytes as a malloc'd block; the builder is left empty. */
+/*
+ * The finished bytes as a malloc'd block, the builder left empty (not
+ * once spilled).
+ */
 int fb_detach(struct fb_builder *b, void **buf, size_t *len);
 
 #endif /* ETDUMP_FB_BUILDER_H */

@@ -42,6 +42,15 @@ int stdout_output_write_log(int fd, struct run_log *log,
 	return err;
 }
 
+int stdout_output_write_stream(int fd, struct etdump_stream *es)
+{
+	int err = etdump_stream_write_fd(es, fd);
+
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
 int stdout_output_write_dump(int fd, const struct etd_dump *dump)
 {
 	size_t len;

@@ -23,6 +23,8 @@ int stdout_output_begin(void);
 /* The log's runs as one ETDump to fd, which is closed: 0 or -errno. */
 int stdout_output_write_log(int fd, struct run_log *log,
 			    const struct etdump_log_meta *m);
+/* The same for the runs streamed into es. */
+int stdout_output_write_stream(int fd, struct etdump_stream *es);
 /* The same for a whole dump. */
 int stdout_output_write_dump(int fd, const struct etd_dump *dump);
 

@@ -27,49 +27,57 @@ static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
 	}
 }
 
-struct name_count {
-	const char *name;
-	uint64_t first;  /* earliest open time */
-	size_t n;
-};
-
-static int count_name(void *ctx, struct run_view *r)
+void run_names_add(struct run_names *rn, const struct run_view *r)
 {
-	struct name_count *nc = ctx;
+	struct run_name_count *nc = rn->nc;
 	size_t i;
 
 	/* names are interned: the pointer is the name */
-	for (i = 0; i < 32 && nc[i].name && nc[i].name != r->name; i++)
+	for (i = 0; i < RUN_NAMES_MAX && nc[i].name && nc[i].name != r->name;
+	     i++)
 		;
-	if (i == 32)
-		return 0;
+	if (i == RUN_NAMES_MAX)
+		return;
 	if (!nc[i].name || r->open_time < nc[i].first)
 		nc[i].first = r->open_time;
 	nc[i].name = r->name;
 	nc[i].n++;
+}
+
+static int count_name(void *ctx, struct run_view *r)
+{
+	run_names_add(ctx, r);
 	return 0;
 }
 
 static int first_cmp(const void *a, const void *b)
 {
-	const struct name_count *x = a, *y = b;
+	const struct run_name_count *x = a, *y = b;
 
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-void summary_describe_log(struct run_log *log, char *buf, size_t len)
+void run_names_describe(const struct run_names *rn, char *buf, size_t len)
 {
-	struct name_count nc[33] = { 0 };
+	struct run_names sorted = *rn;
 	size_t i, n, off = 0;
 
-	run_log_each(log, false, count_name, nc);
-	for (n = 0; n < 32 && nc[n].name; n++)
+	for (n = 0; n < RUN_NAMES_MAX && sorted.nc[n].name; n++)
 		;
-	qsort(nc, n, sizeof(*nc), first_cmp);
+	qsort(sorted.nc, n, sizeof(*sorted.nc), first_cmp);
 	buf[0] = '\0';
 	for (i = 0; i < n && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%zu %s",
-				off ? " + " : "", nc[i].n, nc[i].name);
+				off ? " + " : "", sorted.nc[i].n,
+				sorted.nc[i].name);
+}
+
+void summary_describe_log(struct run_log *log, char *buf, size_t len)
+{
+	struct run_names rn = { 0 };
+
+	run_log_each(log, false, count_name, &rn);
+	run_names_describe(&rn, buf, len);
 }
 
 void summary_totals(const char *how, const char *files,

@@ -21,7 +21,23 @@ void summary_totals(const char *how, const char *files,
 /* The same, the runs described as summary_describe_log() does. */
 void summary_totals_text(const char *how, const char *files, const char *runs,
 			 const struct collector_stats *st, uint64_t drops);
-/* "1 Default + 20 Execute" for the runs of a log (by first open time). */
+/*
+ * The runs' names counted as they go by: up to 32 names (interned: known
+ * by address), each with its earliest open time.
+ */
+#define RUN_NAMES_MAX 32
+struct run_names {
+	struct run_name_count {
+		const char *name;
+		uint64_t first;
+		size_t n;
+	} nc[RUN_NAMES_MAX];
+};
+
+void run_names_add(struct run_names *rn, const struct run_view *r);
+/* "1 Default + 20 Execute": the names by first open time. */
+void run_names_describe(const struct run_names *rn, char *buf, size_t len);
+/* The same for the runs of a log. */
 void summary_describe_log(struct run_log *log, char *buf, size_t len);
 /* One line per kind of event left out, lost or unreadable. */
 void summary_notes(const struct collector_stats *st, uint64_t drops);

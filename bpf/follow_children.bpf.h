@@ -1,19 +1,20 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * follow.bpf.c - the targets' descendants (record without --no-inherit):
- * each process forked by a followed one is followed too, from the fork on
- * (in the kernel, so that none slips through while the recorder is busy);
- * when one execs, the recorder hears it through a ring of its own and
- * looks for etdump probes in the new executable; at its exit it leaves the
- * map, so that its pid, once reused, is nobody's.
+ * follow_children.bpf.h - the targets' descendants (record without
+ * --no-inherit): each process forked by a followed one is followed too,
+ * from the fork on (in the kernel, so that none slips through while the
+ * recorder is busy); when one execs, the recorder hears it through a ring
+ * of its own and looks for etdump probes in the new executable; at its
+ * exit it leaves the map, so that its pid, once reused, is nobody's.
+ *
+ * Part of capture.bpf.c's object, loaded only when children are followed:
+ * one object reads the kernel's BTF once (several megabytes, the larger
+ * part of the recorder's start) where a second object read it again.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
+#ifndef FOLLOW_CHILDREN_BPF_H
+#define FOLLOW_CHILDREN_BPF_H
+
 #include "etdump_follow.h"
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
 #include "followed_map.bpf.h"
 
 struct {
@@ -107,3 +108,5 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	bpf_map_delete_elem(&followed, &tgid);
 	return 0;
 }
+
+#endif /* FOLLOW_CHILDREN_BPF_H */
