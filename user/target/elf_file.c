@@ -56,3 +56,22 @@ Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
 	}
 	return NULL;
 }
+
+int elf_file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && len <= ph.p_filesz &&
+		    vaddr - ph.p_vaddr <= ph.p_filesz - len) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -8,6 +8,7 @@
 
 #include <gelf.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct elf_file {
 	int fd;         /* -1 when closed */
@@ -20,6 +21,12 @@ struct elf_file {
 int elf_file_open(struct elf_file *f, const char *path, char *err,
 		  size_t errlen);
 void elf_file_close(struct elf_file *f);
+/*
+ * The file offset of `len` bytes at virtual address `vaddr`, through the
+ * PT_LOAD segment holding them all: 0, -ENOENT when none does, -ENOEXEC
+ * when the file has no program headers.
+ */
+int elf_file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off);
 /* The first section of `type` (any when 0) named `name` (any when NULL). */
 Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
 			  const char *name, GElf_Shdr *shdr);

@@ -151,25 +151,6 @@ static bool find_debug_file(const char *path,
 	return false;
 }
 
-/* Through the PT_LOAD segment that maps it. */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
-{
-	size_t i, n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -ENOEXEC;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 /* Functions of one symbol table of `symelf`, placed in `bin`'s file. */
 static int each_function(Elf *symelf, Elf_Scn *scn, Elf *bin,
 			 elf_symbol_fn fn, void *ctx, size_t *count)
@@ -191,7 +172,7 @@ static int each_function(Elf *symelf, Elf_Scn *scn, Elf *bin,
 		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		name = elf_strptr(symelf, shdr.sh_link, sym.st_name);
-		if (!name || !*name || vaddr_to_offset(bin, sym.st_value, &off))
+		if (!name || !*name || elf_file_offset(bin, sym.st_value, 1, &off))
 			continue;
 		(*count)++;
 		ret = fn(ctx, name, off, sym.st_size);

@@ -15,23 +15,12 @@ static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t *off,
 			    char *err, size_t errlen)
 {
 	struct elf_file f = ELF_FILE_CLOSED;
-	size_t i, n;
-	GElf_Phdr ph;
 	int ret;
 
 	ret = elf_file_open(&f, path, err, errlen);
 	if (ret)
 		return ret;
-	ret = -ENOENT;
-	if (elf_getphdrnum(f.elf, &n))
-		n = 0;
-	for (i = 0; i < n && ret; i++) {
-		if (!gelf_getphdr(f.elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    vaddr < ph.p_vaddr || vaddr + 4 > ph.p_vaddr + ph.p_filesz)
-			continue;
-		*off = vaddr - ph.p_vaddr + ph.p_offset;
-		ret = 0;
-	}
+	ret = elf_file_offset(f.elf, vaddr, 4, off) ? -ENOENT : 0;
 	elf_file_close(&f);
 	if (ret)
 		snprintf(err, errlen, "%s: the etdump semaphores lie in no loaded segment",

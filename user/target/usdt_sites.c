@@ -4,23 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "elf_file.h"
 #include "usdt_notes.h"
 #include "usdt_sites.h"
-
-/* The file offset of a virtual address: 0 when no PT_LOAD holds it. */
-static uint64_t file_offset(Elf *elf, size_t nphdr, uint64_t addr)
-{
-	GElf_Phdr ph;
-	size_t i;
-
-	for (i = 0; i < nphdr; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz)
-			return addr - ph.p_vaddr + ph.p_offset;
-	}
-	return 0;
-}
 
 /* Where .stapsdt.base is now (0: no such section). */
 static uint64_t stapsdt_base(Elf *elf)
@@ -68,10 +54,10 @@ static int place(Elf *elf, const char *name, const char *provider,
 		s = &out->v[out->n];
 		s->name = p->name;
 		s->args = p->args;
-		s->offset = file_offset(elf, nphdr, pc);
-		s->sema_offset = p->semaphore ?
-			file_offset(elf, nphdr, p->semaphore) : 0;
-		if (!s->offset || (p->semaphore && !s->sema_offset)) {
+		s->sema_offset = 0;
+		if (elf_file_offset(elf, pc, 1, &s->offset) ||
+		    (p->semaphore &&
+		     elf_file_offset(elf, p->semaphore, 1, &s->sema_offset))) {
 			snprintf(err, errlen, "%s: probe %s:%s at 0x%llx is outside the file's loaded segments",
 				 name, provider, p->name,
 				 (unsigned long long)p->pc);
