@@ -255,17 +255,33 @@ static void note_probe(struct capture *cap, const char *name)
 	cap->link_probes[cap->nprobes++] = name;
 }
 
-static int attach_one(struct capture *cap, struct bpf_program *prog,
-		      pid_t pid, const char *path, const char *name)
+/* Room for one more link, made before the link so that none is lost. */
+static int reserve_link(struct capture *cap)
 {
 	struct bpf_link **links;
-	struct bpf_link *link;
-	int err;
 
 	links = realloc(cap->links, (cap->nlinks + 1) * sizeof(*links));
 	if (!links)
 		return -ENOMEM;
 	cap->links = links;
+	return 0;
+}
+
+static void keep_link(struct capture *cap, struct bpf_link *link,
+		      const char *name)
+{
+	cap->links[cap->nlinks++] = link;
+	note_probe(cap, name);
+}
+
+static int attach_one(struct capture *cap, struct bpf_program *prog,
+		      pid_t pid, const char *path, const char *name)
+{
+	struct bpf_link *link;
+	int err;
+
+	if (reserve_link(cap))
+		return -ENOMEM;
 	/* one attach per probe name covers every site of that name */
 	link = bpf_program__attach_usdt(prog, pid, path, "etdump", name, NULL);
 	if (!link) {
@@ -276,8 +292,7 @@ static int attach_one(struct capture *cap, struct bpf_program *prog,
 		      path, name, strerror(-err));
 		return err;
 	}
-	cap->links[cap->nlinks++] = link;
-	note_probe(cap, name);
+	keep_link(cap, link, name);
 	return 0;
 }
 
@@ -315,22 +330,18 @@ int capture_attach_event(struct capture *cap, const char *name, int perf_fd,
 			 uint32_t spec_id)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = spec_id);
-	struct bpf_link **links;
 	struct bpf_link *link;
 	int i = probe_index(cap, name);
 
 	if (i < 0)
 		return -EINVAL;
-	links = realloc(cap->links, (cap->nlinks + 1) * sizeof(*links));
-	if (!links)
+	if (reserve_link(cap))
 		return -ENOMEM;
-	cap->links = links;
 	link = bpf_program__attach_perf_event_opts(program_of(cap, i), perf_fd,
 						   &opts);
 	if (!link)
 		return -errno;
-	cap->links[cap->nlinks++] = link;
-	note_probe(cap, probe_programs[i].probe);
+	keep_link(cap, link, probe_programs[i].probe);
 	return 0;
 }
 

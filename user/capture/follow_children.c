@@ -467,9 +467,9 @@ bool follow_children_exited(struct follow_children *fc)
 	/*
 	 * The exec of a child forked by a command that has exited (a shell's
 	 * `runtime &`) may not be in the list yet: its record is read now,
-	 * and one still on its way into the ring (bpf/follow_children.bpf.h counts
-	 * an exec before it flags it) is waited for. An error is the next
-	 * follow_children_consume()'s to return.
+	 * and one still on its way into the ring (bpf/follow_children.bpf.h
+	 * counts an exec before it flags it) is waited for. An error is the
+	 * next follow_children_consume()'s to return.
 	 */
 	if (follow_children_consume(fc))
 		return false;
