@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "huge_pages.h"
 #include "capture.h"
 #include "collector.h"
 #include "counters.h"
@@ -1008,6 +1009,8 @@ int cmd_record(int argc, char **argv)
 	copts.follow_children = follow;
 	sink.col = col;
 	copts.ctx = &sink;
+	/* the kernel's BTF, which the load reads, in pages backed at once */
+	huge_pages_warm_heap(16u << 20);
 	if (capture_open(&cap, &copts))
 		goto cleanup;
 	/* before the command leaves the gate: none of its forks is missed */

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include "direct_write.h"
 #include "file_io.h"
+#include "huge_pages.h"
 
 /*
  * Memory, file offsets and lengths of O_DIRECT must be multiples of the
@@ -34,12 +35,9 @@ void direct_write_begin(struct direct_write *d, int fd, size_t total)
 	d->fd = fd;
 	if (total < DIRECT_WRITE_MIN || set_direct(fd, 1))
 		return;
-	d->chunk = mmap(NULL, DIRECT_CHUNK, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (d->chunk == MAP_FAILED) {
-		d->chunk = NULL;
+	d->chunk = huge_pages_map(DIRECT_CHUNK);
+	if (!d->chunk)
 		d->err = set_direct(fd, 0);
-	}
 }
 
 /*

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "huge_pages.h"
 #include "run_log.h"
 
 /*
@@ -92,10 +93,8 @@ static struct slab *slab_new(size_t need)
 	struct slab *s;
 
 	cap = cap > SLAB_BYTES ? (cap + 4095) & ~(size_t)4095 : SLAB_BYTES;
-	/* populated at once: one call instead of a fault per page */
-	s = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (s == MAP_FAILED)
+	s = huge_pages_map(cap);
+	if (!s)
 		return NULL;
 	s->next = NULL;
 	s->used = 0;

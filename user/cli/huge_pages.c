@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include "huge_pages.h"
+
+#define HUGE_PAGE (2ul << 20)
+
+static void populate_huge(void *mem, size_t len)
+{
+	madvise(mem, len, MADV_HUGEPAGE);
+	madvise(mem, len, MADV_POPULATE_WRITE);
+}
+
+void *huge_pages_map(size_t len)
+{
+	size_t head;
+	uint8_t *m;
+
+	m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	head = (0 - (uintptr_t)m) & (HUGE_PAGE - 1);
+	if (head)
+		munmap(m, head);
+	munmap(m + head + len, HUGE_PAGE - head);
+	m += head;
+	populate_huge(m, len);
+	return m;
+}
+
+void huge_pages_unmap(void *mem, size_t len)
+{
+	if (mem)
+		munmap(mem, len);
+}
+
+void huge_pages_warm_heap(size_t len)
+{
+	uintptr_t start, end;
+	void *p;
+
+	/*
+	 * Blocks below twice len (this one too) from the heap, and the heap
+	 * kept when they are freed.
+	 */
+	mallopt(M_MMAP_THRESHOLD, (int)(2 * len));
+	mallopt(M_TRIM_THRESHOLD, (int)(4 * len));
+	p = malloc(len);
+	if (!p)
+		return;
+	start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	end = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+	if (end > start)
+		populate_huge((void *)start, end - start);
+	free(p);
+}
