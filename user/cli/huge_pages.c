@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 #include "huge_pages.h"
 
-#define HUGE_PAGE (2ul << 20)
+#define HUGE_PAGE HUGE_PAGE_BYTES
 
 static void populate_huge(void *mem, size_t len)
 {
@@ -12,13 +12,14 @@ static void populate_huge(void *mem, size_t len)
 	madvise(mem, len, MADV_POPULATE_WRITE);
 }
 
-void *huge_pages_map(size_t len)
+void *huge_pages_reserve(size_t len)
 {
 	size_t head;
 	uint8_t *m;
 
+	/* over-mapped by a huge page, then trimmed to an aligned start */
 	m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	head = (0 - (uintptr_t)m) & (HUGE_PAGE - 1);
@@ -26,7 +27,16 @@ void *huge_pages_map(size_t len)
 		munmap(m, head);
 	munmap(m + head + len, HUGE_PAGE - head);
 	m += head;
-	populate_huge(m, len);
+	madvise(m, len, MADV_HUGEPAGE);
+	return m;
+}
+
+void *huge_pages_map(size_t len)
+{
+	void *m = huge_pages_reserve(len);
+
+	if (m)
+		madvise(m, len, MADV_POPULATE_WRITE);
 	return m;
 }
 

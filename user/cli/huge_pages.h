@@ -15,10 +15,15 @@
 
 #include <stddef.h>
 
+#define HUGE_PAGE_BYTES (2ul << 20)
+
 /*
- * len bytes (a multiple of 4 KiB), 2 MiB-aligned, populated; NULL with
- * errno set. Huge pages and population are best effort.
+ * len bytes (a multiple of 4 KiB) reserved, 2 MiB-aligned, to be backed
+ * by huge pages as they are touched; NULL with errno set. Huge pages are
+ * best effort: without them, pages of 4 KiB.
  */
+void *huge_pages_reserve(size_t len);
+/* The same, backed at once (best effort too). */
 void *huge_pages_map(size_t len);
 void huge_pages_unmap(void *mem, size_t len);
 /*

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "fb_builder.h"
 #include "file_io.h"
+#include "huge_pages.h"
 #include "strtab.h"
 
 /* soffsets are int32; stay clear of their limit, 8-aligned */
@@ -213,21 +214,9 @@ void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len)
  */
 static uint8_t *map_reserve(void)
 {
-	size_t len = FB_MAP_SIZE + FB_POPULATE, head;
-	uint8_t *m;
-
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	head = (0 - (uintptr_t)m) & (FB_POPULATE - 1);
-	if (head)
-		munmap(m, head);
-	munmap(m + head + FB_MAP_SIZE, FB_POPULATE - head);
-	m += head;
-	/* best effort: without it, pages of 4 KiB */
-	madvise(m, FB_MAP_SIZE, MADV_HUGEPAGE);
-	return m;
+	_Static_assert(FB_POPULATE == HUGE_PAGE_BYTES,
+		       "populated a huge page at a time");
+	return huge_pages_reserve(FB_MAP_SIZE);
 }
 
 /* Room for n more bytes at the front; the data moves to the new end. */
