@@ -1010,8 +1010,10 @@ int cmd_record(int argc, char **argv)
 	sink.col = col;
 	copts.ctx = &sink;
 	/* the kernel's BTF, which the load reads, in pages backed at once */
-	huge_pages_warm_heap(16u << 20);
-	if (capture_open(&cap, &copts))
+	huge_pages_heap_begin(16u << 20);
+	err = capture_open(&cap, &copts);
+	huge_pages_heap_end();
+	if (err)
 		goto cleanup;
 	/* before the command leaves the gate: none of its forks is missed */
 	if (follow) {

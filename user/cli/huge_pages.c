@@ -46,7 +46,10 @@ void huge_pages_unmap(void *mem, size_t len)
 		munmap(mem, len);
 }
 
-void huge_pages_warm_heap(size_t len)
+/* glibc's default, which a mallopt() would otherwise leave raised */
+#define MMAP_THRESHOLD_DEFAULT (128 << 10)
+
+void huge_pages_heap_begin(size_t len)
 {
 	uintptr_t start, end;
 	void *p;
@@ -65,4 +68,9 @@ void huge_pages_warm_heap(size_t len)
 	if (end > start)
 		populate_huge((void *)start, end - start);
 	free(p);
+}
+
+void huge_pages_heap_end(void)
+{
+	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_DEFAULT);
 }

@@ -28,9 +28,12 @@ void *huge_pages_map(size_t len);
 void huge_pages_unmap(void *mem, size_t len);
 /*
  * The heap's next len bytes populated in huge pages and kept: the large
- * blocks malloc() hands out next (libbpf's copies of the kernel's BTF,
- * some 11 MiB) reuse them instead of faulting in fresh pages one by one.
+ * blocks malloc() hands out until huge_pages_heap_end() (libbpf's copies
+ * of the kernel's BTF, some 11 MiB) reuse them instead of faulting in
+ * fresh pages one by one. After it, large blocks are mapped again, as
+ * realloc() grows them without a copy.
  */
-void huge_pages_warm_heap(size_t len);
+void huge_pages_heap_begin(size_t len);
+void huge_pages_heap_end(void);
 
 #endif /* ETDUMP_HUGE_PAGES_H */

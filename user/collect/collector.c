@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "batch.h"
+#include "grow_array.h"
 #include "collector.h"
 #include "etdump_record.h"
 #include "run_log.h"
@@ -304,8 +305,8 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 	bool delegate = ev->has_metadata;
 	int err;
 
-	err = room_for((void **)&r->events, &t->events_cap, r->nevents, 1,
-		       sizeof(*r->events));
+	err = grow_array((void **)&r->events, &t->events_cap, r->nevents, 1,
+			 sizeof(*r->events));
 	if (err)
 		return err;
 	p = &r->events[r->nevents];
@@ -326,8 +327,8 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 			p->flags = PACKED_DELEGATE;
 			p->meta_len = ev->metadata_len;
 			p->aux = r->meta_len;
-			err = room_for((void **)&r->meta, &t->meta_cap,
-				       r->meta_len, ev->metadata_len, 1);
+			err = grow_array((void **)&r->meta, &t->meta_cap,
+					 r->meta_len, ev->metadata_len, 1);
 			if (!err && ev->metadata_len)
 				memcpy(r->meta + r->meta_len, ev->metadata,
 				       ev->metadata_len);
@@ -1129,8 +1130,9 @@ void collector_free(struct collector *c)
 		while (t->run.nfull)
 			etd_event_free(&t->run.full[--t->run.nfull]);
 		free(t->run.full);
-		free(t->run.events);
-		free(t->run.meta);
+		grow_array_free(t->run.events, t->events_cap,
+				sizeof(*t->run.events));
+		grow_array_free(t->run.meta, t->meta_cap, 1);
 		free(t->stack);
 		while (t->nheld)
 			event_unowned_free(&t->held[--t->nheld].ev);

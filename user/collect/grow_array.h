@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * grow_array.h - a thread's open run (its packed events, their metadata)
+ * as an array that doubles: from malloc() while small, in populated huge
+ * pages (huge_pages.h) from GROW_ARRAY_HUGE bytes on.
+ *
+ * A run of a long-running thread can hold millions of events: grown by
+ * realloc(), its fresh pages are faulted in one by one (13-22 us each in
+ * a virtual machine that shadows page tables) and realloc() moves it when
+ * something was allocated behind it.
+ */
+#ifndef ETDUMP_GROW_ARRAY_H
+#define ETDUMP_GROW_ARRAY_H
+
+#include <stddef.h>
+
+#define GROW_ARRAY_HUGE (2ul << 20)
+
+/*
+ * Room for n + more elements of elem bytes in *arr, which holds n of a
+ * capacity *cap (elements; 0 and NULL at first); 0 or -ENOMEM.
+ */
+int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem);
+/* An array grown by grow_array(), of capacity cap; NULL is fine. */
+void grow_array_free(void *arr, size_t cap, size_t elem);
+
+#endif /* ETDUMP_GROW_ARRAY_H */
