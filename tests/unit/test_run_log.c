@@ -2,7 +2,8 @@
 /*
  * What long recordings stand on: interned names, the compact run log and
  * the ETDump streamed from it (the same file as from an etd_dump), shared
- * strings in the builder, series names and durations.
+ * strings in the builder, series names and durations, and a long run's
+ * array growing from malloc() into huge-page mappings.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "etdump_reader.h"
 #include "etdump_writer.h"
 #include "fb_builder.h"
+#include "grow_array.h"
 #include "parse.h"
 #include "run_log.h"
 #include "run_sink.h"
@@ -319,6 +321,36 @@ TEST(series_names_and_durations)
 	CHECK(parse_duration("-1s", &ns) < 0);
 }
 
+/* Past GROW_ARRAY_HUGE the array is mapped; its elements survive each move. */
+TEST(a_long_runs_array_keeps_every_element_as_it_grows)
+{
+	size_t cap = 0, n, big = 3 * GROW_ARRAY_HUGE / sizeof(uint64_t);
+	uint64_t *a = NULL;
+	size_t bad = 0;
+
+	for (n = 0; n < big; n++) {
+		if (grow_array((void **)&a, &cap, n, 1, sizeof(*a)))
+			break;
+		a[n] = n * 2654435761u;
+	}
+	CHECK_EQ_INT(n == big, 1);
+	CHECK_EQ_INT(cap >= big, 1);
+	for (n = 0; n < big; n++)
+		bad += a[n] != n * 2654435761u;
+	CHECK_EQ_INT(bad, 0);
+	/* room for a block at once too, across the step into a mapping */
+	grow_array_free(a, cap, sizeof(*a));
+	a = NULL;
+	cap = 0;
+	CHECK_EQ_INT(grow_array((void **)&a, &cap, 0, 8, sizeof(*a)), 0);
+	a[7] = 7;
+	CHECK_EQ_INT(grow_array((void **)&a, &cap, 8, GROW_ARRAY_HUGE, sizeof(*a)),
+		     0);
+	CHECK_EQ_INT(a[7] == 7, 1);
+	a[GROW_ARRAY_HUGE + 7] = 1;
+	grow_array_free(a, cap, sizeof(*a));
+}
+
 int main(void)
 {
 	RUN(interned_names_are_one_pointer_each);
@@ -327,5 +359,6 @@ int main(void)
 	RUN(streamed_runs_names_at_a_freed_address_are_their_own);
 	RUN(shared_strings_are_written_once);
 	RUN(series_names_and_durations);
+	RUN(a_long_runs_array_keeps_every_element_as_it_grows);
 	return TEST_SUMMARY();
 }

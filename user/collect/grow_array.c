@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "grow_array.h"
 #include "huge_pages.h"
 
@@ -13,6 +15,29 @@ static size_t mapped_bytes(size_t cap, size_t elem)
 	if (bytes < GROW_ARRAY_HUGE)
 		return 0;
 	return (bytes + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
+}
+
+/*
+ * A mapping of len bytes holding the old one's (of old bytes, 0: none)
+ * at its start. The old pages move there whole, huge ones too, as both
+ * ends are 2 MiB-aligned: nothing is copied, and only the new part is
+ * fresh memory, cleared once (the dear part of a page in a virtual machine
+ * whose host backs the guest's memory lazily).
+ */
+static void *grow_mapped(void *old, size_t old_len, size_t len)
+{
+	uint8_t *p = huge_pages_reserve(len);
+
+	if (!p)
+		return NULL;
+	if (old_len && mremap(old, old_len, old_len,
+			      MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED) {
+		/* a copy then, which must not lose the old pages */
+		memcpy(p, old, old_len);
+		munmap(old, old_len);
+	}
+	madvise(p + old_len, len - old_len, MADV_POPULATE_WRITE);
+	return p;
 }
 
 int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem)
@@ -30,13 +55,14 @@ int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem)
 		if (!p)
 			return -ENOMEM;
 	} else {
-		/* a copy: cheaper than the pages a remap would fault in */
-		p = huge_pages_map(len);
+		p = grow_mapped(*arr, mapped_bytes(*cap, elem), len);
 		if (!p)
 			return -ENOMEM;
-		if (n)
-			memcpy(p, *arr, n * elem);
-		grow_array_free(*arr, *cap, elem);
+		if (p != *arr && !mapped_bytes(*cap, elem)) {
+			if (n)
+				memcpy(p, *arr, n * elem);
+			free(*arr);
+		}
 	}
 	*arr = p;
 	*cap = ncap;
