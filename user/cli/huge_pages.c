@@ -46,8 +46,9 @@ void huge_pages_unmap(void *mem, size_t len)
 		munmap(mem, len);
 }
 
-/* glibc's default, which a mallopt() would otherwise leave raised */
+/* glibc's defaults, which a mallopt() would otherwise leave raised */
 #define MMAP_THRESHOLD_DEFAULT (128 << 10)
+#define TRIM_THRESHOLD_DEFAULT (128 << 10)
 
 void huge_pages_heap_begin(size_t len)
 {
@@ -73,4 +74,7 @@ void huge_pages_heap_begin(size_t len)
 void huge_pages_heap_end(void)
 {
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_DEFAULT);
+	/* what the load freed goes back: the recorder's peak memory */
+	mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_DEFAULT);
+	malloc_trim(0);
 }

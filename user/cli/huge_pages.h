@@ -31,7 +31,8 @@ void huge_pages_unmap(void *mem, size_t len);
  * blocks malloc() hands out until huge_pages_heap_end() (libbpf's copies
  * of the kernel's BTF, some 11 MiB) reuse them instead of faulting in
  * fresh pages one by one. After it, large blocks are mapped again, as
- * realloc() grows them without a copy.
+ * realloc() grows them without a copy, and what the heap holds free is
+ * given back (the recorder's peak memory stays what it was).
  */
 void huge_pages_heap_begin(size_t len);
 void huge_pages_heap_end(void);
