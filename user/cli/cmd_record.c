@@ -1010,7 +1010,7 @@ int cmd_record(int argc, char **argv)
 	sink.col = col;
 	copts.ctx = &sink;
 	/* the kernel's BTF, which the load reads, in pages backed at once */
-	huge_pages_heap_begin(16u << 20);
+	huge_pages_heap_begin(12u << 20);
 	err = capture_open(&cap, &copts);
 	huge_pages_heap_end();
 	if (err)
