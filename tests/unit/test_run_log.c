@@ -351,6 +351,58 @@ TEST(a_long_runs_array_keeps_every_element_as_it_grows)
 	grow_array_free(a, cap, sizeof(*a));
 }
 
+struct long_run_check {
+	size_t nevents, bad;
+	int runs;
+};
+
+static int check_long_run(void *ctx, struct run_view *r)
+{
+	struct long_run_check *c = ctx;
+	size_t i;
+
+	c->runs++;
+	if (r->nevents != c->nevents)
+		return 0;
+	for (i = 0; i < r->nevents; i++)
+		c->bad += r->events[i].start != i || r->events[i].end != i + 7;
+	c->bad += r->meta_len != 3 || memcmp(r->meta, "abc", 3);
+	return 0;
+}
+
+/* A long run's mapping moves into the log, in order with the short runs. */
+TEST(a_long_run_is_taken_into_the_log_whole)
+{
+	struct run_log *log = run_log_new();
+	struct long_run_check c = { .nevents = 200000 };
+	struct packed_event *ev = NULL, one = { .start = 1, .end = 2 };
+	struct run_view r = { .name = "Execute" }, small = { .name = "small" };
+	size_t cap = 0, i;
+
+	small.events = &one;
+	small.nevents = 1;
+	CHECK_EQ_INT(run_log_append(log, &small), 0);
+	CHECK_EQ_INT(grow_array((void **)&ev, &cap, 0, c.nevents, sizeof(*ev)),
+		     0);
+	for (i = 0; i < c.nevents; i++)
+		ev[i] = (struct packed_event){ .start = i, .end = i + 7 };
+	r.events = ev;
+	r.nevents = c.nevents;
+	r.meta = (uint8_t *)"abc";
+	r.meta_len = 3;
+	CHECK_EQ_INT(run_log_append_taking(log, &r,
+					   grow_array_mapped(cap, sizeof(*ev))),
+		     0);
+	CHECK(r.events == NULL);
+	CHECK_EQ_INT(run_log_append(log, &small), 0);
+	CHECK_EQ_INT(run_log_runs(log), 3);
+	CHECK_EQ_INT(run_log_each(log, true, check_long_run, &c), 0);
+	CHECK_EQ_INT(c.runs, 3);
+	CHECK_EQ_INT(c.bad, 0);
+	CHECK_EQ_INT(run_log_runs(log), 0);
+	run_log_free(log);
+}
+
 int main(void)
 {
 	RUN(interned_names_are_one_pointer_each);
@@ -360,5 +412,6 @@ int main(void)
 	RUN(shared_strings_are_written_once);
 	RUN(series_names_and_durations);
 	RUN(a_long_runs_array_keeps_every_element_as_it_grows);
+	RUN(a_long_run_is_taken_into_the_log_whole);
 	return TEST_SUMMARY();
 }

@@ -447,7 +447,12 @@ static int close_run(struct collector *c, struct thread_state *t,
 		c->stats.runs++;
 		c->stats.events += r->nevents - t->run_allocations;
 		err = c->on_run ? c->on_run(c->on_run_ctx, r) :
-				  run_log_append(c->log, r);
+				  run_log_append_taking(c->log, r,
+					grow_array_mapped(t->events_cap,
+							  sizeof(*r->events)));
+		/* a long run's pages went to the log: the next one grows anew */
+		if (!r->events)
+			t->events_cap = 0;
 	}
 	/* full events the sink did not take */
 	for (i = 0; i < r->nfull; i++)

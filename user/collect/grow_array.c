@@ -7,8 +7,7 @@
 #include "grow_array.h"
 #include "huge_pages.h"
 
-/* What an array of cap elements is mapped as, or 0 if it is malloc()'s. */
-static size_t mapped_bytes(size_t cap, size_t elem)
+size_t grow_array_mapped(size_t cap, size_t elem)
 {
 	size_t bytes = cap * elem;
 
@@ -49,16 +48,16 @@ int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem)
 		return 0;
 	while (ncap < n + more)
 		ncap *= 2;
-	len = mapped_bytes(ncap, elem);
+	len = grow_array_mapped(ncap, elem);
 	if (!len) {
 		p = realloc(*arr, ncap * elem);
 		if (!p)
 			return -ENOMEM;
 	} else {
-		p = grow_mapped(*arr, mapped_bytes(*cap, elem), len);
+		p = grow_mapped(*arr, grow_array_mapped(*cap, elem), len);
 		if (!p)
 			return -ENOMEM;
-		if (p != *arr && !mapped_bytes(*cap, elem)) {
+		if (p != *arr && !grow_array_mapped(*cap, elem)) {
 			if (n)
 				memcpy(p, *arr, n * elem);
 			free(*arr);
@@ -71,7 +70,7 @@ int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem)
 
 void grow_array_free(void *arr, size_t cap, size_t elem)
 {
-	size_t len = mapped_bytes(cap, elem);
+	size_t len = grow_array_mapped(cap, elem);
 
 	if (len)
 		huge_pages_unmap(arr, len);

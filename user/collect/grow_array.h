@@ -23,5 +23,7 @@
 int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem);
 /* An array grown by grow_array(), of capacity cap; NULL is fine. */
 void grow_array_free(void *arr, size_t cap, size_t elem);
+/* The bytes of the mapping such an array heads, or 0 if it is malloc()'s. */
+size_t grow_array_mapped(size_t cap, size_t elem);
 
 #endif /* ETDUMP_GROW_ARRAY_H */

@@ -169,6 +169,68 @@ int run_log_append(struct run_log *l, struct run_view *r)
 	return 0;
 }
 
+/*
+ * A slab of one run whose events are the pages of their own mapping, moved
+ * in at the first huge page boundary: the header and the run's view before
+ * it (4 KiB pages, as that one page is all they touch), the metadata after.
+ * NULL if it cannot be had: the run is copied then.
+ */
+static struct slab *slab_taking(struct run_view *r, size_t mapped)
+{
+	size_t head = HUGE_PAGE_BYTES;
+	size_t cap = head + mapped + ((r->meta_len + 4095) & ~(size_t)4095);
+	struct log_run *lr;
+	uint8_t *m;
+	struct slab *s;
+
+	_Static_assert(sizeof(struct slab) + sizeof(struct log_run) <= 4096,
+		       "the header takes one page");
+	m = huge_pages_reserve(cap);
+	if (!m)
+		return NULL;
+	madvise(m, head, MADV_NOHUGEPAGE);
+	if (mremap(r->events, mapped, mapped, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   m + head) == MAP_FAILED) {
+		munmap(m, cap);
+		return NULL;
+	}
+	s = (struct slab *)m;
+	s->next = NULL;
+	s->cap = cap;
+	s->used = cap - sizeof(*s); /* full: no other run goes in */
+	s->nruns = 1;
+	lr = (struct log_run *)s->data;
+	lr->v = *r;
+	lr->v.events = (struct packed_event *)(m + head);
+	lr->v.meta = m + head + mapped;
+	if (r->meta_len)
+		memcpy(lr->v.meta, r->meta, r->meta_len);
+	r->events = NULL;
+	return s;
+}
+
+int run_log_append_taking(struct run_log *l, struct run_view *r,
+			  size_t mapped)
+{
+	struct slab *s;
+
+	if (mapped < SLAB_BYTES || r->nfull)
+		return run_log_append(l, r);
+	s = slab_taking(r, mapped);
+	if (!s)
+		return run_log_append(l, r);
+	/* last, in append order: the next run starts a slab after it */
+	if (l->last)
+		l->last->next = s;
+	else
+		l->first = s;
+	l->last = s;
+	l->bytes += s->cap;
+	l->nruns++;
+	l->nevents += r->nevents;
+	return 0;
+}
+
 size_t run_log_runs(const struct run_log *l)
 {
 	return l->nruns;

@@ -59,6 +59,14 @@ struct run_log *run_log_new(void);
  * the array r->full stays the caller's). -ENOMEM.
  */
 int run_log_append(struct run_log *l, struct run_view *r);
+/*
+ * The same, but a run of many events, whose events head a 2 MiB-aligned
+ * mapping of `mapped` bytes (grow_array.h; 0: they do not), takes that
+ * mapping's pages instead of a copy: r->events is NULL after, the mapping
+ * the log's. A long run is then not in fresh memory twice.
+ */
+int run_log_append_taking(struct run_log *l, struct run_view *r,
+			  size_t mapped);
 size_t run_log_runs(const struct run_log *l);
 size_t run_log_events(const struct run_log *l);
 /* Bytes held (slabs, full events not counted). */
