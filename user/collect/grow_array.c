@@ -35,7 +35,12 @@ static void *grow_mapped(void *old, size_t old_len, size_t len)
 		memcpy(p, old, old_len);
 		munmap(old, old_len);
 	}
-	madvise(p + old_len, len - old_len, MADV_POPULATE_WRITE);
+	/*
+	 * The new part is left to fault in a huge page at a time as the run
+	 * grows into it: populated at once, tens of MiB cleared in one call
+	 * kept the ring unread for longer than it holds at millions of
+	 * events a second (drops in 2 of 5 trials of 2 threads at 2.5 M/s).
+	 */
 	return p;
 }
 
