@@ -204,7 +204,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
-all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) \
+all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) $(OUT)/bench-loop \
 	$(ET_TARGETS)
 
 # The man page is made from the binary's own --help texts: they cannot drift.

@@ -16,6 +16,8 @@ BUILD = os.environ.get("ETDUMP_BUILD", os.path.join(ROOT, "build"))
 CLI = os.path.join(BUILD, "etdump-bpf")
 EXAMPLE = os.path.join(BUILD, "example-runtime")
 EXAMPLE_NOPROBES = os.path.join(BUILD, "example-runtime-noprobes")
+# make bench's loop: batched delegate_log events, paced, one run a thread
+BENCH_LOOP = os.path.join(BUILD, "bench-loop")
 # the same runtime as a library: every probe in libexample-runtime.so
 EXAMPLE_SHARED = os.path.join(BUILD, "example-runtime-shared")
 EXAMPLE_LIB = os.path.join(BUILD, "libexample-runtime.so")

@@ -9,9 +9,9 @@ import signal
 import time
 import unittest
 
-from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
-                        Recorder, TempDirTest, decode, run, run_keys,
-                        start_waiting_example)
+from etdump_e2e import (BENCH_LOOP, CLI, DEFAULT_EVENTS, EXAMPLE,
+                        EXECUTE_EVENTS, Recorder, TempDirTest, decode, run,
+                        run_keys, start_waiting_example)
 
 
 def runs_of(path):
@@ -47,6 +47,30 @@ class LongRecordingTest(TempDirTest):
 
     def series(self, base="run"):
         return sorted(glob.glob(self.path(base + ".*.etdp")))
+
+    def test_a_run_longer_than_the_recorder_holds_is_written_whole(self):
+        # two threads of 50,000 events, one run each: past 32,768 events
+        # an open run's events go into the file as they come
+        out, raw = self.path("long.etdp"), self.path("long.raw")
+        proc = run([CLI, "record", "-o", out, "--raw", raw, "--ring-size",
+                    "64M", "--", BENCH_LOOP, "-n", "100000", "--rate",
+                    "1000000", "--threads", "2"], timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("100000 events, 0 dropped", proc.stderr)
+        got = decode(out)
+        self.assertEqual(len(got["run_data"]), 2)
+        for run_data in got["run_data"]:
+            self.assertEqual(len(run_data["events"]), 50000)
+            starts = [int(e["profile_event"]["start_time"])
+                      for e in run_data["events"]]
+            # the parts written ahead first, in the order they ended
+            self.assertEqual(starts, sorted(starts))
+        # the raw capture converted holds each run whole to its end: the
+        # same ETDump, as flatc reads both
+        conv = self.path("conv.etdp")
+        proc = run([CLI, "convert", raw, "-o", conv])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(decode(conv), got)
 
     def test_rotate_by_size_splits_every_run_once_into_whole_files(self):
         out = self.path("run.etdp")

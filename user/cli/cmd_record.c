@@ -50,6 +50,12 @@
 #define DEFAULT_RING_BYTES (8u << 20)
 /* record --values: a whole tensor up to this, the rest cut (and counted) */
 #define DEFAULT_VALUE_MAX (1u << 20)
+/*
+ * A run longer than this writes its events into the ETDump as it goes:
+ * 1.5 MiB of them held (48 bytes each), reused, where a run of millions
+ * would hold fresh memory for all (the most of what it cost here).
+ */
+#define RUN_AHEAD_EVENTS 32768
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull
@@ -996,6 +1002,9 @@ int cmd_record(int argc, char **argv)
 			goto cleanup;
 		if (out_fd < 0)
 			etdump_stream_spill_near(es, o.output);
+		collector_set_ahead(col, etdump_stream_ahead,
+				    etdump_stream_drop_ahead, es,
+				    RUN_AHEAD_EVENTS);
 	}
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;

@@ -43,6 +43,7 @@ struct thread_state {
 	bool flush_lost;        /* a flush before the one being expanded */
 	bool worker;            /* gave events to another thread's run */
 	size_t run_allocations; /* allocation events in the open run */
+	size_t ahead_events;    /* of the open run, sent ahead (c->on_ahead) */
 	struct run_view run;
 	size_t events_cap, meta_cap, full_cap;
 	struct scope *stack;
@@ -65,6 +66,10 @@ struct collector {
 	struct strtab *names;
 	collector_run_fn on_run; /* where a complete run goes; NULL: log */
 	void *on_run_ctx;
+	collector_run_fn on_ahead; /* collector_set_ahead() */
+	collector_drop_fn on_drop;
+	void *ahead_ctx;
+	size_t ahead_every;
 	collector_event_fn on_event; /* sees every event, in a run or not */
 	void *on_event_ctx;
 	uint64_t runs_opened;
@@ -110,6 +115,15 @@ void collector_set_run_sink(struct collector *c, collector_run_fn fn,
 {
 	c->on_run = fn;
 	c->on_run_ctx = ctx;
+}
+
+void collector_set_ahead(struct collector *c, collector_run_fn ahead,
+			 collector_drop_fn drop, void *ctx, size_t every)
+{
+	c->on_ahead = ahead;
+	c->on_drop = drop;
+	c->ahead_ctx = ctx;
+	c->ahead_every = every;
 }
 
 int collector_set_run_note(struct collector *c, const char *text)
@@ -297,6 +311,34 @@ static int hold_event(struct collector *c, struct thread_state *t,
  * metadata are borrowed (names interned); the event is kept in 48 bytes
  * unless it carries what only an etd_event holds (a worker's thread too).
  */
+/*
+ * The open run's events so far, ahead of its end: its memory is then that
+ * of `every` events, reused, instead of growing with the run (fresh memory
+ * is most of what a long run costs the recorder).
+ */
+static int send_ahead(struct collector *c, struct thread_state *t)
+{
+	struct run_view *r = &t->run;
+	int err = c->on_ahead(c->ahead_ctx, r);
+
+	if (err)
+		return err;
+	while (r->nfull)
+		etd_event_free(&r->full[--r->nfull]);
+	t->ahead_events += r->nevents;
+	r->nevents = 0;
+	r->meta_len = 0;
+	return 0;
+}
+
+/* A run some of whose events went ahead is gone: the taker forgets them. */
+static void drop_ahead(struct collector *c, struct thread_state *t)
+{
+	if (t->ahead_events && c->on_drop)
+		c->on_drop(c->ahead_ctx, &t->run);
+	t->ahead_events = 0;
+}
+
 static int add_to_run(struct collector *c, struct thread_state *t,
 		      struct etd_event *ev)
 {
@@ -340,6 +382,9 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 		return err;
 	r->nevents++;
 	c->events_seen++;
+	if (c->on_ahead && !c->on_run && r->nevents >= c->ahead_every &&
+	    !r->lost_events)
+		return send_ahead(c, t);
 	return 0;
 }
 
@@ -441,11 +486,14 @@ static int close_run(struct collector *c, struct thread_state *t,
 	t->in_run = false;
 	if (r->lost_events) {
 		c->stats.lost_runs++;
-	} else if (!r->nevents) {
+		drop_ahead(c, t);
+	} else if (!r->nevents && !t->ahead_events) {
 		c->stats.empty_runs++;
 	} else {
 		c->stats.runs++;
-		c->stats.events += r->nevents - t->run_allocations;
+		c->stats.events += r->nevents + t->ahead_events -
+				   t->run_allocations;
+		t->ahead_events = 0;
 		err = c->on_run ? c->on_run(c->on_run_ctx, r) :
 				  run_log_append_taking(c->log, r,
 					grow_array_mapped(t->events_cap,
@@ -979,6 +1027,7 @@ uint64_t collector_events_seen(const struct collector *c)
 static void discard_run(struct collector *c, struct thread_state *t)
 {
 	c->stats.incomplete_runs++;
+	drop_ahead(c, t);
 	t->run.nevents = 0;
 	t->run.meta_len = 0;
 	while (t->run.nfull)

@@ -118,6 +118,18 @@ void collector_set_event_hook(struct collector *c, collector_event_fn fn,
 void collector_set_run_sink(struct collector *c, collector_run_fn fn,
 			    void *ctx);
 /*
+ * Where a long open run's events go ahead of its end (the ETDump being
+ * built as runs complete), so that the run never holds more than `every`
+ * events in memory: each time it does, ahead(ctx, r) takes them (r holds
+ * only those; its tid and open_time say which run) and the run keeps what
+ * follows, its complete part then going to the log as before. drop(ctx, r)
+ * is told of a run some of whose events went ahead and that was then lost
+ * or left incomplete. For the log only (no run sink): the default is off.
+ */
+typedef void (*collector_drop_fn)(void *ctx, const struct run_view *r);
+void collector_set_ahead(struct collector *c, collector_run_fn ahead,
+			 collector_drop_fn drop, void *ctx, size_t every);
+/*
  * Close the capture without building an etd_dump: every complete run goes
  * to the sink (or the log), *stats filled. Then collector_log() holds the
  * runs, in the order they completed, for a writer that streams them

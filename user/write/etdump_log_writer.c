@@ -21,6 +21,15 @@ struct written_run {
 	fb_ref ref;
 };
 
+/* An open run's events written ahead of its end, and where they are. */
+struct ahead_run {
+	uint32_t tid;
+	uint64_t open_time;
+	fb_ref *refs;
+	size_t n;
+	size_t cap;
+};
+
 struct etdump_stream {
 	struct fb_builder b;
 	struct etd_dump shell;        /* counter names only */
@@ -31,6 +40,9 @@ struct etdump_stream {
 	size_t runs_cap;
 	struct run_names names;
 	int spill_fd;                 /* -1: the file is built in memory */
+	struct ahead_run *ahead;      /* one per thread at most, mostly none */
+	size_t nahead;
+	size_t ahead_cap;
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -67,6 +79,9 @@ static void stream_init(struct etdump_stream *w,
 
 static void stream_fini(struct etdump_stream *w)
 {
+	while (w->nahead)
+		free(w->ahead[--w->nahead].refs);
+	free(w->ahead);
 	free(w->runs);
 	free(w->refs);
 	fb_builder_free(&w->b);
@@ -123,23 +138,22 @@ void etdump_stream_free(struct etdump_stream *w)
  * Each event is viewed and written alone: an array of a run's etd_events
  * (150 bytes each) would be fresh memory to fault in for a long run.
  */
-int etdump_stream_run(void *ctx, struct run_view *r)
+/*
+ * r's events into the file, their refs from refs[*n] on (room made);
+ * a run of allocation events only (record --allocations) adds none.
+ */
+static int write_events(struct etdump_stream *w, struct run_view *r,
+			fb_ref **refs, size_t *cap, size_t *n)
 {
-	struct etdump_stream *w = ctx;
 	struct etd_event ev;
-	struct etd_run run;
-	size_t i, n = 0;
+	size_t i;
 	int err;
 
-	err = grow((void **)&w->refs, &w->refs_cap, r->nevents,
-		   sizeof(*w->refs));
-	err = err ? err : grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,
-			       sizeof(*w->runs));
+	err = grow((void **)refs, cap, *n + r->nevents, sizeof(**refs));
 	for (i = 0; !err && i < r->nevents; i++) {
 		packed_event_view(r, &r->events[i], &ev);
-		err = etdump_write_event(&w->b, &w->shell, &ev, &w->refs[n]);
-		/* a run of allocation events only (record --allocations) */
-		n += w->refs[n] != 0;
+		err = etdump_write_event(&w->b, &w->shell, &ev, &(*refs)[*n]);
+		*n += (*refs)[*n] != 0;
 	}
 	/*
 	 * A full event's names are its own copies, freed with the run: the
@@ -148,6 +162,74 @@ int etdump_stream_run(void *ctx, struct run_view *r)
 	 */
 	if (r->nfull)
 		fb_builder_forget_addresses(&w->b);
+	return err;
+}
+
+static struct ahead_run *ahead_of(struct etdump_stream *w,
+				  const struct run_view *r)
+{
+	size_t i;
+
+	for (i = 0; i < w->nahead; i++)
+		if (w->ahead[i].tid == r->tid &&
+		    w->ahead[i].open_time == r->open_time)
+			return &w->ahead[i];
+	return NULL;
+}
+
+static void ahead_forget(struct etdump_stream *w, struct ahead_run *a)
+{
+	free(a->refs);
+	*a = w->ahead[--w->nahead];
+}
+
+int etdump_stream_ahead(void *ctx, struct run_view *r)
+{
+	struct etdump_stream *w = ctx;
+	struct ahead_run *a = ahead_of(w, r);
+	int err;
+
+	if (!a) {
+		err = grow((void **)&w->ahead, &w->ahead_cap, w->nahead + 1,
+			   sizeof(*w->ahead));
+		if (err)
+			return err;
+		a = &w->ahead[w->nahead++];
+		*a = (struct ahead_run){ .tid = r->tid,
+					 .open_time = r->open_time };
+	}
+	return write_events(w, r, &a->refs, &a->cap, &a->n);
+}
+
+void etdump_stream_drop_ahead(void *ctx, const struct run_view *r)
+{
+	struct etdump_stream *w = ctx;
+	struct ahead_run *a = ahead_of(w, r);
+
+	if (a)
+		ahead_forget(w, a);
+}
+
+int etdump_stream_run(void *ctx, struct run_view *r)
+{
+	struct etdump_stream *w = ctx;
+	struct ahead_run *a = ahead_of(w, r);
+	struct etd_run run;
+	size_t n = 0;
+	int err = 0;
+
+	/* the events that went ahead are the run's first */
+	if (a) {
+		err = grow((void **)&w->refs, &w->refs_cap, a->n,
+			   sizeof(*w->refs));
+		if (!err && a->n)
+			memcpy(w->refs, a->refs, a->n * sizeof(*w->refs));
+		n = a->n;
+		ahead_forget(w, a);
+	}
+	err = err ? err : grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,
+			       sizeof(*w->runs));
+	err = err ? err : write_events(w, r, &w->refs, &w->refs_cap, &n);
 	if (err)
 		return err;
 	run_names_add(&w->names, r);

@@ -48,8 +48,19 @@ int etdump_stream_open(struct etdump_stream **out,
  * the folder takes no such file, all of it stays in memory.
  */
 void etdump_stream_spill_near(struct etdump_stream *w, const char *path);
-/* A collector_run_fn: r's tables into the file; r is left to its owner. */
+/*
+ * A collector_run_fn: r's tables into the file; r is left to its owner.
+ * Its events that went ahead (etdump_stream_ahead) come first in it.
+ */
 int etdump_stream_run(void *ctx, struct run_view *r);
+/*
+ * collector_set_ahead()'s taker and its drop: the events of an open run
+ * written now, their places kept until the run's end comes through
+ * etdump_stream_run (by its tid and open time); a dropped run's are left
+ * unreferenced in the file.
+ */
+int etdump_stream_ahead(void *ctx, struct run_view *r);
+void etdump_stream_drop_ahead(void *ctx, const struct run_view *r);
 /*
  * The runs of log into the file, a slab of the log at a time: the oldest
  * complete one (the one being filled is left), or with all every run.
