@@ -184,6 +184,25 @@ TEST(a_tensor_short_of_bytes_is_cut_and_zero_filled)
 	collector_free(c);
 }
 
+/* found by fuzz_collector: an empty chunk before any byte (UBSan) */
+TEST(an_empty_chunk_first_adds_nothing)
+{
+	struct collector *c = collector_new();
+	struct value_capture_stats st;
+	struct etd_dump d = { 0 };
+
+	block(c);
+	data(c, 0, 0, 0);
+	data(c, 0, 16, 0);
+	tensor(c, ETDUMP_VALUE_TENSOR, 0, 0, 16, 16, 0, 0, 0);
+	finish(c, &d);
+	value_capture_get_stats(collector_values(c), &st);
+	CHECK_EQ_INT(st.values, 1);
+	CHECK_EQ_INT(st.cut, 0);
+	etd_dump_free(&d);
+	collector_free(c);
+}
+
 TEST(a_list_is_one_event_and_a_broken_one_is_lost)
 {
 	struct collector *c = collector_new();
@@ -332,6 +351,7 @@ int main(void)
 {
 	RUN(tensors_get_aligned_offsets_and_their_bytes);
 	RUN(a_tensor_short_of_bytes_is_cut_and_zero_filled);
+	RUN(an_empty_chunk_first_adds_nothing);
 	RUN(a_list_is_one_event_and_a_broken_one_is_lost);
 	RUN(bad_value_records_are_refused);
 	RUN(scalars_and_delegate_ids);

@@ -137,7 +137,8 @@ int value_capture_data(struct value_capture *vc,
 	/* a value starts at 0; a gap (a chunk lost) ends what runs on */
 	if (!r->offset)
 		p->len = 0;
-	if (r->offset != p->len)
+	/* nothing to add: the buffer may not even be there yet */
+	if (r->offset != p->len || !r->len)
 		return 0;
 	if (debug_buffer_grow(p, p->len + r->len))
 		return -ENOMEM;
