@@ -134,11 +134,15 @@ class FollowChildrenTest(TempDirTest):
         def shell_gone(rec):
             shell = int(re.search(r"PID (\d+) \(/usr/bin/dash\)",
                                   "".join(rec.stderr_lines)).group(1))
-            # the recorder reaps it; until then it is a zombie
-            while os.path.exists(f"/proc/{shell}/stat"):
-                with open(f"/proc/{shell}/stat") as f:
-                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                        break
+            # the recorder reaps it; until then it is a zombie (and it may
+            # be reaped between any two looks)
+            while True:
+                try:
+                    with open(f"/proc/{shell}/stat") as f:
+                        if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                            break
+                except FileNotFoundError:
+                    break
         status, err, _ = self.record_shell(
             f"{EXAMPLE} --wait-signal -n 2 > /dev/null &", 1,
             before_go=shell_gone)
