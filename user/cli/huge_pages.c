@@ -4,8 +4,6 @@
 #include <sys/mman.h>
 #include "huge_pages.h"
 
-#define HUGE_PAGE HUGE_PAGE_BYTES
-
 static void populate_huge(void *mem, size_t len)
 {
 	madvise(mem, len, MADV_HUGEPAGE);
@@ -18,14 +16,14 @@ void *huge_pages_reserve(size_t len)
 	uint8_t *m;
 
 	/* over-mapped by a huge page, then trimmed to an aligned start */
-	m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+	m = mmap(NULL, len + HUGE_PAGE_BYTES, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-	head = (0 - (uintptr_t)m) & (HUGE_PAGE - 1);
+	head = (0 - (uintptr_t)m) & (HUGE_PAGE_BYTES - 1);
 	if (head)
 		munmap(m, head);
-	munmap(m + head + len, HUGE_PAGE - head);
+	munmap(m + head + len, HUGE_PAGE_BYTES - head);
 	m += head;
 	madvise(m, len, MADV_HUGEPAGE);
 	return m;
@@ -64,8 +62,8 @@ void huge_pages_heap_begin(size_t len)
 	p = malloc(len);
 	if (!p)
 		return;
-	start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	end = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+	start = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
+	end = ((uintptr_t)p + len) & ~(HUGE_PAGE_BYTES - 1);
 	if (end > start)
 		populate_huge((void *)start, end - start);
 	free(p);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * grow_array.h - a thread's open run (its packed events, their metadata)
- * as an array that doubles: from malloc() while small, in populated huge
- * pages (huge_pages.h) from GROW_ARRAY_HUGE bytes on.
+ * as an array that doubles: from malloc() while small, in huge pages
+ * (huge_pages.h) from GROW_ARRAY_HUGE bytes on, grown in place.
  *
  * A run of a long-running thread can hold millions of events: grown by
  * realloc(), its fresh pages are faulted in one by one (13-22 us each in

@@ -116,6 +116,17 @@ static size_t slab_room(const struct slab *s)
 	return s->cap - sizeof(*s) - s->used;
 }
 
+/* s, a slab not in the log, as its last: runs go in in append order */
+static void link_last(struct run_log *l, struct slab *s)
+{
+	if (l->last)
+		l->last->next = s;
+	else
+		l->first = s;
+	l->last = s;
+	l->bytes += s->cap;
+}
+
 int run_log_append(struct run_log *l, struct run_view *r)
 {
 	size_t evbytes = r->nevents * sizeof(*r->events);
@@ -144,12 +155,7 @@ int run_log_append(struct run_log *l, struct run_view *r)
 			free(full);
 			return -ENOMEM;
 		}
-		if (l->last)
-			l->last->next = s;
-		else
-			l->first = s;
-		l->last = s;
-		l->bytes += s->cap;
+		link_last(l, s);
 	}
 	lr = (struct log_run *)(s->data + s->used);
 	lr->v = *r;
@@ -219,13 +225,8 @@ int run_log_append_taking(struct run_log *l, struct run_view *r,
 	s = slab_taking(r, mapped);
 	if (!s)
 		return run_log_append(l, r);
-	/* last, in append order: the next run starts a slab after it */
-	if (l->last)
-		l->last->next = s;
-	else
-		l->first = s;
-	l->last = s;
-	l->bytes += s->cap;
+	/* full: the next run starts a slab after it */
+	link_last(l, s);
 	l->nruns++;
 	l->nevents += r->nevents;
 	return 0;
