@@ -307,11 +307,6 @@ static int hold_event(struct collector *c, struct thread_state *t,
 }
 
 /*
- * Add an event to the thread's open run. Its name, delegate string id and
- * metadata are borrowed (names interned); the event is kept in 48 bytes
- * unless it carries what only an etd_event holds (a worker's thread too).
- */
-/*
  * The open run's events so far, ahead of its end: its memory is then that
  * of `every` events, reused, instead of growing with the run (fresh memory
  * is most of what a long run costs the recorder).
@@ -339,6 +334,11 @@ static void drop_ahead(struct collector *c, struct thread_state *t)
 	t->ahead_events = 0;
 }
 
+/*
+ * Add an event to the thread's open run. Its name, delegate string id and
+ * metadata are borrowed (names interned); the event is kept in 48 bytes
+ * unless it carries what only an etd_event holds (a worker's thread too).
+ */
 static int add_to_run(struct collector *c, struct thread_state *t,
 		      struct etd_event *ev)
 {

@@ -135,12 +135,10 @@ void etdump_stream_free(struct etdump_stream *w)
 }
 
 /*
- * Each event is viewed and written alone: an array of a run's etd_events
- * (150 bytes each) would be fresh memory to fault in for a long run.
- */
-/*
  * r's events into the file, their refs from refs[*n] on (room made);
- * a run of allocation events only (record --allocations) adds none.
+ * a run of allocation events only (record --allocations) adds none. Each
+ * event is viewed and written alone: an array of a run's etd_events (150
+ * bytes each) would be fresh memory to fault in for a long run.
  */
 static int write_events(struct etdump_stream *w, struct run_view *r,
 			fb_ref **refs, size_t *cap, size_t *n)
