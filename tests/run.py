@@ -86,13 +86,15 @@ def run_e2e(build, pattern):
         and (viewer_ok or "viewer" not in f))
     runner = unittest.TextTestRunner(verbosity=2, stream=sys.stdout)
     result = runner.run(suite)
-    failed = len(result.failures) + len(result.errors)
+    # a test counts once however many of its subtests failed
+    failed_tests = {getattr(test, "test_case", test).id()
+                    for test, _ in result.failures + result.errors}
+    failed = len(failed_tests)
     # a skipped end-to-end test is a failure: nothing here may be skipped
     failed += len(result.skipped) + len(result.unexpectedSuccesses)
     for test, reason in result.skipped:
         print(f"FAIL - {test.id()}: skipped ({reason}), which counts as failed")
-    passed = result.testsRun - len(result.failures) - len(result.errors) - \
-        len(result.skipped)
+    passed = result.testsRun - len(failed_tests) - len(result.skipped)
     if not et_ok and os.environ.get("ETDUMP_REQUIRE_EXECUTORCH") == "1":
         print(f"FAIL - ExecuTorch tests are required here "
               f"(ETDUMP_REQUIRE_EXECUTORCH=1) and did not run: {et_why}")

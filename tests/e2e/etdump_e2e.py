@@ -108,8 +108,9 @@ class TempDirTest(unittest.TestCase):
 class Recorder:
     """etdump-bpf record running in the background."""
 
-    def __init__(self, args):
-        self.proc = subprocess.Popen([CLI, "record"] + args,
+    def __init__(self, args, wrapper=()):
+        """wrapper: a command that runs record (taskset -c N, say)."""
+        self.proc = subprocess.Popen(list(wrapper) + [CLI, "record"] + args,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.stderr_lines = []

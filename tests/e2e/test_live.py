@@ -119,20 +119,22 @@ class LiveTest(TempDirTest):
                 top.kill()
                 top.wait()
             os.close(slave)
-        return top.returncode, before, after, seen
+        err = top.stderr.read().decode(errors="replace")
+        top.stderr.close()
+        return top.returncode, before, after, seen, err
 
     def test_top_on_a_terminal_quits_on_q_and_gives_it_back(self):
-        rc, before, after, seen = self.run_on_a_terminal(
+        rc, before, after, seen, err = self.run_on_a_terminal(
             lambda top, master: os.write(master, b"q"))
-        self.assertEqual(rc, 0)
+        self.assertEqual(rc, 0, err)
         self.assertIn(b"q to quit", seen)
         self.assertIn(b"\033[H\033[2J", seen)
         self.assertEqual(after, before)
 
     def test_top_on_a_terminal_quits_on_ctrl_c_and_gives_it_back(self):
-        rc, before, after, seen = self.run_on_a_terminal(
+        rc, before, after, seen, err = self.run_on_a_terminal(
             lambda top, master: top.send_signal(signal.SIGINT))
-        self.assertEqual(rc, 0)
+        self.assertEqual(rc, 0, err)
         self.assertIn(b"DELEGATE_CALL", seen)
         self.assertEqual(after, before)
 

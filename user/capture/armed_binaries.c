@@ -20,6 +20,7 @@
 /* What arming needs across files: the events' tracefs, the specs set. */
 struct arming {
 	struct capture *cap;
+	struct armed_binaries *out;
 	pid_t root;
 	struct tracefs_uprobes *tracefs;   /* the capture's once it is open */
 	int tracefs_err;
@@ -54,15 +55,20 @@ found:
 	return 0;
 }
 
-static int perf_event_open_tracepoint(uint64_t id, pid_t pid)
+/*
+ * A uprobe event of pid's, disabled: one that takes no sample. Inherited,
+ * it is in every process pid forks from now on, and the filter places the
+ * breakpoints there; not inherited, it holds them in pid alone.
+ */
+static int open_uprobe_event(uint64_t id, pid_t pid, bool inherit)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
 		.size = sizeof(attr),
 		.config = id,
 		.sample_period = 1,
-		/* every process pid forks from now on has it too */
-		.inherit = 1,
+		.inherit = inherit,
+		.disabled = 1,
 	};
 	int fd;
 
@@ -71,25 +77,44 @@ static int perf_event_open_tracepoint(uint64_t id, pid_t pid)
 	return fd < 0 ? -errno : fd;
 }
 
-static int arm_site(struct arming *a, int fd, const struct usdt_site *s,
-		    const struct usdt_spec *spec)
+static int hold_fd(struct armed_binaries *out, int fd)
 {
-	uint64_t tp;
+	int *v = realloc(out->held, (out->nheld + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	out->held = v;
+	out->held[out->nheld++] = fd;
+	return 0;
+}
+
+/* armed_binaries.h: the program on the root's own event, the tree's apart */
+static int arm_site(struct arming *a, int fd, const struct usdt_site *s,
+		    const struct usdt_spec *spec, uint64_t *event)
+{
 	uint32_t id;
-	int err, pfd;
+	int err, tree_fd, own_fd;
 
 	err = spec_id(a, spec, &id);
 	if (!err)
 		err = tracefs_uprobes_add(a->tracefs, fd, s->offset,
-					  s->sema_offset, &tp);
+					  s->sema_offset, event);
 	if (err)
 		return err;
-	pfd = perf_event_open_tracepoint(tp, a->root);
-	if (pfd < 0)
-		return pfd;
-	err = capture_attach_event(a->cap, s->name, pfd, id);
+	tree_fd = open_uprobe_event(*event, a->root, true);
+	if (tree_fd < 0)
+		return tree_fd;
+	err = hold_fd(a->out, tree_fd);
+	if (err) {
+		close(tree_fd);
+		return err;
+	}
+	own_fd = open_uprobe_event(*event, a->root, false);
+	if (own_fd < 0)
+		return own_fd;
+	err = capture_attach_event(a->cap, s->name, own_fd, id);
 	if (err)
-		close(pfd);
+		close(own_fd);
 	return err;
 }
 
@@ -129,9 +154,10 @@ static int open_tracefs(struct arming *a)
  * (else none: the file is left to the attach after exec).
  */
 static int arm_sites(struct arming *a, int fd, const char *name,
-		     const struct usdt_sites *sites, size_t *armed)
+		     const struct usdt_sites *sites, uint64_t *events,
+		     size_t *armed)
 {
-	size_t i, nlinks = capture_nlinks(a->cap);
+	size_t i, nlinks = capture_nlinks(a->cap), nheld = a->out->nheld;
 	struct usdt_spec *specs;
 	int err = 0;
 
@@ -153,7 +179,8 @@ static int arm_sites(struct arming *a, int fd, const char *name,
 	for (i = 0; i < sites->n; i++) {
 		if (!capture_wants_probe(a->cap, sites->v[i].name))
 			continue;
-		err = arm_site(a, fd, &sites->v[i], &specs[i]);
+		err = arm_site(a, fd, &sites->v[i], &specs[i],
+			       &events[*armed]);
 		if (err)
 			break;
 		(*armed)++;
@@ -167,6 +194,8 @@ static int arm_sites(struct arming *a, int fd, const char *name,
 		p_debug("%s: cannot arm etdump:%s (%s): attached to after its exec",
 			name, sites->v[i].name, strerror(-err));
 		capture_detach_since(a->cap, nlinks);
+		while (a->out->nheld > nheld)
+			close(a->out->held[--a->out->nheld]);
 		*armed = 0;
 		err = 0;
 	}
@@ -198,6 +227,7 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 		    const char *name, const struct stat *skip, bool named)
 {
 	struct usdt_sites sites = { 0 };
+	uint64_t *events = NULL;
 	struct armed_file *v;
 	char err[512];
 	struct stat st;
@@ -245,22 +275,30 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 		goto out;
 	}
 	out->v = v;
-	ret = arm_sites(a, fd, name, &sites, &armed);
+	events = calloc(sites.n, sizeof(*events));
+	if (!events) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = arm_sites(a, fd, name, &sites, events, &armed);
 	if (!ret && !armed && named)
 		p_warn("--follow-binary %s: cannot be armed here (-v says why): its processes are attached to after their exec",
 		       name);
 	if (ret || !armed)
 		goto out;
 	v[out->n] = (struct armed_file){ .dev = st.st_dev, .ino = st.st_ino,
-					 .nprobes = nprobes };
+					 .nprobes = nprobes, .events = events,
+					 .nevents = armed };
 	v[out->n].path = strdup(name);
 	if (!v[out->n].path) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	events = NULL;
 	out->n++;
 	p_debug("armed %s: %d probe(s) at %zu site(s)", name, nprobes, armed);
 out:
+	free(events);
 	usdt_sites_free(&sites);
 	close(fd);
 	return ret;
@@ -271,7 +309,7 @@ int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
 		       char *const extra[], size_t nextra,
 		       const struct stat *skip)
 {
-	struct arming a = { .cap = cap, .root = root };
+	struct arming a = { .cap = cap, .out = out, .root = root };
 	struct command_files files;
 	size_t i;
 	int err;
@@ -290,6 +328,35 @@ int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
 	return err;
 }
 
+int armed_binaries_anchor(const struct armed_file *f, pid_t pid,
+			  struct armed_anchor *out)
+{
+	size_t i;
+	int fd;
+
+	out->n = 0;
+	out->fds = calloc(f->nevents, sizeof(*out->fds));
+	if (!out->fds)
+		return -ENOMEM;
+	for (i = 0; i < f->nevents; i++) {
+		fd = open_uprobe_event(f->events[i], pid, false);
+		if (fd < 0) {
+			armed_anchor_close(out);
+			return fd;
+		}
+		out->fds[out->n++] = fd;
+	}
+	return 0;
+}
+
+void armed_anchor_close(struct armed_anchor *a)
+{
+	while (a->n)
+		close(a->fds[--a->n]);
+	free(a->fds);
+	a->fds = NULL;
+}
+
 const struct armed_file *armed_binaries_find(const struct armed_binaries *a,
 					     dev_t dev, ino_t ino)
 {
@@ -305,8 +372,13 @@ void armed_binaries_free(struct armed_binaries *a)
 {
 	size_t i;
 
-	for (i = 0; i < a->n; i++)
+	for (i = 0; i < a->n; i++) {
 		free(a->v[i].path);
+		free(a->v[i].events);
+	}
+	while (a->nheld)
+		close(a->held[--a->nheld]);
+	free(a->held);
 	free(a->v);
 	memset(a, 0, sizeof(*a));
 }

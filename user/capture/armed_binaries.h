@@ -8,16 +8,35 @@
  * event too, and the kernel places the breakpoints (and raises the
  * semaphores) in those processes only, at the exec, before the runtime
  * runs. Processes outside the command's tree are not touched. The capture
- * programs are attached to those events, their arguments read by USDT
- * specs set here (usdt_arg_spec.h), from the top of the spec ids.
+ * programs, their arguments read by USDT specs set here (usdt_arg_spec.h)
+ * from the top of the spec ids, run on every hit of the event (a uprobe
+ * event runs its programs for all its perf events).
  *
  * A file named no other way (its name made at run time) is attached to
  * after its exec, by follow_children.h, as before.
+ *
+ * Two kernel behaviours shape the events (both seen on 6.18):
+ * - An inherited event takes its parent's program along, and when a
+ *   process's copy is freed (the process exits) the program is taken off
+ *   the uprobe event for every process: `sh -c 'ls; runtime'` recorded
+ *   nothing. So the programs go on a second event of the root's own, not
+ *   inherited, and the inherited one carries none.
+ * - The uprobe filter finds a process by the task each perf event was
+ *   opened or inherited for, but at a context switch between a parent and
+ *   a child whose event contexts are clones (all of the parent's events
+ *   inherited) the kernel swaps the two contexts; a parent that exits then
+ *   frees the child's events, and the child's breakpoints are removed or
+ *   never placed (`sh -c 'runtime &'`: 7 runs in 10 on one CPU). The
+ *   root's own event keeps its children's contexts from being clones;
+ *   deeper down the tree, each process that execs an armed file gets
+ *   events of its own once record sees the exec (armed_binaries_anchor()),
+ *   so a swap before then leaves it untraced until then.
  */
 #ifndef ETDUMP_ARMED_BINARIES_H
 #define ETDUMP_ARMED_BINARIES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -28,10 +47,20 @@ struct armed_file {
 	ino_t ino;
 	char *path;              /* as the command line names it */
 	int nprobes;             /* probe names attached, as capture_attach() */
+	uint64_t *events;        /* the uprobe event of each site armed */
+	size_t nevents;
 };
 
 struct armed_binaries {
 	struct armed_file *v;
+	size_t n;
+	int *held;               /* the root's inherited events */
+	size_t nheld;
+};
+
+/* A process's own events on the sites of the armed file it runs. */
+struct armed_anchor {
+	int *fds;
 	size_t n;
 };
 
@@ -51,6 +80,14 @@ int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
 /* The armed file with that inode, or NULL. */
 const struct armed_file *armed_binaries_find(const struct armed_binaries *a,
 					     dev_t dev, ino_t ino);
+/*
+ * Events of pid's own (disabled, not inherited: they only keep the
+ * filter's hold on its address space) on every site of f. Negative errno
+ * (-EMFILE, -ESRCH when it is gone); none held then.
+ */
+int armed_binaries_anchor(const struct armed_file *f, pid_t pid,
+			  struct armed_anchor *out);
+void armed_anchor_close(struct armed_anchor *a);
 void armed_binaries_free(struct armed_binaries *a);
 
 #endif /* ETDUMP_ARMED_BINARIES_H */

@@ -32,6 +32,7 @@ struct attached {
 	int pidfd;              /* -1: a target (target.h waits for it) */
 	bool exited;
 	bool followed;          /* attached here, not by record at start */
+	struct armed_anchor anchor;  /* an armed file's: its own events */
 };
 
 struct follow_children {
@@ -255,6 +256,14 @@ static int armed_seen(struct follow_children *fc, const struct follow_exec *e,
 	said_first(fc);
 	p_info("following PID %d (%s): attached %d probe(s) before its exec",
 	       (int)pid, f->path, f->nprobes);
+	/* its breakpoints no longer hang on its parents' events (armed_binaries.h) */
+	err = pidfd < 0 ? 0 : armed_binaries_anchor(f, pid,
+						     &fc->v[fc->n - 1].anchor);
+	if (err == -ENOMEM)
+		return err;
+	if (err && err != -ESRCH)
+		p_warn("PID %d (%s): cannot open its own perf events (%s): its probes hang on its parents'",
+		       (int)pid, f->path, strerror(-err));
 	return 0;
 }
 
@@ -481,6 +490,8 @@ bool follow_children_exited(struct follow_children *fc)
 			continue;
 		pfd.fd = fc->v[i].pidfd;
 		fc->v[i].exited = poll(&pfd, 1, 0) > 0;
+		if (fc->v[i].exited)
+			armed_anchor_close(&fc->v[i].anchor);
 		all = all && fc->v[i].exited;
 	}
 	return all;
@@ -529,6 +540,7 @@ void follow_children_free(struct follow_children *fc)
 	for (i = 0; i < fc->n; i++) {
 		if (fc->v[i].pidfd >= 0)
 			close(fc->v[i].pidfd);
+		armed_anchor_close(&fc->v[i].anchor);
 		free(fc->v[i].exe);
 	}
 	free(fc->v);

@@ -896,7 +896,13 @@ int cmd_record(int argc, char **argv)
 	pid_t roots[1 + CAPTURE_MAX_MORE];
 	bool follow, children_only = false, sym_alone;
 	uint64_t ns_dev, ns_ino;
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	/*
+	 * SA_RESTART: poll() is cut short by a signal all the same (signal(7):
+	 * never restarted), and a write to the terminal it interrupts (top's
+	 * table) goes on instead of failing stdout with EINTR.
+	 */
+	struct sigaction sa = { .sa_handler = on_stop_signal,
+				.sa_flags = SA_RESTART };
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
 	struct etd_dump dump = { 0 };
@@ -926,7 +932,6 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	/* no SA_RESTART: a signal must cut the poll short */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
@@ -950,7 +955,8 @@ int cmd_record(int argc, char **argv)
 	if (o.live && !o.output && !rs)
 		collector_set_run_sink(col, drop_run, NULL);
 	if (o.sink.flight) {
-		struct sigaction usr = { .sa_handler = on_dump_signal };
+		struct sigaction usr = { .sa_handler = on_dump_signal,
+					 .sa_flags = SA_RESTART };
 
 		sigaction(SIGUSR1, &usr, NULL);
 	}
