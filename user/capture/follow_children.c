@@ -254,9 +254,11 @@ static int armed_seen(struct follow_children *fc, const struct follow_exec *e,
 	fc->v[fc->n - 1].exited = pidfd < 0;
 	fc->followed++;
 	said_first(fc);
-	p_info("following PID %d (%s): attached %d probe(s) before its exec",
-	       (int)pid, f->path, f->nprobes);
-	/* its breakpoints no longer hang on its parents' events (armed_binaries.h) */
+	/*
+	 * Its breakpoints no longer hang on its parents' events
+	 * (armed_binaries.h): before it is said followed, so that whoever
+	 * waits for that line knows them held.
+	 */
 	err = pidfd < 0 ? 0 : armed_binaries_anchor(f, pid,
 						     &fc->v[fc->n - 1].anchor);
 	if (err == -ENOMEM)
@@ -264,6 +266,8 @@ static int armed_seen(struct follow_children *fc, const struct follow_exec *e,
 	if (err && err != -ESRCH)
 		p_warn("PID %d (%s): cannot open its own perf events (%s): its probes hang on its parents'",
 		       (int)pid, f->path, strerror(-err));
+	p_info("following PID %d (%s): attached %d probe(s) before its exec",
+	       (int)pid, f->path, f->nprobes);
 	return 0;
 }
 
