@@ -733,6 +733,29 @@ TEST(spilled_buffer_gives_the_same_bytes)
 	close(fd);
 }
 
+/*
+ * The reservation stays whole while spilled chunks' pages move to the
+ * front: no hole in it where another mapping could land, which freeing
+ * the builder would unmap with it (msync() fails on an unmapped page).
+ */
+TEST(spilling_leaves_no_hole_in_the_reservation)
+{
+	struct fb_builder b;
+	char path[] = "/tmp/test_fb_spill_XXXXXX";
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	unlink(path);
+	fb_builder_init(&b);
+	fb_builder_spill(&b, fd);
+	CHECK_EQ_INT(fb_finish(&b, build_many(&b, 600000), IDENT), 0);
+	CHECK(b.mapped);
+	CHECK(b.spilled >= (16u << 20));
+	CHECK_EQ_INT(msync(b.buf, b.cap, MS_ASYNC), 0);
+	fb_builder_free(&b);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(scalars_of_every_width_read_back);
@@ -746,6 +769,7 @@ int main(void)
 	RUN(one_call_tables_of_one_shape_at_every_alignment);
 	RUN(one_call_table_misuse_is_refused);
 	RUN(spilled_buffer_gives_the_same_bytes);
+	RUN(spilling_leaves_no_hole_in_the_reservation);
 	RUN(reader_refuses_bad_offsets_with_a_message);
 	RUN(reader_refuses_long_vectors_and_keeps_the_first_error);
 	return TEST_SUMMARY();

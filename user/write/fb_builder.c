@@ -129,11 +129,25 @@ static size_t take_spare(struct fb_builder *b, size_t want)
 	struct fb_spare *sp = &b->spares[b->nspares - 1];
 	size_t k = sp->len < want ? sp->len : want;
 	uint8_t *dst = b->buf + b->cap - b->populated - k;
+	uint8_t *src = sp->mem;
 
-	if (mremap(sp->mem, k, k, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
+	if (mremap(src, k, k, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
 	    MAP_FAILED)
 		return 0;
-	sp->mem = (uint8_t *)sp->mem + k;
+	/*
+	 * A spilled chunk's pages leave a hole in the reservation, where the
+	 * next mmap() anywhere in the recorder may land (a run log's slab did)
+	 * and which buf_free() would unmap with the rest: mapped again,
+	 * untouched. Failing that, the pages go back.
+	 */
+	if (src >= b->buf && src < b->buf + b->cap &&
+	    mmap(src, k, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+		 0) == MAP_FAILED) {
+		mremap(dst, k, k, MREMAP_MAYMOVE | MREMAP_FIXED, src);
+		return 0;
+	}
+	sp->mem = src + k;
 	sp->len -= k;
 	if (!sp->len)
 		b->nspares--;
