@@ -24,6 +24,18 @@ def process_state(pid):
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def wait_exited(pid):
+    """Until pid has exited: a zombie, or reaped (its parent may reap it
+    between any two looks: between the open and the read too, which then
+    fails with ESRCH)."""
+    while True:
+        try:
+            if process_state(pid) == "Z":
+                return
+        except (FileNotFoundError, ProcessLookupError):
+            return
+
+
 def wait_sigusr1_blocked(pid):
     """Until the example runtime (--wait-signal) blocks SIGUSR1, as it does
     before it waits for it: a child recorded from its exec is named before
@@ -134,16 +146,7 @@ class FollowChildrenTest(TempDirTest):
         def shell_gone(rec):
             shell = int(re.search(r"PID (\d+) \(/usr/bin/dash\)",
                                   "".join(rec.stderr_lines)).group(1))
-            # the recorder reaps it; until then it is a zombie (and it may
-            # be reaped between any two looks: between the open and the
-            # read too, which then fails with ESRCH)
-            while True:
-                try:
-                    with open(f"/proc/{shell}/stat") as f:
-                        if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                            break
-                except (FileNotFoundError, ProcessLookupError):
-                    break
+            wait_exited(shell)
         status, err, _ = self.record_shell(
             f"{EXAMPLE} --wait-signal -n 2 > /dev/null &", 1,
             before_go=shell_gone)
@@ -422,12 +425,7 @@ class ArmedChildrenTest(TempDirTest):
                                       re.M).group(1))
             with open(fifo, "w") as go:
                 go.write("go\n")
-            while True:
-                try:
-                    if process_state(shell) == "Z":
-                        break
-                except (FileNotFoundError, ProcessLookupError):
-                    break
+            wait_exited(shell)
             os.kill(pid, signal.SIGUSR1)
             status = rec.wait()
         finally:

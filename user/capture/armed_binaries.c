@@ -77,15 +77,22 @@ static int open_uprobe_event(uint64_t id, pid_t pid, bool inherit)
 	return fd < 0 ? -errno : fd;
 }
 
-static int hold_fd(struct armed_binaries *out, int fd)
+static int events_add(struct armed_events *e, int fd)
 {
-	int *v = realloc(out->held, (out->nheld + 1) * sizeof(*v));
+	int *v = realloc(e->fds, (e->n + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
-	out->held = v;
-	out->held[out->nheld++] = fd;
+	e->fds = v;
+	e->fds[e->n++] = fd;
 	return 0;
+}
+
+/* Those after the first n closed. */
+static void events_close_from(struct armed_events *e, size_t n)
+{
+	while (e->n > n)
+		close(e->fds[--e->n]);
 }
 
 /* armed_binaries.h: the program on the root's own event, the tree's apart */
@@ -104,7 +111,7 @@ static int arm_site(struct arming *a, int fd, const struct usdt_site *s,
 	tree_fd = open_uprobe_event(*event, a->root, true);
 	if (tree_fd < 0)
 		return tree_fd;
-	err = hold_fd(a->out, tree_fd);
+	err = events_add(&a->out->held, tree_fd);
 	if (err) {
 		close(tree_fd);
 		return err;
@@ -157,7 +164,7 @@ static int arm_sites(struct arming *a, int fd, const char *name,
 		     const struct usdt_sites *sites, uint64_t *events,
 		     size_t *armed)
 {
-	size_t i, nlinks = capture_nlinks(a->cap), nheld = a->out->nheld;
+	size_t i, nlinks = capture_nlinks(a->cap), nheld = a->out->held.n;
 	struct usdt_spec *specs;
 	int err = 0;
 
@@ -194,8 +201,7 @@ static int arm_sites(struct arming *a, int fd, const char *name,
 		p_debug("%s: cannot arm etdump:%s (%s): attached to after its exec",
 			name, sites->v[i].name, strerror(-err));
 		capture_detach_since(a->cap, nlinks);
-		while (a->out->nheld > nheld)
-			close(a->out->held[--a->out->nheld]);
+		events_close_from(&a->out->held, nheld);
 		*armed = 0;
 		err = 0;
 	}
@@ -329,32 +335,32 @@ int armed_binaries_arm(struct armed_binaries *out, struct capture *cap,
 }
 
 int armed_binaries_anchor(const struct armed_file *f, pid_t pid,
-			  struct armed_anchor *out)
+			  struct armed_events *out)
 {
 	size_t i;
-	int fd;
+	int fd, err;
 
-	out->n = 0;
-	out->fds = calloc(f->nevents, sizeof(*out->fds));
-	if (!out->fds)
-		return -ENOMEM;
 	for (i = 0; i < f->nevents; i++) {
 		fd = open_uprobe_event(f->events[i], pid, false);
 		if (fd < 0) {
-			armed_anchor_close(out);
+			armed_events_close(out);
 			return fd;
 		}
-		out->fds[out->n++] = fd;
+		err = events_add(out, fd);
+		if (err) {
+			close(fd);
+			armed_events_close(out);
+			return err;
+		}
 	}
 	return 0;
 }
 
-void armed_anchor_close(struct armed_anchor *a)
+void armed_events_close(struct armed_events *e)
 {
-	while (a->n)
-		close(a->fds[--a->n]);
-	free(a->fds);
-	a->fds = NULL;
+	events_close_from(e, 0);
+	free(e->fds);
+	e->fds = NULL;
 }
 
 const struct armed_file *armed_binaries_find(const struct armed_binaries *a,
@@ -376,9 +382,7 @@ void armed_binaries_free(struct armed_binaries *a)
 		free(a->v[i].path);
 		free(a->v[i].events);
 	}
-	while (a->nheld)
-		close(a->held[--a->nheld]);
-	free(a->held);
+	armed_events_close(&a->held);
 	free(a->v);
 	memset(a, 0, sizeof(*a));
 }

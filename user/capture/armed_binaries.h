@@ -51,17 +51,16 @@ struct armed_file {
 	size_t nevents;
 };
 
+/* Perf events held open: the root's inherited ones, or a process's own. */
+struct armed_events {
+	int *fds;
+	size_t n;
+};
+
 struct armed_binaries {
 	struct armed_file *v;
 	size_t n;
-	int *held;               /* the root's inherited events */
-	size_t nheld;
-};
-
-/* A process's own events on the sites of the armed file it runs. */
-struct armed_anchor {
-	int *fds;
-	size_t n;
+	struct armed_events held;    /* the root's inherited events */
 };
 
 /*
@@ -86,8 +85,8 @@ const struct armed_file *armed_binaries_find(const struct armed_binaries *a,
  * (-EMFILE, -ESRCH when it is gone); none held then.
  */
 int armed_binaries_anchor(const struct armed_file *f, pid_t pid,
-			  struct armed_anchor *out);
-void armed_anchor_close(struct armed_anchor *a);
+			  struct armed_events *out);
+void armed_events_close(struct armed_events *e);
 void armed_binaries_free(struct armed_binaries *a);
 
 #endif /* ETDUMP_ARMED_BINARIES_H */

@@ -32,7 +32,7 @@ struct attached {
 	int pidfd;              /* -1: a target (target.h waits for it) */
 	bool exited;
 	bool followed;          /* attached here, not by record at start */
-	struct armed_anchor anchor;  /* an armed file's: its own events */
+	struct armed_events anchor;  /* an armed file's: its own events */
 };
 
 struct follow_children {
@@ -495,7 +495,7 @@ bool follow_children_exited(struct follow_children *fc)
 		pfd.fd = fc->v[i].pidfd;
 		fc->v[i].exited = poll(&pfd, 1, 0) > 0;
 		if (fc->v[i].exited)
-			armed_anchor_close(&fc->v[i].anchor);
+			armed_events_close(&fc->v[i].anchor);
 		all = all && fc->v[i].exited;
 	}
 	return all;
@@ -544,7 +544,7 @@ void follow_children_free(struct follow_children *fc)
 	for (i = 0; i < fc->n; i++) {
 		if (fc->v[i].pidfd >= 0)
 			close(fc->v[i].pidfd);
-		armed_anchor_close(&fc->v[i].anchor);
+		armed_events_close(&fc->v[i].anchor);
 		free(fc->v[i].exe);
 	}
 	free(fc->v);

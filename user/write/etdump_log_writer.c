@@ -214,19 +214,19 @@ int etdump_stream_run(void *ctx, struct run_view *r)
 	struct ahead_run *a = ahead_of(w, r);
 	struct etd_run run;
 	size_t n = 0;
-	int err = 0;
+	int err;
 
-	/* the events that went ahead are the run's first */
+	/* the events that went ahead are the run's first: their refs taken */
 	if (a) {
-		err = grow((void **)&w->refs, &w->refs_cap, a->n,
-			   sizeof(*w->refs));
-		if (!err && a->n)
-			memcpy(w->refs, a->refs, a->n * sizeof(*w->refs));
+		free(w->refs);
+		w->refs = a->refs;
+		w->refs_cap = a->cap;
 		n = a->n;
+		a->refs = NULL;
 		ahead_forget(w, a);
 	}
-	err = err ? err : grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,
-			       sizeof(*w->runs));
+	err = grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,
+		   sizeof(*w->runs));
 	err = err ? err : write_events(w, r, &w->refs, &w->refs_cap, &n);
 	if (err)
 		return err;
