@@ -482,10 +482,11 @@ TEST(reader_refuses_long_vectors_and_keeps_the_first_error)
 }
 
 /*
- * Tables of mixed fields between strings of every length mod 8, one way
- * or the other: fb_table_fields with the fields fb_add_* would add, into
- * pages given to the builder.
+ * Tables of mixed fields between strings of every length mod 8, each of
+ * three ways: fb_add_* calls, fb_table_fields with the fields they would
+ * add, or fb_table_typed, the last two into pages given to the builder.
  */
+enum table_way { BY_FIELD, ONE_CALL, TYPED };
 /* Pages full of junk, as a run log's slabs are when handed over. */
 static void give_junk_pages(struct fb_builder *b, size_t len)
 {
@@ -499,11 +500,18 @@ static void give_junk_pages(struct fb_builder *b, size_t len)
 	fb_builder_give_pages(b, mem, len);
 }
 
-static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
+static void *mixed_tables(enum table_way way, size_t ntables, size_t *len)
 {
 	static const uint8_t sizes[] = { 8, 8, 4, 4, 4, 4, 2, 1 };
+	static const struct fb_table_type type = {
+		.id = 1, .n = 8, .refs = 1u << 5,
+		.slot = { 0, 1, 2, 3, 4, 5, 6, 7 },
+		.size = { 8, 8, 4, 4, 4, 4, 2, 1 },
+	};
 	struct fb_builder b;
 	struct fb_field f[8];
+	uint64_t v[8];
+	unsigned int present;
 	fb_ref str = 0, t = 0;
 	uint64_t x = 88172645463325252ull;
 	char text[16] = "abcdefghijklmno";
@@ -511,7 +519,7 @@ static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
 
 	fb_builder_init(&b);
 	/* the one-call builds grow into given pages: 3 MiB, 1 MiB, a page */
-	if (one_call) {
+	if (way != BY_FIELD) {
 		give_junk_pages(&b, 3u << 20);
 		give_junk_pages(&b, 1u << 20);
 		give_junk_pages(&b, 4096);
@@ -520,11 +528,14 @@ static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
 		if (i % 3 == 0)
 			fb_create_string_len(&b, text, i % 11, &str);
 		n = 0;
+		present = 0;
 		for (k = 0; k < 8; k++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v[k] = k == 5 ? str : x;
 			/* some fields left out, as a scalar at its default */
 			if (x % 4 == 0)
 				continue;
+			present |= 1u << k;
 			if (k == 5)
 				f[n++] = (struct fb_field){ str, (uint8_t)k, 4,
 							    true };
@@ -532,8 +543,13 @@ static void *mixed_tables(bool one_call, size_t ntables, size_t *len)
 				f[n++] = (struct fb_field){ x, (uint8_t)k,
 							    sizes[k], false };
 		}
-		if (one_call) {
+		if (way == ONE_CALL) {
 			CHECK_EQ_INT(fb_table_fields(&b, f, n, &t), 0);
+			continue;
+		}
+		if (way == TYPED) {
+			CHECK_EQ_INT(fb_table_typed(&b, &type, present, v, &t),
+				     0);
 			continue;
 		}
 		fb_table_start(&b);
@@ -561,16 +577,20 @@ TEST(one_call_tables_are_the_same_bytes)
 	 * 200k: past the pages given
 	 */
 	static const size_t counts[] = { 1, 7, 300, 40000, 200000 };
-	size_t i, len_a, len_b;
-	void *a, *b;
+	size_t i, len_a, len_b, len_c;
+	void *a, *b, *c;
 
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		a = mixed_tables(false, counts[i], &len_a);
-		b = mixed_tables(true, counts[i], &len_b);
+		a = mixed_tables(BY_FIELD, counts[i], &len_a);
+		b = mixed_tables(ONE_CALL, counts[i], &len_b);
+		c = mixed_tables(TYPED, counts[i], &len_c);
 		CHECK_EQ_INT(len_a, len_b);
+		CHECK_EQ_INT(len_a, len_c);
 		CHECK(a && b && len_a == len_b && !memcmp(a, b, len_a));
+		CHECK(a && c && len_a == len_c && !memcmp(a, c, len_a));
 		free(a);
 		free(b);
+		free(c);
 	}
 }
 
@@ -579,10 +599,14 @@ TEST(one_call_tables_are_the_same_bytes)
  * table starts mod 8, so a table of one shape (a vtable fb_table_fields
  * remembers) is written at every start mod 8, between strings, both ways.
  */
-static void *rising_tables(bool one_call, size_t *len)
+static void *rising_tables(enum table_way way, size_t *len)
 {
 	static const uint8_t sizes[] = { 1, 2, 4, 8 };
+	static const struct fb_table_type type = {
+		.id = 0, .n = 4, .slot = { 3, 2, 1, 0 }, .size = { 1, 2, 4, 8 },
+	};
 	struct fb_field f[4];
+	uint64_t v[4];
 	struct fb_builder b;
 	fb_ref str, t = 0;
 	size_t i, k;
@@ -590,12 +614,18 @@ static void *rising_tables(bool one_call, size_t *len)
 	fb_builder_init(&b);
 	for (i = 0; i < 64; i++) {
 		fb_create_string_len(&b, "abcdefghijklmno", i % 13, &str);
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 4; k++) {
 			f[k] = (struct fb_field){ 0x0102030405060708ull + i,
 						  (uint8_t)(3 - k), sizes[k],
 						  false };
-		if (one_call) {
+			v[k] = f[k].bits;
+		}
+		if (way == ONE_CALL) {
 			CHECK_EQ_INT(fb_table_fields(&b, f, 4, &t), 0);
+			continue;
+		}
+		if (way == TYPED) {
+			CHECK_EQ_INT(fb_table_typed(&b, &type, 15, v, &t), 0);
 			continue;
 		}
 		fb_table_start(&b);
@@ -610,14 +640,18 @@ static void *rising_tables(bool one_call, size_t *len)
 
 TEST(one_call_tables_of_one_shape_at_every_alignment)
 {
-	size_t len_a, len_b;
-	void *a = rising_tables(false, &len_a);
-	void *b = rising_tables(true, &len_b);
+	size_t len_a, len_b, len_c;
+	void *a = rising_tables(BY_FIELD, &len_a);
+	void *b = rising_tables(ONE_CALL, &len_b);
+	void *c = rising_tables(TYPED, &len_c);
 
 	CHECK_EQ_INT(len_a, len_b);
+	CHECK_EQ_INT(len_a, len_c);
 	CHECK(a && b && len_a == len_b && !memcmp(a, b, len_a));
+	CHECK(a && c && len_a == len_c && !memcmp(a, c, len_a));
 	free(a);
 	free(b);
+	free(c);
 }
 
 TEST(one_call_table_misuse_is_refused)
@@ -644,6 +678,42 @@ TEST(one_call_table_misuse_is_refused)
 	CHECK_EQ_INT(fb_table_fields(&b, &later, 1, &t), -EINVAL);
 	/* errors stick */
 	CHECK_EQ_INT(fb_table_fields(&b, NULL, 0, &t), -EINVAL);
+	fb_builder_free(&b);
+}
+
+TEST(typed_table_misuse_is_refused)
+{
+	static const struct fb_table_type bad_id = {
+		.id = FB_TABLE_TYPES, .n = 1, .size = { 4 },
+	};
+	static const struct fb_table_type odd = { .n = 1, .size = { 3 } };
+	static const struct fb_table_type one_ref = {
+		.n = 1, .refs = 1, .size = { 4 },
+	};
+	uint64_t v[1] = { 1 };
+	struct fb_builder b;
+	fb_ref t = 1, s;
+
+	fb_builder_init(&b);
+	CHECK_EQ_INT(fb_table_typed(&b, &bad_id, 1, v, &t), -EINVAL);
+	CHECK_EQ_INT(t, 0);
+	fb_builder_free(&b);
+
+	fb_builder_init(&b);
+	CHECK_EQ_INT(fb_table_typed(&b, &odd, 1, v, &t), -EINVAL);
+	fb_builder_free(&b);
+
+	/* a ref to an object not yet made; a ref of 0 is left out */
+	fb_builder_init(&b);
+	fb_create_string(&b, "x", &s);
+	v[0] = 0;
+	CHECK_EQ_INT(fb_table_typed(&b, &one_ref, 1, v, &t), 0);
+	CHECK(t != 0);
+	v[0] = s + 64;
+	CHECK_EQ_INT(fb_table_typed(&b, &one_ref, 1, v, &t), -EINVAL);
+	/* errors stick */
+	v[0] = s;
+	CHECK_EQ_INT(fb_table_typed(&b, &one_ref, 1, v, &t), -EINVAL);
 	fb_builder_free(&b);
 }
 
@@ -768,6 +838,7 @@ int main(void)
 	RUN(one_call_tables_are_the_same_bytes);
 	RUN(one_call_tables_of_one_shape_at_every_alignment);
 	RUN(one_call_table_misuse_is_refused);
+	RUN(typed_table_misuse_is_refused);
 	RUN(spilled_buffer_gives_the_same_bytes);
 	RUN(spilling_leaves_no_hole_in_the_reservation);
 	RUN(reader_refuses_bad_offsets_with_a_message);

@@ -43,30 +43,47 @@ struct run_log {
 	size_t bytes;
 };
 
+void packed_event_profile(const struct run_view *r,
+			  const struct packed_event *p, struct etd_profile *out)
+{
+	bool delegate = p->flags & PACKED_DELEGATE;
+
+	out->name = delegate ? NULL : p->str;
+	out->delegate_id_str = delegate ? p->str : NULL;
+	out->instruction_id = p->instr;
+	out->delegate_id_int = delegate && !p->str ? p->id_int : ETD_UNSET;
+	out->chain_index = p->chain;
+	/* an empty vector is still one: a pointer, even to nothing */
+	out->metadata = !delegate ? NULL :
+			r->meta ? r->meta + p->aux : (const uint8_t *)"";
+	out->metadata_len = delegate ? p->meta_len : 0;
+	out->has_metadata = delegate;
+	out->start_time = p->start;
+	out->end_time = p->end;
+}
+
 void packed_event_view(const struct run_view *r, const struct packed_event *p,
 		       struct etd_event *out)
 {
+	struct etd_profile v;
+
 	if (p->flags & PACKED_FULL) {
 		*out = r->full[p->aux];
 		return;
 	}
+	packed_event_profile(r, p, &v);
 	/* not a compound literal: that clears with `rep stos`, slow at this size */
 	etd_event_init(out, ETD_PROFILE);
-	out->chain_index = p->chain;
-	out->instruction_id = p->instr;
-	out->start_time = p->start;
-	out->end_time = p->end;
-	if (!(p->flags & PACKED_DELEGATE)) {
-		out->name = (char *)p->str;
-		return;
-	}
-	out->delegate_id_str = (char *)p->str;
-	if (!p->str)
-		out->delegate_id_int = p->id_int;
-	out->has_metadata = true;
-	out->metadata_len = p->meta_len;
-	/* an empty vector is still one: a pointer, even to nothing */
-	out->metadata = r->meta ? r->meta + p->aux : (uint8_t *)"";
+	out->name = (char *)v.name;
+	out->delegate_id_str = (char *)v.delegate_id_str;
+	out->instruction_id = v.instruction_id;
+	out->delegate_id_int = v.delegate_id_int;
+	out->chain_index = v.chain_index;
+	out->metadata = (uint8_t *)v.metadata;
+	out->metadata_len = v.metadata_len;
+	out->has_metadata = v.has_metadata;
+	out->start_time = v.start_time;
+	out->end_time = v.end_time;
 }
 
 uint64_t run_view_span(const struct run_view *r)

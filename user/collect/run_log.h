@@ -45,6 +45,9 @@ struct run_view {
 	bool lost_events;        /* the ring lost some: never logged */
 };
 
+/* A compact event that is not PACKED_FULL, by its parts. */
+void packed_event_profile(const struct run_view *r,
+			  const struct packed_event *p, struct etd_profile *out);
 /* The etd_event a packed one stands for, its pointers borrowed from r. */
 void packed_event_view(const struct run_view *r, const struct packed_event *p,
 		       struct etd_event *out);

@@ -138,19 +138,30 @@ void etdump_stream_free(struct etdump_stream *w)
  * r's events into the file, their refs from refs[*n] on (room made);
  * a run of allocation events only (record --allocations) adds none. Each
  * event is viewed and written alone: an array of a run's etd_events (150
- * bytes each) would be fresh memory to fault in for a long run.
+ * bytes each) would be fresh memory to fault in for a long run. A compact
+ * one is not even made an etd_event: most events are, and filling one
+ * costs more than writing it.
  */
 static int write_events(struct etdump_stream *w, struct run_view *r,
 			fb_ref **refs, size_t *cap, size_t *n)
 {
+	const struct packed_event *p;
+	struct etd_profile prof;
 	struct etd_event ev;
 	size_t i;
 	int err;
 
 	err = grow((void **)refs, cap, *n + r->nevents, sizeof(**refs));
 	for (i = 0; !err && i < r->nevents; i++) {
-		packed_event_view(r, &r->events[i], &ev);
-		err = etdump_write_event(&w->b, &w->shell, &ev, &(*refs)[*n]);
+		p = &r->events[i];
+		if (p->flags & PACKED_FULL) {
+			packed_event_view(r, p, &ev);
+			err = etdump_write_event(&w->b, &w->shell, &ev,
+						 &(*refs)[*n]);
+		} else {
+			packed_event_profile(r, p, &prof);
+			err = etdump_write_profile(&w->b, &prof, &(*refs)[*n]);
+		}
 		*n += (*refs)[*n] != 0;
 	}
 	/*

@@ -95,6 +95,24 @@ struct etd_event {
 	uint32_t tid;
 };
 
+/*
+ * A profile event without counters, by its parts: what most events of a
+ * run are, written without filling a whole etd_event
+ * (etdump_write_profile()).
+ */
+struct etd_profile {
+	const char *name;             /* NULL = absent */
+	const char *delegate_id_str;  /* NULL = absent */
+	int32_t instruction_id;       /* default -1 */
+	int32_t delegate_id_int;      /* default -1 */
+	int32_t chain_index;          /* default 0 */
+	const uint8_t *metadata;
+	uint32_t metadata_len;
+	bool has_metadata;            /* vector present (may be empty) */
+	uint64_t start_time;
+	uint64_t end_time;
+};
+
 struct etd_run {
 	char *name;
 	int32_t bundled_input_index;  /* default -1 */

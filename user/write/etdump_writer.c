@@ -111,67 +111,108 @@ static int write_value(struct fb_builder *b, const struct etd_value *v,
 	return fb_table_end(b, out);
 }
 
-static struct fb_field scalar(unsigned int slot, uint64_t bits,
-			      uint8_t size)
-{
-	return (struct fb_field){ .bits = bits, .slot = (uint8_t)slot,
-				  .size = size };
-}
+/* ProfileEvent's fields, larger first (no padding between them) */
+enum { PF_START, PF_END, PF_NAME, PF_CHAIN, PF_INSTR, PF_ID_INT, PF_ID_STR,
+       PF_METADATA, PF_FIELDS };
 
-/* a ref of 0 is left out by fb_table_fields */
-static struct fb_field ref(unsigned int slot, fb_ref r)
+static const struct fb_table_type profile_type = {
+	.id = 0,
+	.n = PF_FIELDS,
+	.refs = 1u << PF_NAME | 1u << PF_ID_STR | 1u << PF_METADATA,
+	.slot = {
+		[PF_START] = ETD_SLOT_PROFILE_START_TIME,
+		[PF_END] = ETD_SLOT_PROFILE_END_TIME,
+		[PF_NAME] = ETD_SLOT_PROFILE_NAME,
+		[PF_CHAIN] = ETD_SLOT_PROFILE_CHAIN_INDEX,
+		[PF_INSTR] = ETD_SLOT_PROFILE_INSTRUCTION_ID,
+		[PF_ID_INT] = ETD_SLOT_PROFILE_DELEGATE_ID_INT,
+		[PF_ID_STR] = ETD_SLOT_PROFILE_DELEGATE_ID_STR,
+		[PF_METADATA] = ETD_SLOT_PROFILE_METADATA,
+	},
+	.size = { 8, 8, 4, 4, 4, 4, 4, 4 },
+};
+
+/* Event: a union of three tables, one field set */
+static const struct fb_table_type event_type = {
+	.id = 1,
+	.n = 3,
+	.refs = 7,
+	.slot = { ETD_SLOT_EVENT_PROFILE, ETD_SLOT_EVENT_ALLOCATION,
+		  ETD_SLOT_EVENT_DEBUG },
+	.size = { 4, 4, 4 },
+};
+
+/*
+ * The ProfileEvent table (there is one for every event); a scalar at its
+ * default is left out, as fb_add_* leaves it out. `counters`, when given,
+ * is the metadata written.
+ */
+static int write_profile_table(struct fb_builder *b,
+			       const struct etd_profile *p,
+			       const char *counters, int counters_len,
+			       fb_ref *out)
 {
-	return (struct fb_field){ .bits = r, .slot = (uint8_t)slot, .size = 4,
-				  .ref = true };
+	uint64_t v[PF_FIELDS];
+	fb_ref name, id_str, metadata = 0;
+
+	/* one copy of each name for the whole file */
+	fb_create_shared_string(b, p->name, &name);
+	fb_create_shared_string(b, p->delegate_id_str, &id_str);
+	/* ETDumpGen writes it for every delegate event, empty or not */
+	if (p->has_metadata)
+		fb_create_vector_u8(b, p->metadata, p->metadata_len,
+				    &metadata);
+	if (counters)
+		fb_create_vector_u8(b, (const uint8_t *)counters,
+				    (size_t)counters_len, &metadata);
+	v[PF_START] = p->start_time;
+	v[PF_END] = p->end_time;
+	v[PF_NAME] = name;
+	v[PF_CHAIN] = (uint32_t)p->chain_index;
+	v[PF_INSTR] = (uint32_t)p->instruction_id;
+	v[PF_ID_INT] = (uint32_t)p->delegate_id_int;
+	v[PF_ID_STR] = id_str;
+	v[PF_METADATA] = metadata;
+	return fb_table_typed(b, &profile_type,
+			      (unsigned int)(p->start_time != 0) << PF_START |
+			      (unsigned int)(p->end_time != 0) << PF_END |
+			      (unsigned int)(p->chain_index != 0) << PF_CHAIN |
+			      (unsigned int)(p->instruction_id != ETD_UNSET)
+				      << PF_INSTR |
+			      (unsigned int)(p->delegate_id_int != ETD_UNSET)
+				      << PF_ID_INT |
+			      1u << PF_NAME | 1u << PF_ID_STR |
+			      1u << PF_METADATA, v, out);
 }
 
 static int write_profile_event(struct fb_builder *b,
 			       const struct etd_dump *dump,
 			       const struct etd_event *ev, fb_ref *out)
 {
-	fb_ref name, id_str, metadata = 0;
-	struct fb_field f[8];
+	struct etd_profile p = {
+		.name = ev->name,
+		.delegate_id_str = ev->delegate_id_str,
+		.instruction_id = ev->instruction_id,
+		.delegate_id_int = ev->delegate_id_int,
+		.chain_index = ev->chain_index,
+		.metadata = ev->metadata,
+		.metadata_len = ev->metadata_len,
+		.has_metadata = ev->has_metadata,
+		.start_time = ev->start_time,
+		.end_time = ev->end_time,
+	};
+	bool encodable = etd_counters_encodable(ev);
 	char counters[512];
-	size_t n;
-	int len;
+	int len = 0;
 
-	/* one copy of each name for the whole file */
-	fb_create_shared_string(b, ev->name, &name);
-	fb_create_shared_string(b, ev->delegate_id_str, &id_str);
-	/* ETDumpGen writes it for every delegate event, empty or not */
-	if (ev->has_metadata)
-		fb_create_vector_u8(b, ev->metadata, ev->metadata_len,
-				    &metadata);
-	if (etd_counters_encodable(ev)) {
+	if (encodable) {
 		len = etd_counters_encode(dump, &ev->counters, counters,
 					  sizeof(counters));
 		if (len < 0)
 			return len;
-		fb_create_vector_u8(b, (const uint8_t *)counters, len,
-				    &metadata);
 	}
-	/*
-	 * One call for the table (there is one for every event); a scalar at
-	 * its default is left out, as fb_add_* leaves it out.
-	 */
-	n = 0;
-	if (ev->start_time)
-		f[n++] = scalar(ETD_SLOT_PROFILE_START_TIME, ev->start_time, 8);
-	if (ev->end_time)
-		f[n++] = scalar(ETD_SLOT_PROFILE_END_TIME, ev->end_time, 8);
-	f[n++] = ref(ETD_SLOT_PROFILE_NAME, name);
-	if (ev->chain_index)
-		f[n++] = scalar(ETD_SLOT_PROFILE_CHAIN_INDEX,
-				(uint32_t)ev->chain_index, 4);
-	if (ev->instruction_id != ETD_UNSET)
-		f[n++] = scalar(ETD_SLOT_PROFILE_INSTRUCTION_ID,
-				(uint32_t)ev->instruction_id, 4);
-	if (ev->delegate_id_int != ETD_UNSET)
-		f[n++] = scalar(ETD_SLOT_PROFILE_DELEGATE_ID_INT,
-				(uint32_t)ev->delegate_id_int, 4);
-	f[n++] = ref(ETD_SLOT_PROFILE_DELEGATE_ID_STR, id_str);
-	f[n++] = ref(ETD_SLOT_PROFILE_METADATA, metadata);
-	return fb_table_fields(b, f, n, out);
+	return write_profile_table(b, &p, encodable ? counters : NULL, len,
+				   out);
 }
 
 static int write_debug_event(struct fb_builder *b, const struct etd_event *ev,
@@ -226,6 +267,16 @@ size_t etdump_events_written(const struct etd_dump *dump,
 	return n;
 }
 
+/* The Event over its one member, in `slot` */
+static int event_table(struct fb_builder *b, unsigned int slot, fb_ref member,
+		       fb_ref *out)
+{
+	uint64_t v[3] = { 0 };
+
+	v[slot] = member;
+	return fb_table_typed(b, &event_type, 1u << slot, v, out);
+}
+
 static int write_event(struct fb_builder *b, const struct etd_dump *dump,
 		       const struct etd_event *ev, fb_ref *out)
 {
@@ -252,7 +303,7 @@ static int write_event(struct fb_builder *b, const struct etd_dump *dump,
 	default:
 		return -EINVAL;
 	}
-	return err ? err : fb_create_ref_table(b, slot, member, out);
+	return err ? err : event_table(b, slot, member, out);
 }
 
 static int write_allocators(struct fb_builder *b, const struct etd_run *run,
@@ -279,6 +330,17 @@ int etdump_write_event(struct fb_builder *b, const struct etd_dump *dump,
 {
 	*out = 0;
 	return written(dump, ev) ? write_event(b, dump, ev, out) : 0;
+}
+
+int etdump_write_profile(struct fb_builder *b, const struct etd_profile *p,
+			 fb_ref *out)
+{
+	fb_ref member;
+	int err;
+
+	*out = 0;
+	err = write_profile_table(b, p, NULL, 0, &member);
+	return err ? err : event_table(b, ETD_SLOT_EVENT_PROFILE, member, out);
 }
 
 int etdump_write_run_table(struct fb_builder *b, const struct etd_run *run,

@@ -61,6 +61,9 @@ int etdump_write_run(struct fb_builder *b, const struct etd_dump *dump,
  */
 int etdump_write_event(struct fb_builder *b, const struct etd_dump *dump,
 		       const struct etd_event *ev, fb_ref *out);
+/* The same for a profile event without counters, from its parts. */
+int etdump_write_profile(struct fb_builder *b, const struct etd_profile *p,
+			 fb_ref *out);
 int etdump_write_run_table(struct fb_builder *b, const struct etd_run *run,
 			   fb_ref *refs, size_t n, fb_ref *out);
 int etdump_write_root(struct fb_builder *b, uint32_t version,

@@ -953,6 +953,97 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	return 0;
 }
 
+/* The vtable of a typed table just laid out: found or written once. */
+static int typed_vtable(struct fb_builder *b, const struct fb_table_type *t,
+			unsigned int present, fb_ref table, fb_ref begin,
+			const fb_ref *pos, fb_ref *vtable)
+{
+	uint8_t vt[4 + 2 * FB_MAX_SLOTS];
+	unsigned int i, nslots = 0;
+
+	for (i = 0; i < t->n; i++)
+		if ((present >> i & 1) && t->slot[i] >= nslots)
+			nslots = t->slot[i] + 1u;
+	memset(vt, 0, 4 + 2 * nslots);
+	put_le(vt, 4 + 2 * nslots, 2);
+	put_le(vt + 2, table - begin, 2);
+	for (i = 0; i < t->n; i++)
+		if (present >> i & 1)
+			put_le(vt + 4 + 2 * t->slot[i], table - pos[i], 2);
+	return table_vtable(b, table, vt, 4 + 2 * nslots, vtable);
+}
+
+int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
+		   unsigned int present, const uint64_t *v, fb_ref *out)
+{
+	fb_ref pos[FB_TYPE_FIELDS], start, at_pos, begin = 0, table, *vtable;
+	unsigned int i;
+	uint8_t size;
+	bool any = false;
+	int err;
+
+	*out = 0;
+	err = object_start(b);
+	if (err)
+		return err;
+	if (t->id >= FB_TABLE_TYPES || t->n > FB_TYPE_FIELDS)
+		return fail(b, -EINVAL);
+	present &= (1u << t->n) - 1;
+	/*
+	 * Where fb_table_fields() puts each field: aligned to its size, the
+	 * padding before the first not the table's; then the soffset.
+	 */
+	start = at_pos = (fb_ref)b->size;
+	for (i = 0; i < t->n; i++) {
+		if (!(present >> i & 1))
+			continue;
+		if (t->refs >> i & 1) {
+			if (!v[i]) {
+				present &= ~(1u << i);
+				continue;
+			}
+			/* only objects finished before this table started */
+			if (v[i] > start)
+				return fail(b, -EINVAL);
+		}
+		size = t->size[i];
+		if (!size || size > 8 || (size & (size - 1)) ||
+		    t->slot[i] >= FB_MAX_SLOTS)
+			return fail(b, -EINVAL);
+		at_pos += (0 - (at_pos + size)) & (size - 1u);
+		if (!any)
+			begin = at_pos;
+		any = true;
+		at_pos += size;
+		pos[i] = at_pos;
+	}
+	at_pos += (0 - (at_pos + 4)) & 3u;
+	if (!any)
+		begin = at_pos;
+	table = at_pos + 4;
+	err = reserve(b, table - start);
+	if (err)
+		return err;
+	zero_small(at(b, table), table - start);
+	for (i = 0; i < t->n; i++)
+		if (present >> i & 1)
+			put_le(at(b, pos[i]),
+			       (t->refs >> i & 1) ? pos[i] - v[i] : v[i],
+			       t->size[i]);
+	b->size = table;
+	vtable = &b->typed_vtables[t->id][start & 7][present];
+	if (*vtable) {
+		put_le(at(b, table),
+		       (uint64_t)((int64_t)*vtable - (int64_t)table), 4);
+	} else {
+		err = typed_vtable(b, t, present, table, begin, pos, vtable);
+		if (err)
+			return err;
+	}
+	*out = table;
+	return 0;
+}
+
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out)
 {

@@ -36,6 +36,8 @@ typedef uint32_t fb_ref;
 #define FB_SHARED_HITS 64
 #define FB_MAX_SPARES 16
 #define FB_SHAPE_HITS 4
+#define FB_TYPE_FIELDS 8
+#define FB_TABLE_TYPES 2
 
 struct fb_builder {
 	uint8_t *buf;           /* the data is the last `size` bytes */
@@ -78,6 +80,11 @@ struct fb_builder {
 		uint8_t delta;
 		uint8_t off[8];
 	} shape_hits[FB_SHAPE_HITS];
+	/*
+	 * fb_table_typed: by type, size % 8 at the start (the padding between
+	 * fields may differ with it) and fields present, their vtable
+	 */
+	fb_ref typed_vtables[FB_TABLE_TYPES][8][1u << FB_TYPE_FIELDS];
 };
 
 void fb_builder_init(struct fb_builder *b);
@@ -153,6 +160,26 @@ struct fb_field {
 
 int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 		    fb_ref *out);
+/*
+ * A table type written many times (an ETDump's events), its fields fixed
+ * once in the order they are added. fb_table_typed() writes one holding
+ * the fields `present` names (bit i: field i; a ref of 0 is left out
+ * too), v[i] the value of field i: the bytes fb_table_fields() would
+ * write, without the per-field checks, the shape worked out again or a
+ * vtable looked up. The vtable of each set of fields is found once and
+ * kept in the builder, in the place `id` names: one per type, below
+ * FB_TABLE_TYPES.
+ */
+struct fb_table_type {
+	uint8_t id;
+	uint8_t n;                      /* fields, at most FB_TYPE_FIELDS */
+	uint8_t refs;                   /* bit i: field i is a ref */
+	uint8_t slot[FB_TYPE_FIELDS];
+	uint8_t size[FB_TYPE_FIELDS];   /* 1, 2, 4 or 8; a ref is 4 */
+};
+
+int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
+		   unsigned int present, const uint64_t *v, fb_ref *out);
 /* A whole table whose one field is the reference `ref` in `slot`. */
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out);
