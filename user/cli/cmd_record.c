@@ -52,10 +52,11 @@
 #define DEFAULT_VALUE_MAX (1u << 20)
 /*
  * A run longer than this writes its events into the ETDump as it goes:
- * 1.5 MiB of them held (48 bytes each), reused, where a run of millions
- * would hold fresh memory for all (the most of what it cost here).
+ * 192 KiB of them held (48 bytes each), reused, where a run of millions
+ * would hold fresh memory for all (the most of what it cost here), and
+ * still in the cache when they are written.
  */
-#define RUN_AHEAD_EVENTS 32768
+#define RUN_AHEAD_EVENTS 4096
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 #define STATUS_INTERVAL_NS 250000000ull

@@ -77,7 +77,7 @@ void grow_array_free(void *arr, size_t cap, size_t elem)
 {
 	size_t len = grow_array_mapped(cap, elem);
 
-	if (len)
+	if (len && arr)
 		huge_pages_unmap(arr, len);
 	else
 		free(arr);

@@ -7,14 +7,15 @@
  * A run of a long-running thread can hold millions of events: grown by
  * realloc(), its fresh pages are faulted in one by one (13-22 us each in
  * a virtual machine that shadows page tables) and realloc() moves it when
- * something was allocated behind it.
+ * something was allocated behind it. The ETDump writer's refs to a long
+ * run's events (4 bytes an event) grow the same way.
  */
 #ifndef ETDUMP_GROW_ARRAY_H
 #define ETDUMP_GROW_ARRAY_H
 
 #include <stddef.h>
 
-#define GROW_ARRAY_HUGE (2ul << 20)
+#define GROW_ARRAY_HUGE (256ul << 10)
 
 /*
  * Room for n + more elements of elem bytes in *arr, which holds n of a

@@ -12,6 +12,7 @@
 #include "etdump_writer.h"
 #include "fb_builder.h"
 #include "direct_write.h"
+#include "grow_array.h"
 #include "file_io.h"
 #include "summary.h"
 
@@ -77,13 +78,19 @@ static void stream_init(struct etdump_stream *w,
 	w->spill_fd = -1;
 }
 
+static void ahead_forget(struct etdump_stream *w, struct ahead_run *a)
+{
+	grow_array_free(a->refs, a->cap, sizeof(*a->refs));
+	*a = w->ahead[--w->nahead];
+}
+
 static void stream_fini(struct etdump_stream *w)
 {
 	while (w->nahead)
-		free(w->ahead[--w->nahead].refs);
+		ahead_forget(w, &w->ahead[w->nahead - 1]);
 	free(w->ahead);
 	free(w->runs);
-	free(w->refs);
+	grow_array_free(w->refs, w->refs_cap, sizeof(*w->refs));
 	fb_builder_free(&w->b);
 	if (w->spill_fd >= 0)
 		close(w->spill_fd);
@@ -151,7 +158,8 @@ static int write_events(struct etdump_stream *w, struct run_view *r,
 	size_t i;
 	int err;
 
-	err = grow((void **)refs, cap, *n + r->nevents, sizeof(**refs));
+	/* a long run's refs: grown in huge pages, not faulted in one by one */
+	err = grow_array((void **)refs, cap, *n, r->nevents, sizeof(**refs));
 	for (i = 0; !err && i < r->nevents; i++) {
 		p = &r->events[i];
 		if (p->flags & PACKED_FULL) {
@@ -184,12 +192,6 @@ static struct ahead_run *ahead_of(struct etdump_stream *w,
 		    w->ahead[i].open_time == r->open_time)
 			return &w->ahead[i];
 	return NULL;
-}
-
-static void ahead_forget(struct etdump_stream *w, struct ahead_run *a)
-{
-	free(a->refs);
-	*a = w->ahead[--w->nahead];
 }
 
 int etdump_stream_ahead(void *ctx, struct run_view *r)
@@ -229,11 +231,12 @@ int etdump_stream_run(void *ctx, struct run_view *r)
 
 	/* the events that went ahead are the run's first: their refs taken */
 	if (a) {
-		free(w->refs);
+		grow_array_free(w->refs, w->refs_cap, sizeof(*w->refs));
 		w->refs = a->refs;
 		w->refs_cap = a->cap;
 		n = a->n;
 		a->refs = NULL;
+		a->cap = 0;
 		ahead_forget(w, a);
 	}
 	err = grow((void **)&w->runs, &w->runs_cap, w->nruns + 1,

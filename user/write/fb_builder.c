@@ -258,15 +258,18 @@ static int reserve_slow(struct fb_builder *b, size_t n)
 	if (cap > FB_MAP_AFTER) {
 		buf = map_reserve();
 		if (buf) {
-			memcpy(buf + FB_MAP_SIZE - b->size, at(b, b->size),
-			       b->size);
-			free(b->buf);
+			uint8_t *old = b->buf;
+			size_t old_cap = b->cap;
+
 			b->buf = buf;
 			b->cap = FB_MAP_SIZE;
 			b->mapped = true;
-			/* the copy faulted its pages in: never moved over */
-			b->populated = (b->size + 4095) & ~(size_t)4095;
+			b->populated = 0;
+			/* backed before the copy: not a fault per page of it */
 			populate_ahead(b, n);
+			memcpy(at(b, b->size), old + old_cap - b->size,
+			       b->size);
+			free(old);
 			return 0;
 		}
 		/* no room for the reservation: grow on the heap */
