@@ -2,13 +2,15 @@
 /*
  * What long recordings stand on: interned names, the compact run log and
  * the ETDump streamed from it (the same file as from an etd_dump), shared
- * strings in the builder, series names and durations, and a long run's
- * array growing from malloc() into huge-page mappings.
+ * strings in the builder, series names and durations, a long run's
+ * array growing from malloc() into huge-page mappings, and a long run's
+ * events written ahead on a thread of their own.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "etdump_ahead_thread.h"
 #include "etdump_log_writer.h"
 #include "etdump_reader.h"
 #include "etdump_writer.h"
@@ -403,6 +405,113 @@ TEST(a_long_run_is_taken_into_the_log_whole)
 	run_log_free(log);
 }
 
+/* Chunk k of run `tid`: events k*n.., every third a delegate's with metadata. */
+static void fill_chunk(struct run_view *r, struct packed_event *ev,
+		       uint8_t *meta, struct strtab *t, uint32_t tid, int k,
+		       size_t n)
+{
+	static const char *const ops[] = { "aten::add", "aten::mul",
+					    "native_call_convolution.out" };
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->name = strtab_intern(t, "Execute", 7);
+	r->tid = tid;
+	r->open_time = 100 * tid;
+	for (i = 0; i < n; i++) {
+		const char *op = ops[(i + tid) % 3];
+
+		memset(&ev[i], 0, sizeof(ev[i]));
+		ev[i].start = 1000 * tid + k * n + i;
+		ev[i].end = ev[i].start + 1 + i % 5;
+		ev[i].instr = (int32_t)(i % 7);
+		ev[i].id_int = -1;
+		ev[i].str = strtab_intern(t, op, strlen(op));
+		if (i % 3 == 0) {
+			ev[i].flags = PACKED_DELEGATE;
+			ev[i].aux = (uint32_t)r->meta_len;
+			ev[i].meta_len = (uint16_t)(i % 4);
+			memset(meta + r->meta_len, (int)(k + i), i % 4);
+			r->meta_len += i % 4;
+		}
+	}
+	r->events = ev;
+	r->nevents = n;
+	r->meta = meta;
+}
+
+/*
+ * Three long runs go ahead in interleaved chunks, one of them dropped,
+ * then each ends: on the thread the file is the one written in line, and
+ * a chunk's arrays are the taker's to reuse the moment it returns.
+ */
+TEST(runs_written_ahead_on_a_thread_give_the_same_file)
+{
+	enum { CHUNK = 700, CHUNKS = 40 };
+	struct strtab *t = strtab_new();
+	struct run_log *log_a = run_log_new(), *log_b = run_log_new();
+	struct etdump_stream *es_a = NULL, *es_b = NULL;
+	struct etdump_ahead_thread *ahead = NULL;
+	struct packed_event *ev = calloc(CHUNK, sizeof(*ev));
+	uint8_t *meta = malloc(CHUNK * 4);
+	char a[] = "/tmp/test_run_log_XXXXXX", b[] = "/tmp/test_run_log_XXXXXX";
+	char *kept = NULL;
+	struct etd_dump got = { 0 };
+	struct run_view r;
+	uint32_t tid;
+	int k;
+
+	CHECK(ev && meta);
+	CHECK_EQ_INT(etdump_stream_open(&es_a, NULL), 0);
+	CHECK_EQ_INT(etdump_stream_open(&es_b, NULL), 0);
+	CHECK_EQ_INT(etdump_ahead_thread_start(&ahead, es_b), 0);
+	for (k = 0; k < CHUNKS; k++) {
+		for (tid = 1; tid <= 3; tid++) {
+			fill_chunk(&r, ev, meta, t, tid, k, CHUNK);
+			CHECK_EQ_INT(etdump_stream_ahead(es_a, &r), 0);
+			CHECK_EQ_INT(etdump_ahead_thread_take(ahead, &r), 0);
+			/* the collector's arrays, reused at once */
+			memset(ev, 0x5a, CHUNK * sizeof(*ev));
+			memset(meta, 0x5a, CHUNK * 4);
+		}
+		if (k == CHUNKS / 2) {
+			fill_chunk(&r, ev, meta, t, 2, k, 1);
+			etdump_stream_drop_ahead(es_a, &r);
+			etdump_ahead_thread_drop(ahead, &r);
+		}
+	}
+	/* each run's end: its last events, through the log */
+	for (tid = 1; tid <= 3; tid += 2) {
+		fill_chunk(&r, ev, meta, t, tid, CHUNKS, 10);
+		CHECK_EQ_INT(run_log_append(log_a, &r), 0);
+		CHECK_EQ_INT(run_log_append(log_b, &r), 0);
+	}
+	CHECK_EQ_INT(etdump_stream_drain(es_a, log_a, true), 0);
+	CHECK_EQ_INT(etdump_ahead_thread_drain(ahead, log_b, true), 0);
+	CHECK_EQ_INT(etdump_ahead_thread_wait(ahead), 0);
+	close(mkstemp(a));
+	close(mkstemp(b));
+	CHECK_EQ_INT(etdump_stream_write_file(es_a, a, true, &kept), 0);
+	CHECK_EQ_INT(etdump_stream_write_file(es_b, b, true, &kept), 0);
+	CHECK(same_bytes(a, b));
+	/* the two runs kept, each whole; the dropped one's events in neither */
+	CHECK_EQ_INT(etdump_read_file(b, &got, NULL, 0), 0);
+	CHECK_EQ_INT(got.nruns, 2);
+	for (size_t i = 0; i < got.nruns; i++)
+		CHECK_EQ_INT(got.runs[i].nevents, CHUNK * CHUNKS + 10);
+	etd_dump_free(&got);
+	unlink(a);
+	unlink(b);
+	etdump_ahead_thread_stop(ahead);
+	etdump_stream_free(es_a);
+	etdump_stream_free(es_b);
+	run_log_free(log_a);
+	run_log_free(log_b);
+	strtab_free(t);
+	free(ev);
+	free(meta);
+}
+
 int main(void)
 {
 	RUN(interned_names_are_one_pointer_each);
@@ -413,5 +522,6 @@ int main(void)
 	RUN(series_names_and_durations);
 	RUN(a_long_runs_array_keeps_every_element_as_it_grows);
 	RUN(a_long_run_is_taken_into_the_log_whole);
+	RUN(runs_written_ahead_on_a_thread_give_the_same_file);
 	return TEST_SUMMARY();
 }

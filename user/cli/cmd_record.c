@@ -25,6 +25,7 @@
 #include "stdout_output.h"
 #include "debug_buffer.h"
 #include "commands.h"
+#include "etdump_ahead_thread.h"
 #include "etdump_log_writer.h"
 #include "etdump_writer.h"
 #include "file_io.h"
@@ -544,7 +545,7 @@ static int collect(const struct record_opts *o, struct target *t,
 		   struct more_targets *more, struct follow_children *fc,
 		   struct capture *cap,
 		   struct collector *col, struct raw_writer *raw,
-		   struct run_sink *rs, struct etdump_stream *es,
+		   struct run_sink *rs, struct etdump_ahead_thread *ahead,
 		   struct live_view *lv, enum stop_reason *why)
 {
 	uint64_t start = now_ns(), last_status = 0, now;
@@ -570,8 +571,9 @@ static int collect(const struct record_opts *o, struct target *t,
 		if (err < 0)
 			return err;
 		/* one slab of complete runs into the file, then the ring again */
-		more_runs = es ? etdump_stream_drain(es, collector_log(col),
-						     false) : 0;
+		more_runs = ahead ? etdump_ahead_thread_drain(
+					    ahead, collector_log(col), false) :
+				    0;
 		if (more_runs < 0)
 			return more_runs;
 		err = 0;
@@ -885,6 +887,7 @@ int cmd_record(int argc, char **argv)
 	struct capture *cap = NULL;
 	struct run_sink *rs = NULL;
 	struct etdump_stream *es = NULL;
+	struct etdump_ahead_thread *ahead = NULL;
 	struct live_view *lv = NULL;
 	char title[4200];
 	char *kept = NULL;
@@ -1009,8 +1012,14 @@ int cmd_record(int argc, char **argv)
 			goto cleanup;
 		if (out_fd < 0)
 			etdump_stream_spill_near(es, o.output);
-		collector_set_ahead(col, etdump_stream_ahead,
-				    etdump_stream_drop_ahead, es,
+		/* a long run's events are written on a thread of their own */
+		err = etdump_ahead_thread_start(&ahead, es);
+		if (err) {
+			p_err("cannot start a thread: %s", strerror(-err));
+			goto cleanup;
+		}
+		collector_set_ahead(col, etdump_ahead_thread_take,
+				    etdump_ahead_thread_drop, ahead,
 				    RUN_AHEAD_EVENTS);
 	}
 	copts.values = o.values && !sink.sm;
@@ -1085,7 +1094,14 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, es, lv, &why);
+	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, ahead, lv,
+		      &why);
+	/* the stream is this thread's alone again, its first error known */
+	if (ahead) {
+		int written = etdump_ahead_thread_wait(ahead);
+
+		err = err ? err : written;
+	}
 	if (err) {
 		if (run_sink_failed(rs))
 			; /* said, naming the file */
@@ -1112,7 +1128,8 @@ int cmd_record(int argc, char **argv)
 	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;
-	if (es && (err = etdump_stream_drain(es, collector_log(col), true))) {
+	if (ahead &&
+	    (err = etdump_ahead_thread_drain(ahead, collector_log(col), true))) {
 		output_error(o.output, err, NULL);
 		goto cleanup;
 	}
@@ -1197,6 +1214,7 @@ cleanup:
 	raw_writer_free(sink.raw);
 	live_view_free(lv);
 	run_sink_free(rs);
+	etdump_ahead_thread_stop(ahead);
 	etdump_stream_free(es);
 	thread_names_free(&sink.names);
 	collector_free(col);

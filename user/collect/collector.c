@@ -347,6 +347,17 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 	bool delegate = ev->has_metadata;
 	int err;
 
+	/*
+	 * A run the ring lost records of is left out at its end: kept, a long
+	 * one's events would only grow the recorder, slower in fresh memory
+	 * while the ring fills faster (at 7 M/s a loss became 50% of its CPU
+	 * clearing pages).
+	 */
+	if (r->lost_events) {
+		c->events_seen++;
+		event_value_drop(ev);
+		return 0;
+	}
 	err = grow_array((void **)&r->events, &t->events_cap, r->nevents, 1,
 			 sizeof(*r->events));
 	if (err)
