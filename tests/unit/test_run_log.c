@@ -464,7 +464,7 @@ TEST(runs_written_ahead_on_a_thread_give_the_same_file)
 	CHECK(ev && meta);
 	CHECK_EQ_INT(etdump_stream_open(&es_a, NULL), 0);
 	CHECK_EQ_INT(etdump_stream_open(&es_b, NULL), 0);
-	CHECK_EQ_INT(etdump_ahead_thread_start(&ahead, es_b), 0);
+	CHECK_EQ_INT(etdump_ahead_thread_start(&ahead, es_b, CHUNK), 0);
 	for (k = 0; k < CHUNKS; k++) {
 		for (tid = 1; tid <= 3; tid++) {
 			fill_chunk(&r, ev, meta, t, tid, k, CHUNK);

@@ -1013,7 +1013,7 @@ int cmd_record(int argc, char **argv)
 		if (out_fd < 0)
 			etdump_stream_spill_near(es, o.output);
 		/* a long run's events are written on a thread of their own */
-		err = etdump_ahead_thread_start(&ahead, es);
+		err = etdump_ahead_thread_start(&ahead, es, RUN_AHEAD_EVENTS);
 		if (err) {
 			p_err("cannot start a thread: %s", strerror(-err));
 			goto cleanup;

@@ -63,8 +63,37 @@ static void *write_chunks(void *arg)
 	return NULL;
 }
 
+/* The slots' event arrays, touched once: their pages there before use. */
+static int prepare_slots(struct etdump_ahead_thread *t, size_t every)
+{
+	struct ahead_chunk *c;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < AHEAD_SLOTS; i++) {
+		c = &t->slot[i];
+		err = grow_array((void **)&c->view.events, &c->events_cap, 0,
+				 every, sizeof(*c->view.events));
+		if (err)
+			return err;
+		memset(c->view.events, 0, every * sizeof(*c->view.events));
+	}
+	return 0;
+}
+
+static void free_slots(struct etdump_ahead_thread *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < AHEAD_SLOTS; i++) {
+		grow_array_free(t->slot[i].view.events, t->slot[i].events_cap,
+				sizeof(*t->slot[i].view.events));
+		grow_array_free(t->slot[i].view.meta, t->slot[i].meta_cap, 1);
+	}
+}
+
 int etdump_ahead_thread_start(struct etdump_ahead_thread **out,
-			      struct etdump_stream *es)
+			      struct etdump_stream *es, size_t every)
 {
 	struct etdump_ahead_thread *t = calloc(1, sizeof(*t));
 	sigset_t all, old;
@@ -73,6 +102,14 @@ int etdump_ahead_thread_start(struct etdump_ahead_thread **out,
 	*out = NULL;
 	if (!t)
 		return -ENOMEM;
+	err = prepare_slots(t, every);
+	if (!err)
+		err = etdump_stream_prepare(es);
+	if (err) {
+		free_slots(t);
+		free(t);
+		return err;
+	}
 	t->es = es;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->queued, NULL);
@@ -86,6 +123,7 @@ int etdump_ahead_thread_start(struct etdump_ahead_thread **out,
 		pthread_cond_destroy(&t->written);
 		pthread_cond_destroy(&t->queued);
 		pthread_mutex_destroy(&t->lock);
+		free_slots(t);
 		free(t);
 		return -err;
 	}
@@ -182,8 +220,6 @@ int etdump_ahead_thread_drain(struct etdump_ahead_thread *t,
 
 void etdump_ahead_thread_stop(struct etdump_ahead_thread *t)
 {
-	unsigned int i;
-
 	if (!t)
 		return;
 	pthread_mutex_lock(&t->lock);
@@ -191,11 +227,7 @@ void etdump_ahead_thread_stop(struct etdump_ahead_thread *t)
 	pthread_cond_signal(&t->queued);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
-	for (i = 0; i < AHEAD_SLOTS; i++) {
-		grow_array_free(t->slot[i].view.events, t->slot[i].events_cap,
-				sizeof(*t->slot[i].view.events));
-		grow_array_free(t->slot[i].view.meta, t->slot[i].meta_cap, 1);
-	}
+	free_slots(t);
 	pthread_cond_destroy(&t->written);
 	pthread_cond_destroy(&t->queued);
 	pthread_mutex_destroy(&t->lock);

@@ -20,9 +20,15 @@
 
 struct etdump_ahead_thread;
 
-/* A thread writing ahead into es; a negative errno. */
+/*
+ * A thread writing ahead into es, in chunks of `every` events
+ * (collector_set_ahead()'s), its buffers and the stream's first MiBs
+ * backed now: at the start of a recording of a busy process the ring
+ * fills fastest, while fresh memory would slow the recorder most. A
+ * negative errno.
+ */
 int etdump_ahead_thread_start(struct etdump_ahead_thread **out,
-			      struct etdump_stream *es);
+			      struct etdump_stream *es, size_t every);
 /*
  * collector_set_ahead()'s taker and drop, for the stream the thread
  * writes: r is copied (r->events and r->meta; a chunk holding full

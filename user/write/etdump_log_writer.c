@@ -123,6 +123,14 @@ void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
 	fb_builder_spill(&w->b, fd);
 }
 
+/* what a long run's first chunks take: past the builder's heap start */
+#define STREAM_PREPARED (2u << 20)
+
+int etdump_stream_prepare(struct etdump_stream *w)
+{
+	return fb_builder_prepare(&w->b, STREAM_PREPARED);
+}
+
 int etdump_stream_open(struct etdump_stream **out,
 		       const struct etdump_log_meta *m)
 {

@@ -49,6 +49,11 @@ int etdump_stream_open(struct etdump_stream **out,
  */
 void etdump_stream_spill_near(struct etdump_stream *w, const char *path);
 /*
+ * The first MiBs of the file backed now (before a recording starts), not
+ * while the first events come in: a negative errno.
+ */
+int etdump_stream_prepare(struct etdump_stream *w);
+/*
  * A collector_run_fn: r's tables into the file; r is left to its owner.
  * Its events that went ahead (etdump_stream_ahead) come first in it.
  */

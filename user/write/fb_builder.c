@@ -293,6 +293,11 @@ static inline int reserve(struct fb_builder *b, size_t n)
 	return reserve_slow(b, n);
 }
 
+int fb_builder_prepare(struct fb_builder *b, size_t n)
+{
+	return b->err ? b->err : reserve(b, n);
+}
+
 /*
  * Zero-pad so that once n more bytes are pushed the size is a multiple of
  * align, i.e. those bytes start aligned, and make room for them.

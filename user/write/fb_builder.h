@@ -97,6 +97,12 @@ void fb_builder_free(struct fb_builder *b);
  */
 void fb_builder_give_pages(struct fb_builder *b, void *mem, size_t len);
 
+/*
+ * Room for n bytes made now, its pages backed: a recorder's first events
+ * then find the buffer ready instead of growing it while the ring fills.
+ */
+int fb_builder_prepare(struct fb_builder *b, size_t n);
+
 /* Objects, created outside any table. A NULL string makes *out 0. */
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out);
 int fb_create_string_len(struct fb_builder *b, const char *s, size_t len,
