@@ -123,12 +123,14 @@ void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
 	fb_builder_spill(&w->b, fd);
 }
 
-/* what a long run's first chunks take: past the builder's heap start */
-#define STREAM_PREPARED (2u << 20)
-
+/*
+ * The memory a spilling file grows through before its pages come round
+ * again: fresh, at millions of events a second, it slowed the recorder
+ * for the first ~30 ms by more than the ring holds.
+ */
 int etdump_stream_prepare(struct etdump_stream *w)
 {
-	return fb_builder_prepare(&w->b, STREAM_PREPARED);
+	return fb_builder_prepare(&w->b, FB_SPILL_HELD);
 }
 
 int etdump_stream_open(struct etdump_stream **out,

@@ -182,10 +182,12 @@ static void populate_ahead(struct fb_builder *b, size_t n)
  * system instead, each new page of the front would be cleared again, ~1/8
  * of the recorder's CPU on a long recording.
  */
-#define FB_SPILL_CHUNK (4u << 20)
-#define FB_SPILL_KEEP (4u << 20)
+#define FB_SPILL_CHUNK (2u << 20)
+#define FB_SPILL_KEEP (2u << 20)
 /* fb_output() reads the spilled chunks back through the last one kept */
 _Static_assert(FB_SPILL_KEEP >= FB_SPILL_CHUNK, "a chunk is kept");
+_Static_assert(FB_SPILL_KEEP + FB_SPILL_CHUNK == FB_SPILL_HELD,
+	       "held before the first spill");
 
 /*
  * Chunk j (distances j*CHUNK to (j+1)*CHUNK from the end) is at offset

@@ -196,6 +196,8 @@ int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
  * welcome) in chunks, and only fb_output() gives the finished bytes.
  */
 void fb_builder_spill(struct fb_builder *b, int fd);
+/* What a spilling builder holds before it spills (then, what it keeps). */
+#define FB_SPILL_HELD (4u << 20)
 
 /*
  * Finish with root table `root`: size prefix (bytes after it), root offset,
