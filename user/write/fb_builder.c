@@ -64,6 +64,7 @@ void fb_builder_free(struct fb_builder *b)
 	}
 	buf_free(b);
 	free(b->vtables);
+	free(b->typed);
 	for (size_t i = 0; i < b->shared_cap; i++)
 		free(b->shared[i].copy);
 	free(b->shared);
@@ -963,6 +964,21 @@ int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
 	return 0;
 }
 
+/*
+ * A typed table's layout for one set of fields and one start mod 8: its
+ * bytes (the padding before it included), each field present and where it
+ * ends, counted from the start, and its vtable.
+ */
+struct fb_typed_layout {
+	fb_ref vtable;          /* 0: not made yet */
+	uint8_t delta;
+	uint8_t n;
+	uint8_t field[FB_TYPE_FIELDS];
+	uint8_t off[FB_TYPE_FIELDS];
+};
+
+#define FB_TYPED_LAYOUTS (FB_TABLE_TYPES * 8 * (1u << FB_TYPE_FIELDS))
+
 /* The vtable of a typed table just laid out: found or written once. */
 static int typed_vtable(struct fb_builder *b, const struct fb_table_type *t,
 			unsigned int present, fb_ref table, fb_ref begin,
@@ -983,39 +999,25 @@ static int typed_vtable(struct fb_builder *b, const struct fb_table_type *t,
 	return table_vtable(b, table, vt, 4 + 2 * nslots, vtable);
 }
 
-int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
-		   unsigned int present, const uint64_t *v, fb_ref *out)
+/*
+ * A layout not known yet: where fb_table_fields() puts each field (aligned
+ * to its size, the padding before the first not the table's; then the
+ * soffset), the table written so, its vtable found, the layout kept.
+ */
+static int typed_first(struct fb_builder *b, const struct fb_table_type *t,
+		       unsigned int present, const uint64_t *v,
+		       struct fb_typed_layout *l, fb_ref *out)
 {
-	fb_ref pos[FB_TYPE_FIELDS], start, at_pos, begin = 0, table, *vtable;
-	unsigned int i;
+	fb_ref pos[FB_TYPE_FIELDS], start, at_pos, begin = 0, table, vtable;
+	unsigned int i, n = 0;
 	uint8_t size;
 	bool any = false;
 	int err;
 
-	*out = 0;
-	err = object_start(b);
-	if (err)
-		return err;
-	if (t->id >= FB_TABLE_TYPES || t->n > FB_TYPE_FIELDS)
-		return fail(b, -EINVAL);
-	present &= (1u << t->n) - 1;
-	/*
-	 * Where fb_table_fields() puts each field: aligned to its size, the
-	 * padding before the first not the table's; then the soffset.
-	 */
 	start = at_pos = (fb_ref)b->size;
 	for (i = 0; i < t->n; i++) {
 		if (!(present >> i & 1))
 			continue;
-		if (t->refs >> i & 1) {
-			if (!v[i]) {
-				present &= ~(1u << i);
-				continue;
-			}
-			/* only objects finished before this table started */
-			if (v[i] > start)
-				return fail(b, -EINVAL);
-		}
 		size = t->size[i];
 		if (!size || size > 8 || (size & (size - 1)) ||
 		    t->slot[i] >= FB_MAX_SLOTS)
@@ -1035,21 +1037,72 @@ int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
 	if (err)
 		return err;
 	zero_small(at(b, table), table - start);
-	for (i = 0; i < t->n; i++)
-		if (present >> i & 1)
-			put_le(at(b, pos[i]),
-			       (t->refs >> i & 1) ? pos[i] - v[i] : v[i],
-			       t->size[i]);
-	b->size = table;
-	vtable = &b->typed_vtables[t->id][start & 7][present];
-	if (*vtable) {
-		put_le(at(b, table),
-		       (uint64_t)((int64_t)*vtable - (int64_t)table), 4);
-	} else {
-		err = typed_vtable(b, t, present, table, begin, pos, vtable);
-		if (err)
-			return err;
+	for (i = 0; i < t->n; i++) {
+		if (!(present >> i & 1))
+			continue;
+		put_le(at(b, pos[i]), (t->refs >> i & 1) ? pos[i] - v[i] : v[i],
+		       t->size[i]);
+		l->field[n] = (uint8_t)i;
+		l->off[n++] = (uint8_t)(pos[i] - start);
 	}
+	b->size = table;
+	err = typed_vtable(b, t, present, table, begin, pos, &vtable);
+	if (err)
+		return err;
+	/* at most 8 fields of 8 bytes, the padding and the soffset: < 256 */
+	l->delta = (uint8_t)(table - start);
+	l->n = (uint8_t)n;
+	l->vtable = vtable;
+	*out = table;
+	return 0;
+}
+
+int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
+		   unsigned int present, const uint64_t *v, fb_ref *out)
+{
+	struct fb_typed_layout *l;
+	fb_ref start, pos, table;
+	unsigned int i, k, refs;
+	int err;
+
+	*out = 0;
+	err = object_start(b);
+	if (err)
+		return err;
+	if (t->id >= FB_TABLE_TYPES || t->n > FB_TYPE_FIELDS)
+		return fail(b, -EINVAL);
+	if (!b->typed) {
+		b->typed = calloc(FB_TYPED_LAYOUTS, sizeof(*b->typed));
+		if (!b->typed)
+			return fail(b, -ENOMEM);
+	}
+	start = (fb_ref)b->size;
+	present &= (1u << t->n) - 1;
+	/* a ref of 0 is left out; others only to objects made before */
+	for (refs = present & t->refs; refs; refs &= refs - 1) {
+		i = (unsigned int)__builtin_ctz(refs);
+		if (!v[i])
+			present &= ~(1u << i);
+		else if (v[i] > start)
+			return fail(b, -EINVAL);
+	}
+	l = &b->typed[(t->id * 8u + (start & 7)) << FB_TYPE_FIELDS | present];
+	if (!l->vtable)
+		return typed_first(b, t, present, v, l, out);
+	err = reserve(b, l->delta);
+	if (err)
+		return err;
+	table = start + l->delta;
+	zero_small(at(b, table), l->delta);
+	for (k = 0; k < l->n; k++) {
+		i = l->field[k];
+		pos = start + l->off[k];
+		put_le(at(b, pos), (t->refs >> i & 1) ? pos - v[i] : v[i],
+		       t->size[i]);
+	}
+	put_le(at(b, table), (uint64_t)((int64_t)l->vtable - (int64_t)table),
+	       4);
+	b->size = table;
 	*out = table;
 	return 0;
 }

@@ -82,9 +82,10 @@ struct fb_builder {
 	} shape_hits[FB_SHAPE_HITS];
 	/*
 	 * fb_table_typed: by type, size % 8 at the start (the padding between
-	 * fields may differ with it) and fields present, their vtable
+	 * fields may differ with it) and fields present, the table's layout;
+	 * made on first use
 	 */
-	fb_ref typed_vtables[FB_TABLE_TYPES][8][1u << FB_TYPE_FIELDS];
+	struct fb_typed_layout *typed;
 };
 
 void fb_builder_init(struct fb_builder *b);
