@@ -162,7 +162,8 @@ TEST(strings_vectors_and_nested_tables)
 {
 	static const int64_t longs[] = { -1, 0, INT64_MAX, 42 };
 	static const uint8_t bytes[] = { 0, 1, 255 };
-	fb_ref s_empty, s_hello, v_bytes, v_none, v_longs, v_strs, inner, mid;
+	fb_ref s_empty, s_hello, v_bytes, v_none, v_none2, v_longs, v_strs;
+	fb_ref inner, mid;
 	fb_ref refs[2], t;
 	struct fb_table root, tm, ti;
 	struct fb_vector v;
@@ -179,6 +180,9 @@ TEST(strings_vectors_and_nested_tables)
 	fb_create_vector_u8(&b, bytes, 3, &v_bytes);
 	fb_create_vector_u8(&b, NULL, 0, &v_none);
 	fb_create_vector_i64(&b, longs, 4, &v_longs);
+	/* an empty byte vector is made once: its place, for every table */
+	fb_create_vector_u8(&b, bytes, 0, &v_none2);
+	CHECK(v_none != 0 && v_none2 == v_none);
 	refs[0] = s_hello;
 	refs[1] = s_empty;
 	fb_create_vector_refs(&b, refs, 2, &v_strs);
@@ -197,6 +201,7 @@ TEST(strings_vectors_and_nested_tables)
 	fb_add_ref(&b, 4, v_longs);
 	fb_add_ref(&b, 5, v_strs);
 	fb_add_ref(&b, 6, refs[0]);
+	fb_add_ref(&b, 7, v_none2);
 	CHECK_EQ_INT(fb_table_end(&b, &t), 0);
 	buf = finish(&b, t, &len);
 	open_root(&r, buf, len, &root);
@@ -208,6 +213,7 @@ TEST(strings_vectors_and_nested_tables)
 	CHECK(fb_read_vector(&root, 2, 1, &v) == 1 && v.count == 3);
 	CHECK(!memcmp(fb_vector_bytes(&v), bytes, 3));
 	CHECK(fb_read_vector(&root, 3, 1, &v) == 1 && v.count == 0);
+	CHECK(fb_read_vector(&root, 7, 1, &v) == 1 && v.count == 0);
 	CHECK(fb_read_vector(&root, 4, 8, &v) == 1 && v.count == 4);
 	CHECK_EQ_INT((int64_t)fb_vector_scalar(&v, 0), -1);
 	CHECK((int64_t)fb_vector_scalar(&v, 2) == INT64_MAX);

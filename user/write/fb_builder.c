@@ -270,8 +270,9 @@ static int reserve_slow(struct fb_builder *b, size_t n)
 			b->populated = 0;
 			/* backed before the copy: not a fault per page of it */
 			populate_ahead(b, n);
-			memcpy(at(b, b->size), old + old_cap - b->size,
-			       b->size);
+			if (b->size)
+				memcpy(at(b, b->size), old + old_cap - b->size,
+				       b->size);
 			free(old);
 			return 0;
 		}
@@ -493,12 +494,22 @@ int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 	int err;
 
 	*out = 0;
+	err = object_start(b);
+	if (err)
+		return err;
+	/* every delegate event of an ETDump has one, most of them empty */
+	if (!count && b->empty_u8) {
+		*out = b->empty_u8;
+		return 0;
+	}
 	err = vector_start(b, v, count, sizeof(*v), &dst);
 	if (err)
 		return err;
 	if (count)
 		memcpy(dst, v, count);
 	*out = b->size;
+	if (!count)
+		b->empty_u8 = *out;
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct fb_builder {
 		const char *s;
 		fb_ref ref;
 	} shared_hits[FB_SHARED_HITS]; /* by address: the string made for it */
+	fb_ref empty_u8;        /* the empty byte vector, made once */
 	struct fb_shared *shared; /* strings made by fb_create_shared_string */
 	size_t nshared;         /* used slots */
 	size_t shared_cap;      /* slots: a power of two */
@@ -121,6 +122,7 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
  * strings are found by content again (a cache keyed by address forgets).
  */
 void fb_builder_forget_addresses(struct fb_builder *b);
+/* An empty one is made once, and referred to by every table naming one. */
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);
 int fb_create_vector_i64(struct fb_builder *b, const int64_t *v, size_t count,
