@@ -114,12 +114,68 @@ TEST(names_are_given_once_per_flush)
 	memset(&st, 0, sizeof(st));
 }
 
-static int count(void *ctx, const void *rec, size_t len)
+static int count(void *ctx, const void *rec, size_t len, const char *name)
 {
 	(void)rec;
 	(void)len;
+	(void)name;
 	(*(int *)ctx)++;
 	return 0;
+}
+
+struct interned_seen {
+	unsigned int interned, named, mismatched, records;
+	char copies[4][64];
+};
+
+static const char *intern_copy(void *ctx, const char *s, size_t len)
+{
+	struct interned_seen *x = ctx;
+	char *copy = x->copies[x->interned++ % 4];
+
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+static int check_name(void *ctx, const void *rec, size_t len,
+		      const char *name)
+{
+	const struct etdump_rec_hdr *h = rec;
+	struct interned_seen *x = ctx;
+	const char *bytes = NULL;
+
+	(void)len;
+	x->records++;
+	if (h->type == ETDUMP_REC_PROFILE_BEGIN)
+		bytes = ((const struct etdump_rec_begin *)rec)->name;
+	else if (h->type == ETDUMP_REC_DELEGATE_LOG)
+		bytes = ((const struct etdump_rec_delegate_log *)rec)->name;
+	/* a record naming something has the interned copy; others none */
+	x->mismatched += !bytes != !name || (name && strcmp(name, bytes));
+	x->named += name != NULL;
+	return 0;
+}
+
+TEST(a_flushs_names_are_interned_once_each)
+{
+	struct interned_seen x = { 0 };
+	struct batch_stats bs = { 0 };
+	struct etdump_rec_batch *b;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		add(ETDUMP_BATCH_BEGIN, OP, -1, i, 10 + i, 0);
+		add(ETDUMP_BATCH_END, OP, 0, 0, 20 + i, 0);
+	}
+	add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 0, 30, 8);
+	b = flush_of(1);
+	CHECK_EQ_INT(batch_expand(b, 0, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(x.records, 7);
+	CHECK_EQ_INT(x.named, 4);
+	CHECK_EQ_INT(x.interned, 2);
+	CHECK_EQ_INT(x.mismatched, 0);
+	free(b);
 }
 
 TEST(stale_records_are_skipped)
@@ -131,7 +187,7 @@ TEST(stale_records_are_skipped)
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, 0);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2000, 0);
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 1000, count, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 1000, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_INT(bs.stale, 1);
 	free(b);
@@ -148,17 +204,17 @@ TEST(malformed_flushes_are_refused)
 	b = flush_of(1);
 	r = (struct etdump_batch_rec *)b->data;   /* the NAME record */
 	r->size = 12;
-	CHECK(batch_expand(b, 0, count, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
 	r->size = 4000;
-	CHECK(batch_expand(b, 0, count, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
 	r->size = 40;
 	memset(r + 1, 'x', 8);                    /* no NUL in the name */
-	CHECK(batch_expand(b, 0, count, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 5000;
-	CHECK(batch_expand(b, 0, count, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 0;
 	b->nevents = 7;                           /* the tracer could not read it */
-	CHECK_EQ_INT(batch_expand(b, 0, count, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(bs.lost, 7);
 	CHECK_EQ_INT(n, 0);
 	free(b);
@@ -168,6 +224,7 @@ int main(void)
 {
 	RUN(flush_becomes_the_per_scope_events);
 	RUN(names_are_given_once_per_flush);
+	RUN(a_flushs_names_are_interned_once_each);
 	RUN(stale_records_are_skipped);
 	RUN(malformed_flushes_are_refused);
 	return TEST_SUMMARY();

@@ -27,7 +27,11 @@ struct names {
 	const char *str[MAX_NAMES];
 	/* cut to ETDUMP_NAME_MAX - 1 once per flush, not per event naming it */
 	uint16_t len[MAX_NAMES];
+	/* the caller's copy, made when a record first names it */
+	const char *interned[MAX_NAMES];
 	unsigned int n;
+	batch_intern_fn intern;
+	void *ctx;
 };
 
 /* The index of token's name, or -1. */
@@ -41,12 +45,17 @@ static int name_of(const struct names *names, uint64_t token)
 	return -1;
 }
 
-/* A name into a record's bounded field; its length, or UNREAD if unknown. */
-static uint16_t put_name(const struct names *names, uint64_t token, char *dst)
+/*
+ * A name into a record's bounded field; its length, or UNREAD if unknown.
+ * *interned: the intern function's copy of it, or NULL.
+ */
+static uint16_t put_name(struct names *names, uint64_t token, char *dst,
+			 const char **interned)
 {
 	size_t n;
 	int i;
 
+	*interned = NULL;
 	if (!token)
 		return 0;
 	i = name_of(names, token);
@@ -55,6 +64,9 @@ static uint16_t put_name(const struct names *names, uint64_t token, char *dst)
 	n = names->len[i];
 	memcpy(dst, names->str[i], n);
 	dst[n] = '\0';
+	if (!names->interned[i] && names->intern)
+		names->interned[i] = names->intern(names->ctx, names->str[i], n);
+	*interned = names->interned[i];
 	return n;
 }
 
@@ -71,7 +83,7 @@ static void header(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *flush,
 }
 
 /* One record of the flush, as the probe of the same name would have sent it. */
-static int emit(const struct etdump_rec_batch *b, const struct names *names,
+static int emit(const struct etdump_rec_batch *b, struct names *names,
 		const struct etdump_batch_rec *r, const uint8_t *payload,
 		batch_record_fn fn, void *ctx)
 {
@@ -83,6 +95,7 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 		struct etdump_rec_instruction instr;
 		struct etdump_rec_delegate_log log;
 	} o;
+	const char *name = NULL;
 	uint8_t type;
 	uint16_t size;
 	uint32_t meta;
@@ -97,7 +110,7 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 	case ETDUMP_BATCH_BLOCK:
 		header(&o.block.hdr, &b->hdr, ETDUMP_REC_BLOCK,
 		       sizeof(o.block), r->ts);
-		o.block.name_len = put_name(names, r->token, o.block.name);
+		o.block.name_len = put_name(names, r->token, o.block.name, &name);
 		break;
 	case ETDUMP_BATCH_BEGIN:
 	case ETDUMP_BATCH_DELEGATE_BEGIN:
@@ -108,7 +121,8 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 		o.begin.chain = r->type == ETDUMP_BATCH_BEGIN ? r->a : -1;
 		o.begin.instr = r->type == ETDUMP_BATCH_BEGIN ? r->b : 0;
 		o.begin.id_int = r->type == ETDUMP_BATCH_BEGIN ? -1 : r->a;
-		o.begin.name_len = put_name(names, r->token, o.begin.name);
+		o.begin.name_len = put_name(names, r->token, o.begin.name,
+					    &name);
 		o.begin.switches = 0;
 		break;
 	case ETDUMP_BATCH_END:
@@ -140,7 +154,7 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 		o.log.start = r->ts;
 		memcpy(&o.log.end, payload, 8);
 		o.log.id_int = r->a;
-		o.log.name_len = put_name(names, r->token, o.log.name);
+		o.log.name_len = put_name(names, r->token, o.log.name, &name);
 		memcpy(o.log.meta, payload + 8, meta);
 		o.log.meta_len = meta;
 		o.log.meta_len_orig = r->b_len_orig;
@@ -149,11 +163,12 @@ static int emit(const struct etdump_rec_batch *b, const struct names *names,
 		return 0; /* a newer runtime's record: skip it */
 	}
 	size = ((struct etdump_rec_hdr *)&o)->size;
-	return fn(ctx, &o, size);
+	return fn(ctx, &o, size, name);
 }
 
 int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
-		 batch_record_fn fn, void *ctx, struct batch_stats *stats)
+		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
+		 struct batch_stats *stats)
 {
 	struct etdump_batch_rec r;
 	struct names names;
@@ -161,6 +176,8 @@ int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
 	int err;
 
 	names.n = 0;
+	names.intern = intern;
+	names.ctx = ctx;
 	if (b->len > ETDUMP_REC_BATCH_MAX)
 		return -EINVAL;
 	if (!b->len && b->nevents) {
@@ -182,6 +199,7 @@ int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
 			names.token[names.n] = r.token;
 			names.len[names.n] = nul - s < ETDUMP_NAME_MAX - 1 ?
 						     nul - s : ETDUMP_NAME_MAX - 1;
+			names.interned[names.n] = NULL;
 			names.str[names.n++] = s;
 			continue;
 		}

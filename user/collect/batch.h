@@ -11,7 +11,15 @@
 #include <stdint.h>
 #include "etdump_record.h"
 
-typedef int (*batch_record_fn)(void *ctx, const void *rec, size_t len);
+/*
+ * A record, and the name it carries as the flush's intern function made
+ * it: once per name and flush, not per event naming it (NULL when the
+ * record names nothing, or without an intern function or its result).
+ */
+typedef int (*batch_record_fn)(void *ctx, const void *rec, size_t len,
+			       const char *name);
+/* s[0..len) (no NUL in it) as the caller keeps names, or NULL. */
+typedef const char *(*batch_intern_fn)(void *ctx, const char *s, size_t len);
 
 struct batch_stats {
 	uint64_t stale;   /* records older than min_ts: from an earlier attach */
@@ -20,10 +28,12 @@ struct batch_stats {
 
 /*
  * Emit each record of the flush through fn, in order; records stamped
- * before min_ts are skipped. -EINVAL for a malformed flush (what came
+ * before min_ts are skipped; intern (may be NULL) is asked for each name
+ * of the flush a record emitted carries, once. -EINVAL for a malformed flush (what came
  * before the fault is emitted), or fn's error.
  */
 int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
-		 batch_record_fn fn, void *ctx, struct batch_stats *stats);
+		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
+		 struct batch_stats *stats);
 
 #endif /* ETDUMP_BATCH_H */

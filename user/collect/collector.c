@@ -78,6 +78,8 @@ struct collector {
 	size_t last;            /* most threads send long bursts */
 	struct collector_stats stats;
 	uint64_t events_seen;
+	/* the name of the batched record fed now, interned with its flush */
+	const char *flush_name;
 	uint64_t min_ts;        /* every probe in place: runs open after it */
 	char *run_note;         /* collector_set_run_note() */
 	uint32_t ncounters;
@@ -192,6 +194,9 @@ static const char *name_intern(struct collector *c, const char *name,
 		len = ETDUMP_NAME_MAX - 1;
 		c->stats.truncated++;
 	}
+	/* a batched flush's names are interned once per flush */
+	if (c->flush_name)
+		return c->flush_name;
 	return strtab_intern(c->names, name, strnlen(name, len));
 }
 
@@ -922,9 +927,23 @@ static void name_allocators(struct collector *c, struct etd_run *run)
 			run->allocators[i] = strdup(c->allocators[i]);
 }
 
-static int feed_expanded(void *ctx, const void *rec, size_t len)
+static int feed_expanded(void *ctx, const void *rec, size_t len,
+			 const char *name)
 {
-	return collector_feed(ctx, rec, len);
+	struct collector *c = ctx;
+	int err;
+
+	c->flush_name = name;
+	err = collector_feed(c, rec, len);
+	c->flush_name = NULL;
+	return err;
+}
+
+static const char *intern_flush_name(void *ctx, const char *s, size_t len)
+{
+	struct collector *c = ctx;
+
+	return strtab_intern(c->names, s, len);
 }
 
 /* A flush of batched mode: the records its probes would have sent. */
@@ -933,7 +952,8 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 	struct batch_stats bs = { 0 };
 	int err;
 
-	err = batch_expand(b, c->min_ts, feed_expanded, c, &bs);
+	err = batch_expand(b, c->min_ts, feed_expanded, intern_flush_name, c,
+			   &bs);
 	c->stats.stale += bs.stale;
 	c->stats.lost_in_flush += bs.lost;
 	if (err == -EINVAL)

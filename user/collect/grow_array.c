@@ -44,13 +44,12 @@ static void *grow_mapped(void *old, size_t old_len, size_t len)
 	return p;
 }
 
-int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem)
+int grow_array_slow(void **arr, size_t *cap, size_t n, size_t more,
+		    size_t elem)
 {
 	size_t ncap = *cap ? *cap : 16, len;
 	void *p;
 
-	if (n + more <= *cap)
-		return 0;
 	while (ncap < n + more)
 		ncap *= 2;
 	len = grow_array_mapped(ncap, elem);

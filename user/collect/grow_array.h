@@ -21,7 +21,15 @@
  * Room for n + more elements of elem bytes in *arr, which holds n of a
  * capacity *cap (elements; 0 and NULL at first); 0 or -ENOMEM.
  */
-int grow_array(void **arr, size_t *cap, size_t n, size_t more, size_t elem);
+int grow_array_slow(void **arr, size_t *cap, size_t n, size_t more,
+		    size_t elem);
+
+/* The common case inline: it runs for every event of a run. */
+static inline int grow_array(void **arr, size_t *cap, size_t n, size_t more,
+			     size_t elem)
+{
+	return n + more <= *cap ? 0 : grow_array_slow(arr, cap, n, more, elem);
+}
 /* An array grown by grow_array(), of capacity cap; NULL is fine. */
 void grow_array_free(void *arr, size_t cap, size_t elem);
 /* The bytes of the mapping such an array heads, or 0 if it is malloc()'s. */
