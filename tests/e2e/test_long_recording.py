@@ -49,8 +49,9 @@ class LongRecordingTest(TempDirTest):
         return sorted(glob.glob(self.path(base + ".*.etdp")))
 
     def test_a_run_longer_than_the_recorder_holds_is_written_whole(self):
-        # two threads of 50,000 events, one run each: past 32,768 events
-        # an open run's events go into the file as they come
+        # two threads of 50,000 events, one run each: past 4,096 events
+        # an open run's events go into the file as they come, written by
+        # the recorder's second thread
         out, raw = self.path("long.etdp"), self.path("long.raw")
         proc = run([CLI, "record", "-o", out, "--raw", raw, "--ring-size",
                     "64M", "--", BENCH_LOOP, "-n", "100000", "--rate",
