@@ -442,8 +442,10 @@ static void fill_chunk(struct run_view *r, struct packed_event *ev,
 
 /*
  * Three long runs go ahead in interleaved chunks, one of them dropped,
- * then each ends: on the thread the file is the one written in line, and
- * a chunk's arrays are the taker's to reuse the moment it returns.
+ * then each ends, and two more follow in the refs arrays they leave: on
+ * the thread (whose stream starts with refs arrays prepared) the file is
+ * the one written in line, and a chunk's arrays are the taker's to reuse
+ * the moment it returns.
  */
 TEST(runs_written_ahead_on_a_thread_give_the_same_file)
 {
@@ -488,17 +490,34 @@ TEST(runs_written_ahead_on_a_thread_give_the_same_file)
 	}
 	CHECK_EQ_INT(etdump_stream_drain(es_a, log_a, true), 0);
 	CHECK_EQ_INT(etdump_ahead_thread_drain(ahead, log_b, true), 0);
+	/* two more long runs, in the refs the ended ones leave */
+	for (k = 0; k < CHUNKS / 4; k++) {
+		for (tid = 4; tid <= 5; tid++) {
+			fill_chunk(&r, ev, meta, t, tid, k, CHUNK);
+			CHECK_EQ_INT(etdump_stream_ahead(es_a, &r), 0);
+			CHECK_EQ_INT(etdump_ahead_thread_take(ahead, &r), 0);
+		}
+	}
+	for (tid = 4; tid <= 5; tid++) {
+		fill_chunk(&r, ev, meta, t, tid, CHUNKS / 4, 10);
+		CHECK_EQ_INT(run_log_append(log_a, &r), 0);
+		CHECK_EQ_INT(run_log_append(log_b, &r), 0);
+	}
+	CHECK_EQ_INT(etdump_stream_drain(es_a, log_a, true), 0);
+	CHECK_EQ_INT(etdump_ahead_thread_drain(ahead, log_b, true), 0);
 	CHECK_EQ_INT(etdump_ahead_thread_wait(ahead), 0);
 	close(mkstemp(a));
 	close(mkstemp(b));
 	CHECK_EQ_INT(etdump_stream_write_file(es_a, a, true, &kept), 0);
 	CHECK_EQ_INT(etdump_stream_write_file(es_b, b, true, &kept), 0);
 	CHECK(same_bytes(a, b));
-	/* the two runs kept, each whole; the dropped one's events in neither */
+	/* the runs kept, each whole; the dropped one's events in neither */
 	CHECK_EQ_INT(etdump_read_file(b, &got, NULL, 0), 0);
-	CHECK_EQ_INT(got.nruns, 2);
+	CHECK_EQ_INT(got.nruns, 4);
 	for (size_t i = 0; i < got.nruns; i++)
-		CHECK_EQ_INT(got.runs[i].nevents, CHUNK * CHUNKS + 10);
+		CHECK_EQ_INT(got.runs[i].nevents,
+			     i < 2 ? CHUNK * CHUNKS + 10 :
+				     CHUNK * (CHUNKS / 4) + 10);
 	etd_dump_free(&got);
 	unlink(a);
 	unlink(b);

@@ -31,6 +31,17 @@ struct ahead_run {
 	size_t cap;
 };
 
+/*
+ * Refs arrays kept for the next long runs: a long run's refs (4 bytes an
+ * event) grow in huge pages, each fresh one a stall of up to ~8 ms here
+ * while the ring fills; a recording of long runs reuses them instead.
+ */
+#define REFS_SPARES 4
+#define REFS_SPARE_MAX_CAP ((8u << 20) / sizeof(fb_ref)) /* larger: freed */
+/* and ready before a recording starts: one huge page each, for two runs */
+#define REFS_PREPARED 2
+#define REFS_PREPARED_CAP ((2u << 20) / sizeof(fb_ref))
+
 struct etdump_stream {
 	struct fb_builder b;
 	struct etd_dump shell;        /* counter names only */
@@ -44,6 +55,12 @@ struct etdump_stream {
 	struct ahead_run *ahead;      /* one per thread at most, mostly none */
 	size_t nahead;
 	size_t ahead_cap;
+	/* refs arrays a run no longer needs, for the next long one */
+	struct refs_spare {
+		fb_ref *refs;
+		size_t cap;
+	} spare[REFS_SPARES];
+	unsigned int nspare;
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -78,9 +95,22 @@ static void stream_init(struct etdump_stream *w,
 	w->spill_fd = -1;
 }
 
+/* A refs array no longer needed: kept for the next long run, or freed. */
+static void refs_put(struct etdump_stream *w, fb_ref *refs, size_t cap)
+{
+	if (!refs)
+		return;
+	if (w->nspare < REFS_SPARES && cap <= REFS_SPARE_MAX_CAP) {
+		w->spare[w->nspare].refs = refs;
+		w->spare[w->nspare++].cap = cap;
+		return;
+	}
+	grow_array_free(refs, cap, sizeof(*refs));
+}
+
 static void ahead_forget(struct etdump_stream *w, struct ahead_run *a)
 {
-	grow_array_free(a->refs, a->cap, sizeof(*a->refs));
+	refs_put(w, a->refs, a->cap);
 	*a = w->ahead[--w->nahead];
 }
 
@@ -91,6 +121,11 @@ static void stream_fini(struct etdump_stream *w)
 	free(w->ahead);
 	free(w->runs);
 	grow_array_free(w->refs, w->refs_cap, sizeof(*w->refs));
+	while (w->nspare) {
+		w->nspare--;
+		grow_array_free(w->spare[w->nspare].refs,
+				w->spare[w->nspare].cap, sizeof(fb_ref));
+	}
 	fb_builder_free(&w->b);
 	if (w->spill_fd >= 0)
 		close(w->spill_fd);
@@ -130,6 +165,19 @@ void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
  */
 int etdump_stream_prepare(struct etdump_stream *w)
 {
+	struct refs_spare *sp;
+	int err;
+
+	while (w->nspare < REFS_PREPARED) {
+		sp = &w->spare[w->nspare];
+		*sp = (struct refs_spare){ 0 };
+		err = grow_array((void **)&sp->refs, &sp->cap, 0,
+				 REFS_PREPARED_CAP, sizeof(fb_ref));
+		if (err)
+			return err;
+		memset(sp->refs, 0, REFS_PREPARED_CAP * sizeof(fb_ref));
+		w->nspare++;
+	}
 	return fb_builder_prepare(&w->b, FB_SPILL_HELD);
 }
 
@@ -218,6 +266,11 @@ int etdump_stream_ahead(void *ctx, struct run_view *r)
 		a = &w->ahead[w->nahead++];
 		*a = (struct ahead_run){ .tid = r->tid,
 					 .open_time = r->open_time };
+		if (w->nspare) {
+			w->nspare--;
+			a->refs = w->spare[w->nspare].refs;
+			a->cap = w->spare[w->nspare].cap;
+		}
 	}
 	return write_events(w, r, &a->refs, &a->cap, &a->n);
 }
@@ -241,7 +294,7 @@ int etdump_stream_run(void *ctx, struct run_view *r)
 
 	/* the events that went ahead are the run's first: their refs taken */
 	if (a) {
-		grow_array_free(w->refs, w->refs_cap, sizeof(*w->refs));
+		refs_put(w, w->refs, w->refs_cap);
 		w->refs = a->refs;
 		w->refs_cap = a->cap;
 		n = a->n;
