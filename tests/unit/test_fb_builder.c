@@ -488,11 +488,11 @@ TEST(reader_refuses_long_vectors_and_keeps_the_first_error)
 }
 
 /*
- * Tables of mixed fields between strings of every length mod 8, each of
- * three ways: fb_add_* calls, fb_table_fields with the fields they would
- * add, or fb_table_typed, the last two into pages given to the builder.
+ * Tables of mixed fields between strings of every length mod 8, either
+ * way: fb_add_* calls, or fb_table_typed with the same fields into pages
+ * given to the builder.
  */
-enum table_way { BY_FIELD, ONE_CALL, TYPED };
+enum table_way { BY_FIELD, TYPED };
 /* Pages full of junk, as a run log's slabs are when handed over. */
 static void give_junk_pages(struct fb_builder *b, size_t len)
 {
@@ -515,17 +515,16 @@ static void *mixed_tables(enum table_way way, size_t ntables, size_t *len)
 		.size = { 8, 8, 4, 4, 4, 4, 2, 1 },
 	};
 	struct fb_builder b;
-	struct fb_field f[8];
 	uint64_t v[8];
 	unsigned int present;
 	fb_ref str = 0, t = 0;
 	uint64_t x = 88172645463325252ull;
 	char text[16] = "abcdefghijklmno";
-	size_t i, k, n;
+	size_t i, k;
 
 	fb_builder_init(&b);
-	/* the one-call builds grow into given pages: 3 MiB, 1 MiB, a page */
-	if (way != BY_FIELD) {
+	/* the typed builds grow into given pages: 3 MiB, 1 MiB, a page */
+	if (way == TYPED) {
 		give_junk_pages(&b, 3u << 20);
 		give_junk_pages(&b, 1u << 20);
 		give_junk_pages(&b, 4096);
@@ -533,85 +532,70 @@ static void *mixed_tables(enum table_way way, size_t ntables, size_t *len)
 	for (i = 0; i < ntables; i++) {
 		if (i % 3 == 0)
 			fb_create_string_len(&b, text, i % 11, &str);
-		n = 0;
 		present = 0;
 		for (k = 0; k < 8; k++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			v[k] = k == 5 ? str : x;
 			/* some fields left out, as a scalar at its default */
-			if (x % 4 == 0)
-				continue;
-			present |= 1u << k;
-			if (k == 5)
-				f[n++] = (struct fb_field){ str, (uint8_t)k, 4,
-							    true };
-			else
-				f[n++] = (struct fb_field){ x, (uint8_t)k,
-							    sizes[k], false };
-		}
-		if (way == ONE_CALL) {
-			CHECK_EQ_INT(fb_table_fields(&b, f, n, &t), 0);
-			continue;
+			if (x % 4)
+				present |= 1u << k;
 		}
 		if (way == TYPED) {
 			CHECK_EQ_INT(fb_table_typed(&b, &type, present, v, &t),
 				     0);
 			continue;
 		}
+		/* field k in slot k, in order */
 		fb_table_start(&b);
-		for (k = 0; k < n; k++) {
-			if (f[k].ref)
-				fb_add_ref(&b, f[k].slot, (fb_ref)f[k].bits);
-			else if (f[k].size == 8)
-				fb_add_u64(&b, f[k].slot, f[k].bits, 0);
-			else if (f[k].size == 4)
-				fb_add_u32(&b, f[k].slot, (uint32_t)f[k].bits, 0);
-			else if (f[k].size == 2)
-				fb_add_u16(&b, f[k].slot, (uint16_t)f[k].bits, 0);
+		for (k = 0; k < 8; k++) {
+			if (!(present >> k & 1))
+				continue;
+			if (k == 5)
+				fb_add_ref(&b, k, (fb_ref)v[k]);
+			else if (sizes[k] == 8)
+				fb_add_u64(&b, k, v[k], 0);
+			else if (sizes[k] == 4)
+				fb_add_u32(&b, k, (uint32_t)v[k], 0);
+			else if (sizes[k] == 2)
+				fb_add_u16(&b, k, (uint16_t)v[k], 0);
 			else
-				fb_add_u8(&b, f[k].slot, (uint8_t)f[k].bits, 0);
+				fb_add_u8(&b, k, (uint8_t)v[k], 0);
 		}
 		CHECK_EQ_INT(fb_table_end(&b, &t), 0);
 	}
 	return finish(&b, t, len);
 }
 
-TEST(one_call_tables_are_the_same_bytes)
+TEST(typed_tables_are_the_same_bytes)
 {
 	/*
 	 * 40k tables: past 1 MiB, where the buffer moves into its mapping;
 	 * 200k: past the pages given
 	 */
 	static const size_t counts[] = { 1, 7, 300, 40000, 200000 };
-	size_t i, len_a, len_b, len_c;
-	void *a, *b, *c;
+	size_t i, len_a, len_c;
+	void *a, *c;
 
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		a = mixed_tables(BY_FIELD, counts[i], &len_a);
-		b = mixed_tables(ONE_CALL, counts[i], &len_b);
 		c = mixed_tables(TYPED, counts[i], &len_c);
-		CHECK_EQ_INT(len_a, len_b);
 		CHECK_EQ_INT(len_a, len_c);
-		CHECK(a && b && len_a == len_b && !memcmp(a, b, len_a));
 		CHECK(a && c && len_a == len_c && !memcmp(a, c, len_a));
 		free(a);
-		free(b);
 		free(c);
 	}
 }
 
 /*
  * Fields smallest first: the padding between them depends on where the
- * table starts mod 8, so a table of one shape (a vtable fb_table_fields
- * remembers) is written at every start mod 8, between strings, both ways.
+ * table starts mod 8, so a table of one shape (a layout fb_table_typed
+ * keeps) is written at every start mod 8, between strings, both ways.
  */
 static void *rising_tables(enum table_way way, size_t *len)
 {
-	static const uint8_t sizes[] = { 1, 2, 4, 8 };
 	static const struct fb_table_type type = {
 		.id = 0, .n = 4, .slot = { 3, 2, 1, 0 }, .size = { 1, 2, 4, 8 },
 	};
-	struct fb_field f[4];
 	uint64_t v[4];
 	struct fb_builder b;
 	fb_ref str, t = 0;
@@ -620,71 +604,32 @@ static void *rising_tables(enum table_way way, size_t *len)
 	fb_builder_init(&b);
 	for (i = 0; i < 64; i++) {
 		fb_create_string_len(&b, "abcdefghijklmno", i % 13, &str);
-		for (k = 0; k < 4; k++) {
-			f[k] = (struct fb_field){ 0x0102030405060708ull + i,
-						  (uint8_t)(3 - k), sizes[k],
-						  false };
-			v[k] = f[k].bits;
-		}
-		if (way == ONE_CALL) {
-			CHECK_EQ_INT(fb_table_fields(&b, f, 4, &t), 0);
-			continue;
-		}
+		for (k = 0; k < 4; k++)
+			v[k] = 0x0102030405060708ull + i;
 		if (way == TYPED) {
 			CHECK_EQ_INT(fb_table_typed(&b, &type, 15, v, &t), 0);
 			continue;
 		}
 		fb_table_start(&b);
-		fb_add_u8(&b, f[0].slot, (uint8_t)f[0].bits, 0);
-		fb_add_u16(&b, f[1].slot, (uint16_t)f[1].bits, 0);
-		fb_add_u32(&b, f[2].slot, (uint32_t)f[2].bits, 0);
-		fb_add_u64(&b, f[3].slot, f[3].bits, 0);
+		fb_add_u8(&b, 3, (uint8_t)v[0], 0);
+		fb_add_u16(&b, 2, (uint16_t)v[1], 0);
+		fb_add_u32(&b, 1, (uint32_t)v[2], 0);
+		fb_add_u64(&b, 0, v[3], 0);
 		CHECK_EQ_INT(fb_table_end(&b, &t), 0);
 	}
 	return finish(&b, t, len);
 }
 
-TEST(one_call_tables_of_one_shape_at_every_alignment)
+TEST(typed_tables_of_one_shape_at_every_alignment)
 {
-	size_t len_a, len_b, len_c;
+	size_t len_a, len_c;
 	void *a = rising_tables(BY_FIELD, &len_a);
-	void *b = rising_tables(ONE_CALL, &len_b);
 	void *c = rising_tables(TYPED, &len_c);
 
-	CHECK_EQ_INT(len_a, len_b);
 	CHECK_EQ_INT(len_a, len_c);
-	CHECK(a && b && len_a == len_b && !memcmp(a, b, len_a));
 	CHECK(a && c && len_a == len_c && !memcmp(a, c, len_a));
 	free(a);
-	free(b);
 	free(c);
-}
-
-TEST(one_call_table_misuse_is_refused)
-{
-	struct fb_field twice[2] = { { 1, 3, 4, false }, { 2, 3, 4, false } };
-	struct fb_field odd = { 1, 0, 3, false };
-	struct fb_field later = { 0, 0, 4, true };
-	struct fb_builder b;
-	fb_ref t = 1, s;
-
-	fb_builder_init(&b);
-	CHECK_EQ_INT(fb_table_fields(&b, twice, 2, &t), -EINVAL);
-	CHECK_EQ_INT(t, 0);
-	fb_builder_free(&b);
-
-	fb_builder_init(&b);
-	CHECK_EQ_INT(fb_table_fields(&b, &odd, 1, &t), -EINVAL);
-	fb_builder_free(&b);
-
-	/* a ref to an object not yet made (beyond the table's start) */
-	fb_builder_init(&b);
-	fb_create_string(&b, "x", &s);
-	later.bits = s + 64;
-	CHECK_EQ_INT(fb_table_fields(&b, &later, 1, &t), -EINVAL);
-	/* errors stick */
-	CHECK_EQ_INT(fb_table_fields(&b, NULL, 0, &t), -EINVAL);
-	fb_builder_free(&b);
 }
 
 TEST(typed_table_misuse_is_refused)
@@ -740,11 +685,10 @@ static int collect_piece(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
-/* Shared strings, one-call tables and vectors: tens of megabytes. */
+/* Shared strings, tables and vectors: tens of megabytes. */
 static fb_ref build_many(struct fb_builder *b, int n)
 {
 	static const char *const names[] = { "conv", "relu", "xnnpack", "" };
-	struct fb_field f[3];
 	fb_ref s, t, v, *refs = calloc(n, sizeof(*refs));
 	uint8_t meta[24];
 	int i;
@@ -760,14 +704,11 @@ static fb_ref build_many(struct fb_builder *b, int n)
 		fb_builder_forget_addresses(b); /* name is a reused buffer */
 		memset(meta, i, (size_t)(i % 24));
 		CHECK_EQ_INT(fb_create_vector_u8(b, meta, i % 24, &v), 0);
-		f[0] = (struct fb_field){ .bits = (uint64_t)i * 977, .slot = 0,
-					  .size = 8 };
-		f[1] = (struct fb_field){ .bits = s, .slot = 1, .size = 4,
-					  .ref = true };
-		f[2] = (struct fb_field){ .bits = v,
-					  .slot = (uint8_t)(2 + i % 3),
-					  .size = 4, .ref = true };
-		CHECK_EQ_INT(fb_table_fields(b, f, 3, &t), 0);
+		fb_table_start(b);
+		fb_add_u64(b, 0, (uint64_t)i * 977, 0);
+		fb_add_ref(b, 1, s);
+		fb_add_ref(b, 2 + i % 3, v);
+		CHECK_EQ_INT(fb_table_end(b, &t), 0);
 		refs[i] = t;
 	}
 	CHECK_EQ_INT(fb_create_vector_refs(b, refs, n, &v), 0);
@@ -841,9 +782,8 @@ int main(void)
 	RUN(equal_vtables_are_shared);
 	RUN(alignment_counts_from_byte_zero);
 	RUN(misuse_is_refused_and_sticks);
-	RUN(one_call_tables_are_the_same_bytes);
-	RUN(one_call_tables_of_one_shape_at_every_alignment);
-	RUN(one_call_table_misuse_is_refused);
+	RUN(typed_tables_are_the_same_bytes);
+	RUN(typed_tables_of_one_shape_at_every_alignment);
 	RUN(typed_table_misuse_is_refused);
 	RUN(spilled_buffer_gives_the_same_bytes);
 	RUN(spilling_leaves_no_hole_in_the_reservation);

@@ -29,8 +29,8 @@ struct batch_stats {
 /*
  * Emit each record of the flush through fn, in order; records stamped
  * before min_ts are skipped; intern (may be NULL) is asked for each name
- * of the flush a record emitted carries, once. -EINVAL for a malformed flush (what came
- * before the fault is emitted), or fn's error.
+ * of the flush a record emitted carries, once. -EINVAL for a malformed
+ * flush (what came before the fault is emitted), or fn's error.
  */
 int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
 		 batch_record_fn fn, batch_intern_fn intern, void *ctx,

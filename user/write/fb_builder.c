@@ -804,41 +804,11 @@ int fb_table_end(struct fb_builder *b, fb_ref *out)
 	return err;
 }
 
-/* a field's size, 1, 2, 4 or 8, as 0 to 3 */
-static unsigned int size_code(uint8_t size)
-{
-	return size == 8 ? 3 : size == 4 ? 2 : size == 2 ? 1 : 0;
-}
-
-/*
- * The shape cache's entry for a table: where it would be and whether it
- * holds this shape. The fields' slots and sizes in order and the size's
- * alignment when the table started decide every padding byte, so the
- * whole vtable: a table of a shape seen before skips building its vtable
- * and looking for an equal one (every event writes two tables).
- */
-static struct fb_shape_hit *shape_hit(struct fb_builder *b, uint64_t fields,
-				      uint8_t n, uint8_t align, bool *hit)
-{
-	uint64_t h = (fields ^ n ^ (uint64_t)align << 61) *
-		     0x9e3779b97f4a7c15ull;
-	struct fb_shape_hit *e = &b->shape_hits[h >> 62 & (FB_SHAPE_HITS - 1)];
-
-	*hit = e->vtable && e->fields == fields && e->n == n &&
-	       e->align == align;
-	return e;
-}
-
-/*
- * A table of a shape seen before, from its remembered layout: one check
- * for room, the padding cleared at once, each field stored where the
- * field-by-field path put it, the vtable's offset. The same bytes.
- */
 /*
  * A table's padding, cleared before its fields go in: < 256 bytes. GCC
- * made a memset() of it `rep stos`, whose start-up alone is most of an
- * event's table here (~16% of fb_table_fields in perf); word stores are
- * not, and the empty asm keeps GCC from making them a memset() again.
+ * made a memset() of it `rep stos`, whose start-up alone was most of an
+ * event's table here (~16% of the table's samples in perf); word stores
+ * are not, and the empty asm keeps GCC from making them a memset() again.
  */
 static inline void zero_small(uint8_t *p, size_t n)
 {
@@ -851,128 +821,6 @@ static inline void zero_small(uint8_t *p, size_t n)
 	}
 	for (; i < n; i++)
 		p[i] = 0;
-}
-
-static int table_from_layout(struct fb_builder *b, const struct fb_field *f,
-			     size_t n, const struct fb_shape_hit *e,
-			     fb_ref *out)
-{
-	size_t start = b->size, i, k = 0;
-	fb_ref pos, table;
-	int err;
-
-	err = reserve(b, e->delta);
-	if (err)
-		return err;
-	table = start + e->delta;
-	zero_small(at(b, table), e->delta);
-	for (i = 0; i < n; i++) {
-		if (f[i].ref && !f[i].bits)
-			continue;
-		pos = start + e->off[k++];
-		put_le(at(b, pos), f[i].ref ? pos - f[i].bits : f[i].bits,
-		       f[i].size);
-	}
-	put_le(at(b, table), (uint64_t)((int64_t)e->vtable - (int64_t)table),
-	       4);
-	b->size = table;
-	*out = table;
-	return 0;
-}
-
-/*
- * fb_table_start, the fields in order, fb_table_end, in one call: the same
- * bytes, without a call and a check per field.
- */
-int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
-		    fb_ref *out)
-{
-	uint8_t vt[4 + 2 * FB_MAX_SLOTS], off[8];
-	fb_ref pos[FB_MAX_SLOTS], table, vtable;
-	size_t begin, start, i, nslots = 0;
-	uint64_t set = 0, shape = 0;
-	struct fb_shape_hit *e;
-	bool any = false, hit;
-	uint8_t *p, align, nwritten = 0;
-	int err;
-
-	*out = 0;
-	err = object_start(b);
-	if (err)
-		return err;
-	start = begin = b->size;
-	align = b->size & 7;
-	/*
-	 * The shape first: the fields' slots and sizes in order (8 bits a
-	 * field: 8 fields fill the key, more are not cached).
-	 */
-	for (i = 0; i < n; i++) {
-		if (f[i].slot >= FB_MAX_SLOTS || (set >> f[i].slot & 1) ||
-		    !(f[i].size == 1 || f[i].size == 2 || f[i].size == 4 ||
-		      f[i].size == 8) || (f[i].ref && f[i].size != 4))
-			return fail(b, -EINVAL);
-		if (f[i].ref && !f[i].bits)
-			continue;
-		/* only objects finished before this table started */
-		if (f[i].ref && f[i].bits > start)
-			return fail(b, -EINVAL);
-		set |= 1ull << f[i].slot;
-		shape = shape << 8 | (uint64_t)f[i].slot << 2 |
-			size_code(f[i].size);
-		nwritten += nwritten <= 8;
-	}
-	e = shape_hit(b, shape, nwritten, align, &hit);
-	if (hit && nwritten <= 8)
-		return table_from_layout(b, f, n, e, out);
-	set = 0;
-	nwritten = 0;
-	for (i = 0; i < n; i++) {
-		if (f[i].ref && !f[i].bits)
-			continue;
-		err = prep(b, f[i].size, f[i].size);
-		if (err)
-			return err;
-		/* padding before the first field is not the table's */
-		if (!any)
-			begin = b->size;
-		any = true;
-		p = push(b, f[i].size);
-		pos[f[i].slot] = b->size;
-		if (nwritten < 8)
-			off[nwritten] = (uint8_t)(b->size - start);
-		nwritten += nwritten <= 8;
-		set |= 1ull << f[i].slot;
-		put_le(p, f[i].ref ? b->size - f[i].bits : f[i].bits, f[i].size);
-		if (f[i].slot >= nslots)
-			nslots = f[i].slot + 1;
-	}
-	err = prep(b, 4, 4);
-	if (err)
-		return err;
-	if (!any)
-		begin = b->size;
-	push(b, 4);
-	table = b->size;
-	if (table - begin > UINT16_MAX)
-		return fail(b, -E2BIG);
-	put_le(vt, 4 + 2 * nslots, 2);
-	put_le(vt + 2, table - begin, 2);
-	for (i = 0; i < nslots; i++)
-		put_le(vt + 4 + 2 * i, (set >> i & 1) ? table - pos[i] : 0, 2);
-	err = table_vtable(b, table, vt, 4 + 2 * nslots, &vtable);
-	if (err)
-		return err;
-	/* at most 8 fields of 8 bytes, padding and the offset: < 256 */
-	if (nwritten <= 8) {
-		e->fields = shape;
-		e->n = nwritten;
-		e->align = align;
-		e->vtable = vtable;
-		e->delta = (uint8_t)(table - start);
-		memcpy(e->off, off, sizeof(off));
-	}
-	*out = table;
-	return 0;
 }
 
 /*
@@ -1011,9 +859,9 @@ static int typed_vtable(struct fb_builder *b, const struct fb_table_type *t,
 }
 
 /*
- * A layout not known yet: where fb_table_fields() puts each field (aligned
- * to its size, the padding before the first not the table's; then the
- * soffset), the table written so, its vtable found, the layout kept.
+ * A layout not known yet: where fb_add_* put each field (aligned to its
+ * size, the padding before the first not the table's; then the soffset),
+ * the table written so, its vtable found, the layout kept.
  */
 static int typed_first(struct fb_builder *b, const struct fb_table_type *t,
 		       unsigned int present, const uint64_t *v,
@@ -1121,12 +969,9 @@ int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
 int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 			fb_ref *out)
 {
-	struct fb_field f = { .bits = ref, .slot = (uint8_t)slot, .size = 4,
-			      .ref = true };
-
-	if (slot >= FB_MAX_SLOTS)
-		return fail(b, -EINVAL);
-	return fb_table_fields(b, &f, 1, out);
+	fb_table_start(b);
+	fb_add_ref(b, slot, ref);
+	return fb_table_end(b, out);
 }
 
 int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])

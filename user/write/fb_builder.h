@@ -35,7 +35,6 @@ typedef uint32_t fb_ref;
 #define FB_VTABLE_LAST 16
 #define FB_SHARED_HITS 64
 #define FB_MAX_SPARES 16
-#define FB_SHAPE_HITS 4
 #define FB_TYPE_FIELDS 8
 #define FB_TABLE_TYPES 2
 
@@ -71,16 +70,6 @@ struct fb_builder {
 	unsigned int nspares;
 	int spill_fd;           /* fb_builder_spill(); -1: none */
 	size_t spilled;         /* bytes at the end now only in spill_fd */
-	/* fb_table_fields: the vtable of a layout seen before (ref 0 = none) */
-	struct fb_shape_hit {
-		uint64_t fields;    /* (slot, size) of each field written */
-		uint8_t n;          /* fields written */
-		uint8_t align;      /* size % 8 when the table started */
-		fb_ref vtable;
-		/* the layout: the table's bytes, each field's end, from the start */
-		uint8_t delta;
-		uint8_t off[8];
-	} shape_hits[FB_SHAPE_HITS];
 	/*
 	 * fb_table_typed: by type, size % 8 at the start (the padding between
 	 * fields may differ with it) and fields present, the table's layout;
@@ -156,28 +145,15 @@ int fb_add_f64(struct fb_builder *b, unsigned int slot, double v, double def);
 int fb_add_ref(struct fb_builder *b, unsigned int slot, fb_ref ref);
 int fb_table_end(struct fb_builder *b, fb_ref *out);
 /*
- * A whole table from its fields, in the order fb_add_* would add them: the
- * same bytes as fb_table_start, those calls and fb_table_end. A scalar is
- * given only when it differs from its default; a ref of 0 is left out.
- */
-struct fb_field {
-	uint64_t bits;          /* the scalar's bits, or the ref */
-	uint8_t slot;
-	uint8_t size;           /* 1, 2, 4 or 8; a ref is 4 */
-	bool ref;
-};
-
-int fb_table_fields(struct fb_builder *b, const struct fb_field *f, size_t n,
-		    fb_ref *out);
-/*
  * A table type written many times (an ETDump's events), its fields fixed
  * once in the order they are added. fb_table_typed() writes one holding
  * the fields `present` names (bit i: field i; a ref of 0 is left out
- * too), v[i] the value of field i: the bytes fb_table_fields() would
- * write, without the per-field checks, the shape worked out again or a
- * vtable looked up. The vtable of each set of fields is found once and
- * kept in the builder, in the place `id` names: one per type, below
- * FB_TABLE_TYPES.
+ * too), v[i] the value of field i: the bytes fb_table_start(), fb_add_*
+ * in field order and fb_table_end() would write, without a call and a
+ * check per field or a vtable looked up. The layout of each set of fields
+ * (with where the table starts mod 8) is worked out once and kept in the
+ * builder, in the place `id` names: one per type, below FB_TABLE_TYPES.
+ * Adding the larger fields first avoids padding.
  */
 struct fb_table_type {
 	uint8_t id;
