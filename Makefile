@@ -313,12 +313,18 @@ $(BENCH_LOOPS): tests/bench/loop.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $(LOOP_FLAGS) $< -lpthread -o $@
 
+# the EventTracer's own work, in the runtime's thread (the tracer row)
+$(OUT)/bench-tracer: tests/bench/tracer.c schema/etdump_usdt.h | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $< -lpthread -o $@
+
 $(BENCH_TOOLS): $(OUT)/bench-%: tests/bench/%.c $(LIB) $(SKELS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(BENCH_LOOPS) $(BENCH_TOOLS)
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_LOOPS) $(BENCH_TOOLS) \
+		$(OUT)/bench-tracer
 	$(Q)$(PYTHON) scripts/bench.py --build $(OUT) --out $(OUT)/bench.txt
 
 test-asan:

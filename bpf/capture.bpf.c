@@ -13,6 +13,9 @@
 #define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
 #include "ring.bpf.h"
+/* the batched buffer's head */
+#define ETDUMP_USDT_DISABLE
+#include "etdump_usdt.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -392,21 +395,30 @@ struct {
 
 #define BATCH_MASK (ETDUMP_REC_BATCH_MAX * 2 - 1)
 
-SEC("usdt")
-int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
+/*
+ * Each thread's batched buffer, from its flushes: what it holds when it
+ * exits or execs without a flush (killed, _exit, exec) is read there.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} batch_buffers SEC(".maps");
+
+/* `len` bytes of a buffer at `buf` into the ring, or counted as lost. */
+static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
+					__u64 nevents)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct etdump_rec_batch *r;
 	struct batch_stage *stage;
 	__u32 zero = 0, n = len & BATCH_MASK, size;
 
-	if (!is_target(id))
-		return 0;
 	stage = bpf_map_lookup_elem(&batch_stage, &zero);
 	if (!stage || len > ETDUMP_REC_BATCH_MAX ||
 	    bpf_probe_read_user(stage->rec.data, n, buf)) {
 		count_drops(nevents);
-		return 0;
+		return;
 	}
 	r = &stage->rec;
 	size = (offsetof(struct etdump_rec_batch, data) + n) & (BATCH_MASK * 2 + 1);
@@ -420,9 +432,80 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	r->hdr.ts = bpf_ktime_get_ns();
 	r->len = n;
 	r->nevents = nevents;
+	r->addr = (__u64)buf;
 	if (bpf_ringbuf_output(&events, r, size, wakeup_flags(bpf_ringbuf_query(
 				       &events, BPF_RB_PROD_POS) + size, size)))
 		count_drops(nevents);
+}
+
+SEC("usdt")
+int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u64 addr = (__u64)buf;
+
+	if (!is_target(id))
+		return 0;
+	/* at exit a thread hands over others' buffers too: its own is first */
+	if (!bpf_map_lookup_elem(&batch_buffers, &tid))
+		bpf_map_update_elem(&batch_buffers, &tid, &addr, BPF_ANY);
+	emit_buffer(id, buf, len, nevents);
+	return 0;
+}
+
+/*
+ * What the current thread's buffer holds, as a flush would hand it over:
+ * the thread is leaving without one. Its memory is still its own here.
+ */
+static __always_inline void flush_left(__u64 id)
+{
+	struct etdump_batch_head head;
+	__u32 tid = (__u32)id;
+	__u64 *addr;
+
+	addr = bpf_map_lookup_elem(&batch_buffers, &tid);
+	if (!addr)
+		return;
+	if (!bpf_probe_read_user(&head, sizeof(head), (const void *)*addr) &&
+	    head.magic == ETDUMP_BATCH_MAGIC && head.tid == tid && head.len &&
+	    head.len <= ETDUMP_REC_BATCH_MAX - sizeof(head))
+		emit_buffer(id, (const void *)*addr, sizeof(head) + head.len,
+			    head.nevents);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+
+	if (!is_target(id))
+		return 0;
+	flush_left(id);
+	bpf_map_delete_elem(&batch_buffers, &tid);
+	return 0;
+}
+
+#if defined(__TARGET_ARCH_x86)
+#define NR_EXECVE 59
+#define NR_EXECVEAT 322
+#elif defined(__TARGET_ARCH_arm64)
+#define NR_EXECVE 221
+#define NR_EXECVEAT 281
+#endif
+
+/* An exec replaces the memory the buffer is in: read it first. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u64 id;
+
+	if (nr != NR_EXECVE && nr != NR_EXECVEAT)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (is_target(id))
+		flush_left(id);
 	return 0;
 }
 

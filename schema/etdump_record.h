@@ -66,6 +66,8 @@ struct etdump_rec_hdr {
  * run the thread was in lost events (or the block of the next run).
  */
 #define ETDUMP_REC_F_LOST_BEFORE 0x1
+/* A batched buffer the recorder read from the process, not a flush. */
+#define ETDUMP_REC_F_PULLED 0x2
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for
@@ -241,11 +243,13 @@ struct etdump_rec_probe_time {
 };
 
 /*
- * Batched mode: one flush of a thread's buffer, copied as it was. Its
- * records are those of schema/etdump_usdt.h (struct etdump_batch_rec), with
- * the runtime's own CLOCK_MONOTONIC stamps; the header's ts is the flush's.
- * When the ring has no room the whole flush is dropped and the `nevents`
- * ETDump events it held are counted as lost.
+ * Batched mode: one buffer of a thread's, copied as it was: a struct
+ * etdump_batch_head (schema/etdump_usdt.h) and its records, stamped in the
+ * head's clock. The header's ts is the flush's; `addr` is where the buffer
+ * lives in the process, for the recorder to read what an idle thread holds
+ * (a record it made so has ETDUMP_REC_F_PULLED and the recorder's own
+ * anchor as the head's `to`). When the ring has no room the whole flush is
+ * dropped and the `nevents` ETDump events it held are counted as lost.
  */
 #define ETDUMP_REC_BATCH_MAX 4096 /* = ETDUMP_BATCH_BYTES */
 
@@ -253,6 +257,7 @@ struct etdump_rec_batch {
 	struct etdump_rec_hdr hdr;
 	__u32 len;             /* bytes of data copied */
 	__u32 nevents;         /* ETDump events they hold (ends and logs) */
+	__u64 addr;            /* the buffer, in the process */
 	__u8 data[ETDUMP_REC_BATCH_MAX];
 };
 

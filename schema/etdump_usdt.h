@@ -81,36 +81,84 @@
 #ifndef ETDUMP_USDT_H
 #define ETDUMP_USDT_H
 
-#define ETDUMP_USDT_ABI_VERSION 2
+#define ETDUMP_USDT_ABI_VERSION 3
 
 /*
- * Batched mode's records, in the per-thread buffer: struct etdump_batch_rec,
- * then `size - sizeof(struct etdump_batch_rec)` payload bytes; `size` is a
- * multiple of 8. A NAME record gives the string of a pointer (`token`) the
- * later records of the same flush refer to; each flush is self-contained.
+ * Batched mode's buffer, as the `flush` probe hands it over: a struct
+ * etdump_batch_head, then `len` bytes of records. A record is a struct
+ * etdump_batch_rec, then `size - 16` payload bytes; `size` is a multiple
+ * of 8. A NAME record gives the string of a name whose pointer's low 32 bits
+ * (`token`) the later records of the same buffer carry: each buffer is
+ * self-contained, so a lost one takes no names with it.
  */
 enum etdump_batch_type {
 	ETDUMP_BATCH_NAME = 1,           /* token; payload: the string, NUL */
 	ETDUMP_BATCH_BLOCK = 2,          /* token = name, ts */
-	ETDUMP_BATCH_BEGIN = 3,          /* token = name, a = chain, b = instr, ts */
-	ETDUMP_BATCH_END = 4,            /* token = name, ts */
-	ETDUMP_BATCH_INSTRUCTION = 5,    /* a = chain, b = instr */
-	ETDUMP_BATCH_DELEGATE_BEGIN = 6, /* token = id_str or 0, a = id_int, ts */
-	ETDUMP_BATCH_DELEGATE_END = 7,   /* ts, b = metadata bytes; payload */
-	ETDUMP_BATCH_DELEGATE_LOG = 8,   /* token = id_str or 0, a = id_int,
-					  * ts = start, b = metadata bytes;
-					  * payload: u64 end, then metadata */
+	ETDUMP_BATCH_BEGIN = 3,          /* token = name, ts; args: chain, instr */
+	ETDUMP_BATCH_END = 4,            /* token = the begin's name, ts */
+	ETDUMP_BATCH_INSTRUCTION = 5,    /* args: chain, instr */
+	ETDUMP_BATCH_DELEGATE_BEGIN = 6, /* token = id_str or 0, ts;
+					  * args: id_int */
+	ETDUMP_BATCH_DELEGATE_END = 7,   /* ts; args: metadata bytes kept,
+					  * bytes passed; then the metadata */
+	ETDUMP_BATCH_DELEGATE_LOG = 8,   /* token = id_str or 0, ts = start as
+					  * given; struct etdump_batch_log,
+					  * then the metadata */
 };
 
 struct etdump_batch_rec {
 	unsigned short type;
 	unsigned short size;
+	unsigned int token;
+	unsigned long long ts; /* in the head's clock */
+};
+
+struct etdump_batch_args {
 	int a;
 	int b;
-	unsigned int b_len_orig; /* metadata bytes the runtime passed */
-	unsigned long long ts;
-	unsigned long long token;
 };
+
+struct etdump_batch_log {
+	unsigned long long end; /* as given */
+	int id_int;
+	unsigned int meta_len;      /* metadata bytes kept */
+	unsigned int meta_len_orig; /* ... the runtime passed */
+	unsigned int pad;
+};
+
+/*
+ * The stamps' clock. COUNTER: the CPU's constant-rate counter (x86-64 TSC
+ * where the kernel keeps its clock on it, arm64 CNTVCT_EL0), read in a few
+ * ns; the recorder turns it into CLOCK_MONOTONIC between the head's two
+ * anchors, each a (counter, CLOCK_MONOTONIC) pair read together. NS:
+ * CLOCK_MONOTONIC itself (clock_gettime), where no counter can be trusted.
+ */
+enum etdump_batch_clock {
+	ETDUMP_BATCH_CLOCK_NS = 1,
+	ETDUMP_BATCH_CLOCK_COUNTER = 2,
+};
+
+#define ETDUMP_BATCH_MAGIC 0x33425445u /* "ETB3": this layout */
+
+struct etdump_batch_head {
+	unsigned int magic;
+	unsigned int len;      /* bytes of records after the head */
+	unsigned long long seq; /* the buffer's number: from the thread's
+				 * first anchor's ns, one more each flush */
+	unsigned int tid;      /* the thread that wrote the records */
+	unsigned int clock;    /* enum etdump_batch_clock */
+	unsigned int nevents;  /* records that become an ETDump event */
+	unsigned int pad;
+	unsigned long long from_ctr, from_ns; /* anchor before the first stamp */
+	unsigned long long to_ctr, to_ns;     /* ... after the last: the flush */
+};
+
+/*
+ * How long a finished run may wait in its thread's buffer while more runs
+ * follow: a run that ends later than this after the last flush is handed
+ * over at once. A recorder reads what an idle thread holds itself.
+ */
+#define ETDUMP_BATCH_BOUND_NS 20000000ull
 
 /*
  * What the `value` probe points at: one value the runtime logs, described
@@ -149,7 +197,8 @@ struct etdump_value_desc {
 	long long delegate_id_int; /* ... or its int id, else -1 */
 };
 
-#define ETDUMP_BATCH_BYTES 4096  /* one flush: what the tracer copies at most */
+#define ETDUMP_BATCH_BYTES 4096  /* one flush, head included: what the
+				  * tracer copies at most */
 #define ETDUMP_BATCH_NAME_MAX 63 /* as the per-scope probes copy names */
 #define ETDUMP_BATCH_META_MAX 64
 
@@ -168,10 +217,16 @@ struct etdump_value_desc {
 #define ETDUMP__EXTERN_C_END
 #endif
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 /*
  * The semaphores the kernel increments while a uprobe is attached: every
@@ -295,14 +350,20 @@ static inline const void *etdump__present(const void *p)
 /* ---- batched mode: the runtime's side ---------------------------------- */
 
 #define ETDUMP__NAME_SLOTS 64
+#define ETDUMP__ROOM (ETDUMP_BATCH_BYTES - sizeof(struct etdump_batch_head))
 
 struct etdump_batch_state {
-	unsigned int len;        /* bytes used in buf */
-	unsigned int nevents;    /* records that become an ETDump event */
 	unsigned int depth;      /* open scopes; a run ends when back at 0 */
 	unsigned int registered;
-	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this flush */
-	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in buf */
+	unsigned long long deadline; /* a run ending after it flushes */
+	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
+	unsigned long long first_ctr, first_ns; /* the thread's first anchor */
+	struct etdump_batch_state *next; /* the process's states, for exit */
+	struct etdump_batch_state **prev;
+	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this buffer */
+	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in records */
+	unsigned char name_len[ETDUMP__NAME_SLOTS]; /* ... how long */
+	/* the head, then the records: what the flush probe hands over */
 	unsigned long long buf[ETDUMP_BATCH_BYTES / 8];
 };
 
@@ -312,7 +373,15 @@ __thread struct etdump_batch_state etdump_batch_state
 pthread_once_t etdump_batch_once __attribute__((weak, visibility("hidden"))) =
 	PTHREAD_ONCE_INIT;
 pthread_key_t etdump_batch_key __attribute__((weak, visibility("hidden")));
+unsigned int etdump_batch_clock __attribute__((weak, visibility("hidden")));
+pthread_mutex_t etdump_batch_lock
+	__attribute__((weak, visibility("hidden"))) = PTHREAD_MUTEX_INITIALIZER;
+struct etdump_batch_state *etdump_batch_states
+	__attribute__((weak, visibility("hidden")));
 ETDUMP__EXTERN_C_END
+
+#define etdump__head(st) ((struct etdump_batch_head *)(void *)(st)->buf)
+#define etdump__records(st) ((char *)(st)->buf + sizeof(struct etdump_batch_head))
 
 static inline unsigned long long etdump__now(void)
 {
@@ -322,42 +391,214 @@ static inline unsigned long long etdump__now(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The counter is trusted where it runs at one rate on every CPU and the
+ * kernel itself keeps CLOCK_MONOTONIC on it (x86-64: invariant TSC and the
+ * "tsc" clocksource; arm64: always). ETDUMP_BATCH_CLOCK=ns in the
+ * environment keeps clock_gettime.
+ */
+static inline unsigned int etdump__choose_clock(void)
+{
+	const char *env = getenv("ETDUMP_BATCH_CLOCK");
+
+	if (env && !strcmp(env, "ns"))
+		return ETDUMP_BATCH_CLOCK_NS;
+#if defined(__x86_64__)
+	{
+		unsigned int a, b, c, d;
+		char cs[8];
+		ssize_t n;
+		int fd;
+
+		if (!__get_cpuid(0x80000007, &a, &b, &c, &d) || !(d & (1u << 8)))
+			return ETDUMP_BATCH_CLOCK_NS;
+		fd = open("/sys/devices/system/clocksource/clocksource0/"
+			  "current_clocksource", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return ETDUMP_BATCH_CLOCK_NS;
+		n = read(fd, cs, sizeof(cs));
+		close(fd);
+		return n == 4 && !memcmp(cs, "tsc\n", 4) ?
+			ETDUMP_BATCH_CLOCK_COUNTER : ETDUMP_BATCH_CLOCK_NS;
+	}
+#elif defined(__aarch64__)
+	return ETDUMP_BATCH_CLOCK_COUNTER;
+#else
+	return ETDUMP_BATCH_CLOCK_NS;
+#endif
+}
+
+static inline unsigned long long etdump__stamp(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(etdump_batch_clock == ETDUMP_BATCH_CLOCK_COUNTER, 1))
+		return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	if (__builtin_expect(etdump_batch_clock == ETDUMP_BATCH_CLOCK_COUNTER, 1)) {
+		unsigned long long v;
+
+		__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+		return v;
+	}
+#endif
+	return etdump__now();
+}
+
+/*
+ * A (counter, CLOCK_MONOTONIC) pair: the counter halfway around the clock,
+ * the narrowest of three reads (one the thread was preempted in is wide).
+ */
+static inline void etdump__anchor(unsigned long long *ctr,
+				  unsigned long long *ns)
+{
+	unsigned long long c0, c1, n, width = ~0ull;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		c0 = etdump__stamp();
+		n = etdump__now();
+		c1 = etdump__stamp();
+		if (c1 - c0 < width) {
+			width = c1 - c0;
+			*ctr = c0 + width / 2;
+			*ns = n;
+		}
+	}
+}
+
+/*
+ * The bound in stamps, measured once the thread's anchors are 1 ms apart;
+ * until then every run's end flushes.
+ */
+static inline void etdump__next_deadline(struct etdump_batch_state *st,
+					 unsigned long long ctr,
+					 unsigned long long ns)
+{
+	if (!st->bound && ns - st->first_ns >= 1000000ull)
+		st->bound = (unsigned long long)((double)(ctr - st->first_ctr) /
+			(double)(ns - st->first_ns) * (double)ETDUMP_BATCH_BOUND_NS);
+	st->deadline = st->bound ? ctr + st->bound : 0;
+}
+
+/*
+ * Hand the buffer over and start the next. The sequence number moves
+ * before any record is overwritten, so a recorder reading the buffer from
+ * outside (at its end, or from an idle thread) can tell a torn read.
+ */
 static inline void etdump__flush(struct etdump_batch_state *st)
 {
+	struct etdump_batch_head *h = etdump__head(st);
+
 	/* a buffer filled while attached is stale once the tracer is gone */
-	if (st->len && etdump_semaphores.s.batch)
-		ETDUMP__SITE3(flush, st->buf, st->len, st->nevents);
-	st->len = 0;
-	st->nevents = 0;
+	if (h->len && etdump_semaphores.s.batch) {
+		etdump__anchor(&h->to_ctr, &h->to_ns);
+		ETDUMP__SITE3(flush, st->buf, sizeof(*h) + h->len, h->nevents);
+		etdump__next_deadline(st, h->to_ctr, h->to_ns);
+		h->from_ctr = h->to_ctr;
+		h->from_ns = h->to_ns;
+	}
+	h->seq++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	h->len = 0;
+	h->nevents = 0;
 	memset(st->names, 0, sizeof(st->names));
 }
 
-static inline void etdump__flush_thread(void *st)
+/*
+ * What other threads hold when the process exits: handed over as they
+ * are, without touching their state (they may still run). The head names
+ * the thread that wrote them; the recorder drops what it already has.
+ */
+static inline void etdump__flush_others(struct etdump_batch_state *self)
 {
-	etdump__flush((struct etdump_batch_state *)st);
+	struct etdump_batch_state *st;
+	unsigned int len;
+
+	if (!etdump_semaphores.s.batch)
+		return;
+	pthread_mutex_lock(&etdump_batch_lock);
+	for (st = etdump_batch_states; st; st = st->next) {
+		len = __atomic_load_n(&etdump__head(st)->len, __ATOMIC_ACQUIRE);
+		if (st != self && len)
+			ETDUMP__SITE3(flush, st->buf,
+				      sizeof(struct etdump_batch_head) + len,
+				      etdump__head(st)->nevents);
+	}
+	pthread_mutex_unlock(&etdump_batch_lock);
+}
+
+static inline void etdump__unlink(struct etdump_batch_state *st)
+{
+	pthread_mutex_lock(&etdump_batch_lock);
+	if (st->prev) {
+		*st->prev = st->next;
+		if (st->next)
+			st->next->prev = st->prev;
+		st->prev = NULL;
+	}
+	pthread_mutex_unlock(&etdump_batch_lock);
+}
+
+static inline void etdump__flush_thread(void *p)
+{
+	struct etdump_batch_state *st = (struct etdump_batch_state *)p;
+
+	etdump__flush(st);
+	etdump__unlink(st);
+	etdump__head(st)->magic = 0; /* a reader from outside: gone */
+	st->registered = 0;
 }
 
 static inline void etdump__flush_at_exit(void)
 {
+	etdump__flush_others(&etdump_batch_state);
 	etdump__flush(&etdump_batch_state);
 }
 
 static inline void etdump__batch_init(void)
 {
+	etdump_batch_clock = etdump__choose_clock();
 	pthread_key_create(&etdump_batch_key, etdump__flush_thread);
 	atexit(etdump__flush_at_exit);
 }
 
-/* Flush at thread exit too: the key's destructor sees this thread's state. */
+/* A thread's first batched site: its head, first anchor, exit flush. */
+static __attribute__((noinline, cold, unused)) void
+etdump__register(struct etdump_batch_state *st)
+{
+	struct etdump_batch_head *h = etdump__head(st);
+
+	pthread_once(&etdump_batch_once, etdump__batch_init);
+	pthread_setspecific(etdump_batch_key, st);
+	memset(h, 0, sizeof(*h));
+	h->tid = (unsigned int)syscall(SYS_gettid);
+	h->clock = etdump_batch_clock;
+	etdump__anchor(&h->from_ctr, &h->from_ns);
+	/* above any number a thread before it at this address reached */
+	h->seq = h->from_ns;
+	st->first_ctr = h->from_ctr;
+	st->first_ns = h->from_ns;
+	st->deadline = 0;
+	st->bound = 0;
+	st->depth = 0;
+	memset(st->names, 0, sizeof(st->names));
+	pthread_mutex_lock(&etdump_batch_lock);
+	st->next = etdump_batch_states;
+	st->prev = &etdump_batch_states;
+	if (st->next)
+		st->next->prev = &st->next;
+	etdump_batch_states = st;
+	pthread_mutex_unlock(&etdump_batch_lock);
+	__atomic_store_n(&h->magic, ETDUMP_BATCH_MAGIC, __ATOMIC_RELEASE);
+	st->registered = 1;
+}
+
 static inline struct etdump_batch_state *etdump__state(void)
 {
 	struct etdump_batch_state *st = &etdump_batch_state;
 
-	if (__builtin_expect(!st->registered, 0)) {
-		pthread_once(&etdump_batch_once, etdump__batch_init);
-		pthread_setspecific(etdump_batch_key, st);
-		st->registered = 1;
-	}
+	if (__builtin_expect(!st->registered, 0))
+		etdump__register(st);
 	return st;
 }
 
@@ -366,106 +607,172 @@ static inline unsigned int etdump__rec_size(unsigned int payload)
 	return (sizeof(struct etdump_batch_rec) + payload + 7) & ~7u;
 }
 
+/* The next record's place; etdump__publish makes it readable. */
 static inline struct etdump_batch_rec *
-etdump__put(struct etdump_batch_state *st, unsigned short type,
-	    unsigned int size)
+etdump__next(struct etdump_batch_state *st, unsigned short type,
+	     unsigned int size, const void *token)
 {
-	struct etdump_batch_rec *r =
-		(struct etdump_batch_rec *)((char *)st->buf + st->len);
+	struct etdump_batch_rec *r = (struct etdump_batch_rec *)(void *)
+		(etdump__records(st) + etdump__head(st)->len);
 
 	r->type = type;
 	r->size = (unsigned short)size;
-	st->len += size;
-	/* an ETDump event is written where a scope ends or a delegate logs */
-	st->nevents += type == ETDUMP_BATCH_END ||
-		       type == ETDUMP_BATCH_DELEGATE_END ||
-		       type == ETDUMP_BATCH_DELEGATE_LOG;
+	r->token = (unsigned int)(unsigned long)token;
 	return r;
 }
 
 /*
- * Room for one record of `payload` bytes naming `name`, plus the NAME record
- * that must precede it in the same flush when this flush has not named it.
+ * The record's bytes are written before the length that covers them, so
+ * that a reader from outside never sees a record half written.
  */
+static inline void etdump__publish(struct etdump_batch_state *st,
+				   unsigned int size, unsigned int events)
+{
+	struct etdump_batch_head *h = etdump__head(st);
+
+	h->nevents += events;
+	__atomic_store_n(&h->len, h->len + size, __ATOMIC_RELEASE);
+}
+
 /*
- * Whether this flush has named `name` already, with the text it holds now: a
- * runtime may build different names in one buffer (a std::string reused in
- * a loop), so the pointer alone does not say.
+ * Whether the text at `name` is still the `m` bytes said before (the
+ * name's length + NUL, or its first 63 bytes). Eight bytes a load, none
+ * crossing into another page, so a load past a shorter text never touches
+ * memory the text's own page does not hold.
+ */
+__attribute__((no_sanitize_address)) static inline int
+etdump__same_text(const char *said, const char *name, unsigned int m)
+{
+	unsigned long long x, y, mask;
+	unsigned int k;
+
+	for (k = 0; k < m; k += 8) {
+		if (((unsigned long)(name + k) & 4095) > 4088)
+			return !strncmp(said + k, name + k, m - k);
+		memcpy(&x, said + k, 8);
+		memcpy(&y, name + k, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		mask = m - k >= 8 ? ~0ull : (1ull << (8 * (m - k))) - 1;
+#else
+		mask = m - k >= 8 ? ~0ull : ~0ull << (8 * (8 - (m - k)));
+#endif
+		if ((x ^ y) & mask)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether this buffer has named `name` already, with the text it holds now:
+ * a runtime may build different names in one buffer (a std::string reused
+ * in a loop), so the pointer alone does not say.
  */
 static inline int etdump__named(const struct etdump_batch_state *st,
 				const void *name, unsigned int slot)
 {
-	const char *said;
+	unsigned int n = st->name_len[slot];
 
 	if (st->names[slot] != name)
 		return 0;
-	said = (const char *)st->buf + st->name_at[slot] +
-	       sizeof(struct etdump_batch_rec);
-	return !strncmp(said, (const char *)name, ETDUMP_BATCH_NAME_MAX);
+	return etdump__same_text(etdump__records(st) + st->name_at[slot] +
+				 sizeof(struct etdump_batch_rec),
+				 (const char *)name,
+				 n < ETDUMP_BATCH_NAME_MAX ? n + 1 : n);
 }
 
+/*
+ * Room for one record of `size` bytes naming `name`, plus the NAME record
+ * that must precede it in the same buffer when this buffer has not named it.
+ */
 static inline void etdump__room(struct etdump_batch_state *st,
-				const void *name, unsigned int payload)
+				const void *name, unsigned int size)
 {
 	unsigned int slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
-	unsigned int need = etdump__rec_size(payload);
 	struct etdump_batch_rec *r;
 	int named = !name || etdump__named(st, name, slot);
-	size_t n = 0;
+	unsigned int n = 0, need = size;
 
 	if (!named) {
-		n = strnlen((const char *)name, ETDUMP_BATCH_NAME_MAX);
+		n = (unsigned int)strnlen((const char *)name,
+					  ETDUMP_BATCH_NAME_MAX);
 		need += etdump__rec_size(n + 1);
 	}
-	if (st->len + need > ETDUMP_BATCH_BYTES) {
+	if (etdump__head(st)->len + need > ETDUMP__ROOM) {
 		etdump__flush(st);
 		if (name && named) {
 			named = 0;
-			n = strnlen((const char *)name, ETDUMP_BATCH_NAME_MAX);
+			n = (unsigned int)strnlen((const char *)name,
+						  ETDUMP_BATCH_NAME_MAX);
 		}
 	}
 	if (!named) {
-		st->name_at[slot] = (unsigned short)st->len;
-		r = etdump__put(st, ETDUMP_BATCH_NAME, etdump__rec_size(n + 1));
-		r->token = (unsigned long long)name;
+		st->name_at[slot] = (unsigned short)etdump__head(st)->len;
+		st->name_len[slot] = (unsigned char)n;
+		r = etdump__next(st, ETDUMP_BATCH_NAME, etdump__rec_size(n + 1),
+				 name);
+		r->ts = 0;
 		memcpy(r + 1, name, n);
-		((char *)(r + 1))[n] = '\0';
+		memset((char *)(r + 1) + n, 0, etdump__rec_size(n + 1) -
+		       sizeof(*r) - n);
 		st->names[slot] = name;
+		etdump__publish(st, etdump__rec_size(n + 1), 0);
 	}
+}
+
+/* A run ended: hand it over if the last flush is older than the bound. */
+static inline void etdump__scope_closed(struct etdump_batch_state *st,
+					unsigned long long ts)
+{
+	if (st->depth)
+		st->depth--;
+	if (!st->depth && ts >= st->deadline)
+		etdump__flush(st);
 }
 
 static inline void etdump__batch(unsigned short type, const void *name,
 				 long long a, long long b)
 {
 	struct etdump_batch_state *st = etdump__state();
-	unsigned long long ts = etdump__now();
+	unsigned int size = etdump__rec_size(
+		type == ETDUMP_BATCH_BLOCK || type == ETDUMP_BATCH_END ?
+		0 : sizeof(struct etdump_batch_args));
+	unsigned long long ts = 0;
 	struct etdump_batch_rec *r;
 
 	/*
 	 * A new run while scopes are open: the last run left one unclosed
 	 * (an early return), or the runtime opened a scope around it. Either
-	 * way the last run has ended: hand it over now rather than when the
-	 * buffer fills, and count depth from this run.
+	 * way the last run has ended: hand it over now, and count depth from
+	 * this run.
 	 */
 	if (type == ETDUMP_BATCH_BLOCK && st->depth) {
 		etdump__flush(st);
 		st->depth = 0;
 	}
-	/* END carries the pointer only to pair with its BEGIN */
-	etdump__room(st, type == ETDUMP_BATCH_END ? NULL : name, 0);
-	r = etdump__put(st, type, etdump__rec_size(0));
-	r->a = (int)a;
-	r->b = (int)b;
-	r->ts = ts;
-	r->token = (unsigned long long)name;
-	if (type == ETDUMP_BATCH_BEGIN || type == ETDUMP_BATCH_DELEGATE_BEGIN) {
-		st->depth++;
-	} else if (type == ETDUMP_BATCH_END) {
-		if (st->depth)
-			st->depth--;
-		if (!st->depth)
-			etdump__flush(st);
+	/* an end is stamped before any flush, a begin after */
+	if (type == ETDUMP_BATCH_END) {
+		ts = etdump__stamp();
+		etdump__room(st, NULL, size);
+	} else {
+		etdump__room(st, type == ETDUMP_BATCH_INSTRUCTION ? NULL : name,
+			     size);
+		if (type != ETDUMP_BATCH_INSTRUCTION)
+			ts = etdump__stamp();
 	}
+	r = etdump__next(st, type, size, name);
+	r->ts = ts;
+	if (size > sizeof(*r)) {
+		struct etdump_batch_args *args =
+			(struct etdump_batch_args *)(void *)(r + 1);
+
+		args->a = (int)a;
+		args->b = (int)b;
+	}
+	etdump__publish(st, size, type == ETDUMP_BATCH_END);
+	if (type == ETDUMP_BATCH_BEGIN || type == ETDUMP_BATCH_DELEGATE_BEGIN)
+		st->depth++;
+	else if (type == ETDUMP_BATCH_END)
+		etdump__scope_closed(st, ts);
 }
 
 static inline void etdump__batch_delegate(unsigned short type,
@@ -476,32 +783,42 @@ static inline void etdump__batch_delegate(unsigned short type,
 					  unsigned long long meta_len)
 {
 	struct etdump_batch_state *st = etdump__state();
-	unsigned long long ts = type == ETDUMP_BATCH_DELEGATE_END ?
-		etdump__now() : start;
-	unsigned int head = type == ETDUMP_BATCH_DELEGATE_LOG ? 8 : 0;
+	int log = type == ETDUMP_BATCH_DELEGATE_LOG;
+	unsigned long long ts = log ? start : etdump__stamp();
+	unsigned int head = log ? sizeof(struct etdump_batch_log) :
+				  sizeof(struct etdump_batch_args);
 	unsigned int n = meta_len > ETDUMP_BATCH_META_MAX ?
 		ETDUMP_BATCH_META_MAX : (unsigned int)meta_len;
+	unsigned int size;
 	struct etdump_batch_rec *r;
 
 	if (!meta)
 		n = 0;
-	etdump__room(st, id_str, head + n);
-	r = etdump__put(st, type, etdump__rec_size(head + n));
-	r->a = (int)id_int;
-	r->b = (int)n;
-	r->b_len_orig = (unsigned int)meta_len;
+	size = etdump__rec_size(head + n);
+	etdump__room(st, id_str, size);
+	r = etdump__next(st, type, size, id_str);
 	r->ts = ts;
-	r->token = (unsigned long long)id_str;
-	if (head)
-		memcpy(r + 1, &end, 8);
+	if (log) {
+		struct etdump_batch_log *l =
+			(struct etdump_batch_log *)(void *)(r + 1);
+
+		l->end = end;
+		l->id_int = (int)id_int;
+		l->meta_len = n;
+		l->meta_len_orig = (unsigned int)meta_len;
+		l->pad = 0;
+	} else {
+		struct etdump_batch_args *args =
+			(struct etdump_batch_args *)(void *)(r + 1);
+
+		args->a = (int)n;
+		args->b = (int)meta_len;
+	}
 	if (n)
 		memcpy((char *)(r + 1) + head, meta, n);
-	if (type == ETDUMP_BATCH_DELEGATE_END) {
-		if (st->depth)
-			st->depth--;
-		if (!st->depth)
-			etdump__flush(st);
-	}
+	etdump__publish(st, size, 1);
+	if (type == ETDUMP_BATCH_DELEGATE_END)
+		etdump__scope_closed(st, ts);
 }
 
 /*
@@ -510,18 +827,21 @@ static inline void etdump__batch_delegate(unsigned short type,
  * for the child: on x86-64 from kernel 6.18 a patched 5-byte site is a
  * call into a uprobe trampoline mapped in the parent only, and the child
  * died of SIGSEGV at its next site. The child forgets the semaphores (a
- * tracer attaching to it later sets them again), so its sites are not
- * run, and the records its parent had buffered. Registered once per
- * executable or library before main(); a child made by vfork shares the
- * parent's memory, trampoline included. A raw clone() without CLONE_VM
- * runs no fork handlers and is not covered.
+ * tracer attaching to it later sets them again), the records its parent
+ * had buffered, and the other threads' states (they are not in the child).
+ * Registered once per executable or library before main(); a child made
+ * by vfork shares the parent's memory, trampoline included. A raw clone()
+ * without CLONE_VM runs no fork handlers and is not covered.
  */
 static inline void etdump__forget_in_child(void)
 {
 	etdump_semaphores.any = 0;
-	etdump_batch_state.len = 0;
-	etdump_batch_state.nevents = 0;
+	memset(etdump__head(&etdump_batch_state), 0,
+	       sizeof(struct etdump_batch_head));
 	etdump_batch_state.depth = 0;
+	etdump_batch_state.registered = 0;
+	etdump_batch_states = NULL;
+	pthread_mutex_init(&etdump_batch_lock, NULL);
 }
 
 ETDUMP__EXTERN_C_BEGIN

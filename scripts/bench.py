@@ -23,6 +23,9 @@ stay out of the numbers. The rows:
   5b. memory: the recorder's peak RSS against the ETDump it wrote, for
      10k, 100k and 1M executions of 16 events
   6. per model: the example runtime, untraced vs traced
+  7a. the EventTracer inside the execution loop (scripts/bench_tracer.py):
+     cnn.pte and xnn_mlp.pte, untraced / null tracer / detached / ETDumpGen
+     / batched / per-scope, the cost per event and its breakdown
   7. the real ExecuTorch runtime on cnn.pte: stock, ETDumpGen, our
      EventTracer detached / batched / per-scope, symbol mode
      (scripts/bench_executorch.py)
@@ -46,6 +49,7 @@ import tempfile
 import time
 
 import bench_executorch
+import bench_tracer
 import bench_values
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -701,6 +705,10 @@ def row_executorch(b, table, reps):
     bench_executorch.row_executorch(b, table, reps, log, median, fmt_ratio)
 
 
+def row_tracer(b, table, reps):
+    bench_tracer.row_tracer(b, table, reps, log, median, fmt_ratio)
+
+
 def row_values(b, table, reps):
     bench_values.row_values(b, table, reps, log, median, fmt_ratio)
 
@@ -722,7 +730,7 @@ def main():
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--rows", help="only these rows, by name: "
                     "detached,attached,throughput,producers,writer,memory,"
-                    "model,executorch")
+                    "model,tracer,executorch")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
@@ -731,7 +739,8 @@ def main():
     table = Table()
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_producers,
-                row_writer, row_memory, row_model, row_executorch, row_values):
+                row_writer, row_memory, row_model, row_tracer, row_executorch,
+                row_values):
         if args.rows and row.__name__[4:] not in args.rows.split(","):
             continue
         t0 = time.monotonic()

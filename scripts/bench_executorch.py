@@ -68,11 +68,13 @@ def timed(argv, wall=False):
         return (elapsed if wall else cpu), err.read()
 
 
-def timed_held(argv, record):
-    """Our runner held before its load (--wait-signal), `record` attached
-    with -p first: the runner's CPU time, and record's stderr."""
+def held(argv, record, finish):
+    """A runner held before its load (--wait-signal), `record` (an argv,
+    or None) attached with -p first, then let go: finish(target) once the
+    runner runs, and record's stderr."""
     target = subprocess.Popen(argv + ["--wait-signal"],
-                              stdout=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
     rec = None
     try:
         if not target.stdout.readline().startswith("ready "):
@@ -86,14 +88,24 @@ def timed_held(argv, record):
             else:
                 raise RuntimeError("record did not attach")
         target.send_signal(signal.SIGUSR1)
-        cpu = cpu_of(target, argv)
+        result = finish(target)
         err = rec.communicate(timeout=600)[1] if rec else ""
-        return cpu, err
+        if rec and rec.returncode != 0:
+            raise RuntimeError(f"record failed: {err.strip()}")
+        return result, err
     finally:
         for p in (target, rec):
             if p and p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def timed_held(argv, record):
+    """Our runner held before its load, `record` attached with -p first:
+    the runner's CPU time, and record's stderr."""
+    def cpu(target):
+        return cpu_of(target, argv)
+    return held(argv, record, cpu)
 
 
 PTRACE_TRACEME, PTRACE_DETACH = 0, 17

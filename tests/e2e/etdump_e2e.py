@@ -136,11 +136,11 @@ class Recorder:
         return self.proc.returncode
 
 
-def start_waiting_example(args, binary=EXAMPLE):
+def start_waiting_example(args, binary=EXAMPLE, env=None):
     """The example runtime held before its load until SIGUSR1; its PID."""
     proc = subprocess.Popen([binary, "--wait-signal"] + args,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, env=env)
     line = proc.stdout.readline()
     if not line.startswith("ready "):
         proc.kill()

@@ -11,8 +11,26 @@ from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE,
                         read_timings, run, run_keys, start_waiting_example)
 
 
+# Batched stamps read from the CPU's counter are turned into CLOCK_MONOTONIC
+# between two (counter, clock) anchors: each is as exact as the anchor's own
+# reads (tens of ns; README: batched stamps), not the kernel's clock to the
+# ns as a probe's or a clock_gettime stamp is.
+COUNTER_STAMP_BOUND_NS = 250
+CLOCK_NS = dict(os.environ, ETDUMP_BATCH_CLOCK="ns")
+
+
 class RecordedRunsMixin:
     """Assertions on a decoded ETDump of the example runtime."""
+    # the runtime's environment (the batched stamps' clock)
+    ENV = None
+    # how far a stamp may lie from the runtime's own clock reads around it:
+    # set by the recording's mode
+    slack_ns = 0
+
+    def stamped_by(self, mode):
+        batched_counter = not ({"--precise", "-e", "--values"} & set(mode)) \
+            and self.ENV is None
+        self.slack_ns = COUNTER_STAMP_BOUND_NS if batched_counter else 0
 
     def record_command(self, binary, executions, mode):
         """record -- the runtime: every run, checked against the runtime's
@@ -20,7 +38,7 @@ class RecordedRunsMixin:
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
         proc = run([CLI, "record", "-o", out] + mode +
                    ["--", binary, "-n", str(executions), "--timings",
-                    timings])
+                    timings], env=self.ENV)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("target exited", proc.stderr)
         self.assertIn(f"{executions + 1} runs (1 Default + {executions} "
@@ -28,6 +46,7 @@ class RecordedRunsMixin:
         self.assertIn("0 dropped", proc.stderr)
         dump = decode(out)
         self.assert_example_dump(dump, executions)
+        self.stamped_by(mode)
         self.assert_matches_timings(dump, timings)
         return proc.stderr
 
@@ -36,7 +55,7 @@ class RecordedRunsMixin:
         ETDump checked against the runtime's own timings; record's stderr."""
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
         example = start_waiting_example(
-            ["-n", str(executions), "--timings", timings], binary)
+            ["-n", str(executions), "--timings", timings], binary, self.ENV)
         try:
             rec = Recorder(["-o", out, "-p", str(example.pid)] + mode)
             rec.wait_attached()
@@ -49,6 +68,7 @@ class RecordedRunsMixin:
         self.assertIn("target exited", rec.stderr)
         dump = decode(out)
         self.assert_example_dump(dump, executions)
+        self.stamped_by(mode)
         self.assert_matches_timings(dump, timings)
         return rec.stderr
 
@@ -72,9 +92,9 @@ class RecordedRunsMixin:
                 return int(pe["start_time"]), int(pe["end_time"])
         raise AssertionError(f"no event {name} ({chain},{instr})")
 
-    def assert_within(self, inner, outer, what):
-        self.assertLessEqual(outer[0], inner[0], what)
-        self.assertLessEqual(inner[1], outer[1], what)
+    def assert_within(self, inner, outer, what, slack=0):
+        self.assertLessEqual(outer[0] - slack, inner[0], what)
+        self.assertLessEqual(inner[1], outer[1] + slack, what)
         self.assertLessEqual(inner[0], inner[1], what)
 
     def assert_default_nesting(self, run_data):
@@ -127,7 +147,8 @@ class RecordedRunsMixin:
             def slack(rs):
                 held = [(start - r["start_ns"]) + (r["end_ns"] - end)
                         for r in rs if r["name"] == outer["name"] and
-                        r["start_ns"] <= start and end <= r["end_ns"]]
+                        r["start_ns"] - self.slack_ns <= start and
+                        end <= r["end_ns"] + self.slack_ns]
                 return min(held) if held else None
 
             held = sorted((slack(rs), i) for i, rs in enumerate(remaining)
@@ -160,17 +181,18 @@ class RecordedRunsMixin:
                 # the delegate passed its own times through the probe
                 self.assertEqual(probe, runtime, key)
                 continue
-            self.assert_within(probe, runtime, f"{key} probe inside runtime")
+            self.assert_within(probe, runtime, f"{key} probe inside runtime",
+                               self.slack_ns)
             # no clock read of the runtime's comes between a site's own
             # read and its probe: each probe time lies before the next read
             # and after the one before, whatever the load
             after = bisect.bisect_right(reads, runtime[0])
             before = bisect.bisect_left(reads, runtime[1]) - 1
             if after < len(reads):
-                self.assertLessEqual(probe[0], reads[after],
+                self.assertLessEqual(probe[0], reads[after] + self.slack_ns,
                                      f"{key} begins after the next read")
             if before >= 0:
-                self.assertLessEqual(reads[before], probe[1],
+                self.assertLessEqual(reads[before] - self.slack_ns, probe[1],
                                      f"{key} ends before the last read")
             checked += 1
         return checked
@@ -197,11 +219,15 @@ class SharedLibraryRuntimeTest(RecordedRunsMixin, TempDirTest):
 
 
 class RecordCommandTest(RecordedRunsMixin, TempDirTest):
-    """Batched mode: the example runtime carries the flush probe."""
+    """Batched mode: the example runtime carries the flush probe; its
+    stamps are the CPU's counter (this kind of machine has an invariant TSC
+    the kernel keeps its clock on), turned into CLOCK_MONOTONIC."""
     MODE = []
 
     def test_record_command_writes_default_and_every_execute_run(self):
-        self.record_command(EXAMPLE, 20, self.MODE)
+        stderr = self.record_command(EXAMPLE, 20, self.MODE)
+        if self.ENV is None and not self.MODE:
+            self.assertIn("batched stamps: the CPU's counter", stderr)
 
     def test_record_pid_attaches_to_a_running_process(self):
         self.record_pid(EXAMPLE, 10, self.MODE)
@@ -210,12 +236,19 @@ class RecordCommandTest(RecordedRunsMixin, TempDirTest):
         out, timings = self.path("out.etdp"), self.path("timings.tsv")
         proc = run([CLI, "record", "-o", out] + self.MODE +
                    ["--", EXAMPLE, "-n", "4", "--threads", "3", "--timings",
-                    timings])
+                    timings], env=self.ENV)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         dump = decode(out)
         # an exact event list per run means no run took another's events
         self.assert_example_dump(dump, 4, threads=3)
+        self.stamped_by(self.MODE)
         self.assert_matches_timings(dump, timings)
+
+
+class RecordCommandClockTest(RecordCommandTest):
+    """Batched mode stamped with clock_gettime: the runtime's own clock,
+    to the ns."""
+    ENV = CLOCK_NS
 
 
 class RecordCommandPreciseTest(RecordCommandTest):
@@ -347,3 +380,26 @@ class RecordErrorTest(TempDirTest):
                        ["--", EXAMPLE])
             self.assertEqual(proc.returncode, 2, (args, proc.stderr))
             self.assertIn("invalid", proc.stderr)
+
+
+class BatchedBuffersTest(TempDirTest):
+    """What a thread holds in its batched buffer reaches the ETDump though
+    the thread never flushes again: read from the process while it idles
+    and when the recording stops."""
+
+    def test_an_idle_threads_runs_are_written_when_recording_stops(self):
+        out = self.path("out.etdp")
+        # executions 1-5 end within the bound of the first one's flush,
+        # the 6th stalls and the runtime waits to be killed: no flush
+        proc = run([CLI, "record", "-o", out, "-d", "1", "--", EXAMPLE,
+                    "-n", "10", "--stall-at", "6"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("duration reached", proc.stderr)
+        dump = decode(out)
+        runs = dump["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default"] + ["Execute"] * 5, proc.stderr)
+        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
+        for r in runs[1:]:
+            self.assertEqual(run_keys(r), EXECUTE_EVENTS)
+        self.assertIn("1 run(s) left out: still executing", proc.stderr)

@@ -9,6 +9,7 @@
  * usage: executorch-runner --model_path M.pte [--num_executions N]
  *                          [--print_output] [--no-tracer] [--wait-signal]
  *                          [--debug_level LEVEL] [--track_allocations]
+ *                          [--loop-time] [--null-tracer]
  *
  * --no-tracer loads the method with no EventTracer at all (the bench's
  * baseline); --wait-signal prints "ready PID" and waits for SIGUSR1 before
@@ -20,6 +21,11 @@
  * for the kernels to the tracer (track_allocator) and reports every
  * allocation they make (track_allocation), as a runtime that wants its
  * memory profiled does: ExecuTorch's own allocators report nothing.
+ * --loop-time prints the execution loop's wall and thread CPU time to
+ * stderr (executions=N loop_ns=W loop_cpu_ns=C): what inference pays for
+ * a tracer, without loading, attaching or writing a file. --null-tracer
+ * passes a tracer whose hooks do nothing (what having a tracer at all costs
+ * the runtime, XNNPACK's profiling included).
  *
  * Built with -DRUNNER_ETDUMPGEN (build/executorch-runner-etdumpgen) it
  * passes ExecuTorch's ETDumpGen instead, for the bench to set the two side
@@ -28,6 +34,7 @@
  * it logs (--debug_buffer_path Q writes the buffer out).
  */
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +69,79 @@ using executorch::runtime::Span;
 
 namespace {
 
+#ifndef RUNNER_ETDUMPGEN
+/*
+ * A tracer whose hooks do nothing: what the runtime pays for having any
+ * EventTracer at all (XNNPACK then profiles every operator and hands the
+ * times over at each execution), apart from the tracer's own work.
+ */
+class NullEventTracer : public executorch::runtime::EventTracer {
+	using Entry = executorch::runtime::EventTracerEntry;
+	using Tensor = executorch::aten::Tensor;
+
+public:
+	void create_event_block(const char *) override {}
+	Entry start_profiling(const char *, executorch::runtime::ChainID,
+			      executorch::runtime::DebugHandle) override
+	{
+		return Entry{};
+	}
+	Entry start_profiling_delegate(
+		const char *, executorch::runtime::DelegateDebugIntId) override
+	{
+		return Entry{};
+	}
+	void end_profiling_delegate(Entry, const void *, size_t) override {}
+	void log_profiling_delegate(const char *,
+				    executorch::runtime::DelegateDebugIntId,
+				    et_timestamp_t, et_timestamp_t,
+				    const void *, size_t) override {}
+	void end_profiling(Entry) override {}
+	void track_allocation(executorch::runtime::AllocatorID, size_t) override {}
+	executorch::runtime::AllocatorID track_allocator(const char *) override
+	{
+		return 0;
+	}
+	Result<bool> log_evalue(const EValue &,
+				executorch::runtime::LoggedEValueType) override
+	{
+		return false;
+	}
+	Result<bool> log_intermediate_output_delegate(
+		const char *, executorch::runtime::DelegateDebugIntId,
+		const Tensor &) override
+	{
+		return false;
+	}
+	Result<bool> log_intermediate_output_delegate(
+		const char *, executorch::runtime::DelegateDebugIntId,
+		const executorch::runtime::ArrayRef<Tensor>) override
+	{
+		return false;
+	}
+	Result<bool> log_intermediate_output_delegate(
+		const char *, executorch::runtime::DelegateDebugIntId,
+		const int &) override
+	{
+		return false;
+	}
+	Result<bool> log_intermediate_output_delegate(
+		const char *, executorch::runtime::DelegateDebugIntId,
+		const bool &) override
+	{
+		return false;
+	}
+	Result<bool> log_intermediate_output_delegate(
+		const char *, executorch::runtime::DelegateDebugIntId,
+		const double &) override
+	{
+		return false;
+	}
+	void set_delegation_intermediate_output_filter(
+		executorch::runtime::EventTracerFilterBase *) override {}
+};
+#endif
+
 struct options {
 	const char *model = nullptr;
 	long executions = 1;
@@ -69,6 +149,8 @@ struct options {
 	bool tracer = true;
 	bool wait_signal = false;
 	bool track_allocations = false;
+	bool loop_time = false;
+	bool null_tracer = false;
 	const char *etdump_path = nullptr;       /* RUNNER_ETDUMPGEN */
 	const char *debug_buffer_path = nullptr;
 	size_t debug_buffer_size = 0;
@@ -81,7 +163,13 @@ void usage(FILE *f)
 	fprintf(f, "usage: executorch-runner --model_path M.pte "
 		   "[--num_executions N] [--print_output] [--no-tracer] "
 		   "[--wait-signal] [--debug_level none|program_outputs|"
-		   "intermediate_outputs] [--track_allocations]\n");
+		   "intermediate_outputs] [--track_allocations] "
+		   "[--loop-time] [--null-tracer]\n");
+}
+
+long long ns_between(struct timespec a, struct timespec b)
+{
+	return (b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec);
 }
 
 int parse(int argc, char **argv, struct options *o)
@@ -113,6 +201,10 @@ int parse(int argc, char **argv, struct options *o)
 			o->debug_buffer_path = argv[++i];
 		} else if (!strcmp(a, "--debug_buffer_size") && has_value) {
 			o->debug_buffer_size = strtoul(argv[++i], nullptr, 0);
+		} else if (!strcmp(a, "--null-tracer")) {
+			o->null_tracer = true;
+		} else if (!strcmp(a, "--loop-time")) {
+			o->loop_time = true;
 		} else if (!strcmp(a, "--track_allocations")) {
 			o->track_allocations = true;
 		} else if (!strcmp(a, "--debug_level") && has_value) {
@@ -308,8 +400,15 @@ int main(int argc, char **argv)
 		temp_allocator.track(&tracer, "temp_allocator");
 	}
 	tracer.set_event_tracer_debug_level(o.debug_level);
-	Result<Method> method = program->load_method(
-		*name, &memory_manager, o.tracer ? &tracer : nullptr);
+	executorch::runtime::EventTracer *chosen = o.tracer ? &tracer : nullptr;
+#ifndef RUNNER_ETDUMPGEN
+	NullEventTracer null_tracer;
+
+	if (o.null_tracer)
+		chosen = &null_tracer;
+#endif
+	Result<Method> method = program->load_method(*name, &memory_manager,
+						     chosen);
 	if (!method.ok())
 		return fail(o.model, "cannot be loaded (an operator or backend "
 			    "this runner lacks?)", method.error());
@@ -317,12 +416,22 @@ int main(int argc, char **argv)
 	if (!inputs.ok())
 		return fail(o.model, "inputs cannot be prepared", inputs.error());
 
+	struct timespec wall0, cpu0, wall1, cpu1;
+
+	clock_gettime(CLOCK_MONOTONIC, &wall0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	for (long i = 0; i < o.executions; i++) {
 		Error err = method->execute();
 
 		if (err != Error::Ok)
 			return fail(o.model, "execution failed", err);
 	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+	clock_gettime(CLOCK_MONOTONIC, &wall1);
+	if (o.loop_time)
+		fprintf(stderr, "executions=%ld loop_ns=%lld loop_cpu_ns=%lld\n",
+			o.executions, ns_between(wall0, wall1),
+			ns_between(cpu0, cpu1));
 	if (o.print_output)
 		print_outputs(*method);
 	if (o.track_allocations) {

@@ -6,39 +6,66 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "batch.h"
-#include "collector.h"
 #include "etdump_usdt.h"
+#include "batch.h"
+#include "batch_threads.h"
+#include "collector.h"
 #include "testlib.h"
 
 static struct etdump_batch_state st;
 
+static void start_buffer(unsigned int clock)
+{
+	struct etdump_batch_head *h = etdump__head(&st);
+
+	memset(&st, 0, sizeof(st));
+	h->magic = ETDUMP_BATCH_MAGIC;
+	h->clock = clock;
+	h->tid = 9;
+	h->seq = 100;
+}
+
+/* A record as the runtime's sites write it, with a stamp of the test's. */
 static struct etdump_batch_rec *add(unsigned short type, const char *name,
 				    int a, int b, unsigned long long ts,
 				    unsigned int payload)
 {
 	struct etdump_batch_rec *r;
+	struct etdump_batch_args *args;
+	unsigned int size = etdump__rec_size(payload);
 
-	etdump__room(&st, type == ETDUMP_BATCH_END ? NULL : name, payload);
-	r = etdump__put(&st, type, etdump__rec_size(payload));
-	r->a = a;
-	r->b = b;
+	if (!etdump__head(&st)->magic)
+		start_buffer(ETDUMP_BATCH_CLOCK_NS);
+	etdump__room(&st, type == ETDUMP_BATCH_END ? NULL : name, size);
+	r = etdump__next(&st, type, size, name);
 	r->ts = ts;
-	r->token = (unsigned long long)name;
+	if (payload >= sizeof(*args) && type != ETDUMP_BATCH_DELEGATE_LOG) {
+		args = (struct etdump_batch_args *)(r + 1);
+		args->a = a;
+		args->b = b;
+	}
+	etdump__publish(&st, size, type == ETDUMP_BATCH_END ||
+			type == ETDUMP_BATCH_DELEGATE_END ||
+			type == ETDUMP_BATCH_DELEGATE_LOG);
 	return r;
 }
+
+#define ARGS sizeof(struct etdump_batch_args)
 
 static struct etdump_rec_batch *flush_of(uint32_t tid)
 {
 	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	struct etdump_batch_head *h = etdump__head(&st);
 
 	b->hdr.type = ETDUMP_REC_BATCH;
 	b->hdr.size = sizeof(*b);
 	b->hdr.tid = tid;
 	b->hdr.pid = 1;
-	b->len = st.len;
-	b->nevents = st.nevents;
-	memcpy(b->data, st.buf, st.len);
+	h->tid = tid;
+	b->len = sizeof(*h) + h->len;
+	b->nevents = h->nevents;
+	b->addr = 0x1000;
+	memcpy(b->data, st.buf, b->len);
 	memset(&st, 0, sizeof(st));
 	return b;
 }
@@ -50,6 +77,7 @@ static const char *const LIN = "linear #0";
 TEST(flush_becomes_the_per_scope_events)
 {
 	struct collector *c = collector_new();
+	struct etdump_batch_log log = { 0 };
 	struct etdump_batch_rec *r;
 	struct etdump_rec_batch *b;
 	unsigned long long end = 170;
@@ -58,15 +86,19 @@ TEST(flush_becomes_the_per_scope_events)
 	struct etd_event *ev;
 
 	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 100, 0);
-	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 110, 0);
-	add(ETDUMP_BATCH_INSTRUCTION, NULL, 0, 4, 0, 0);
-	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 120, 0);
-	r = add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 3, 150, 8 + 3);
-	memcpy(r + 1, &end, 8);
-	memcpy((char *)(r + 1) + 8, "abc", 3);
-	r->b_len_orig = 3;
+	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 110, ARGS);
+	add(ETDUMP_BATCH_INSTRUCTION, NULL, 0, 4, 0, ARGS);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 120, ARGS);
+	r = add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 3, 150,
+		sizeof(struct etdump_batch_log) + 3);
+	log.end = end;
+	log.id_int = -1;
+	log.meta_len = 3;
+	log.meta_len_orig = 3;
+	memcpy(r + 1, &log, sizeof(log));
+	memcpy((char *)(r + 1) + sizeof(log), "abc", 3);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 180, 0);
-	add(ETDUMP_BATCH_INSTRUCTION, NULL, -1, 0, 0, 0);
+	add(ETDUMP_BATCH_INSTRUCTION, NULL, -1, 0, 0, ARGS);
 	add(ETDUMP_BATCH_END, EXEC, 0, 0, 200, 0);
 	b = flush_of(9);
 	CHECK_EQ_INT(collector_feed(c, b, sizeof(*b)), 0);
@@ -100,17 +132,17 @@ TEST(names_are_given_once_per_flush)
 {
 	unsigned int names = 0, off;
 
-	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 1, 0);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 1, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2, 0);
-	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 3, 0);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 3, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 4, 0);
-	for (off = 0; off < st.len;
-	     off += ((struct etdump_batch_rec *)((char *)st.buf + off))->size)
-		names += ((struct etdump_batch_rec *)((char *)st.buf + off))->type ==
+	for (off = 0; off < etdump__head(&st)->len;
+	     off += ((struct etdump_batch_rec *)(etdump__records(&st) + off))->size)
+		names += ((struct etdump_batch_rec *)(etdump__records(&st) + off))->type ==
 			 ETDUMP_BATCH_NAME;
 	CHECK_EQ_INT(names, 1);
 	/* 1 NAME, 2 BEGIN, 2 END: two events */
-	CHECK_EQ_INT(st.nevents, 2);
+	CHECK_EQ_INT(etdump__head(&st)->nevents, 2);
 	memset(&st, 0, sizeof(st));
 }
 
@@ -165,12 +197,13 @@ TEST(a_flushs_names_are_interned_once_each)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		add(ETDUMP_BATCH_BEGIN, OP, -1, i, 10 + i, 0);
+		add(ETDUMP_BATCH_BEGIN, OP, -1, i, 10 + i, ARGS);
 		add(ETDUMP_BATCH_END, OP, 0, 0, 20 + i, 0);
 	}
-	add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 0, 30, 8);
+	add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 0, 30,
+	    sizeof(struct etdump_batch_log));
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, check_name, intern_copy, &x, &bs), 0);
 	CHECK_EQ_INT(x.records, 7);
 	CHECK_EQ_INT(x.named, 4);
 	CHECK_EQ_INT(x.interned, 2);
@@ -184,10 +217,10 @@ TEST(stale_records_are_skipped)
 	struct etdump_rec_batch *b;
 	int n = 0;
 
-	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, 0);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2000, 0);
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 1000, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 1000, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_INT(bs.stale, 1);
 	free(b);
@@ -200,24 +233,158 @@ TEST(malformed_flushes_are_refused)
 	struct etdump_batch_rec *r;
 	int n = 0;
 
-	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, 0);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, ARGS);
 	b = flush_of(1);
-	r = (struct etdump_batch_rec *)b->data;   /* the NAME record */
+	/* the NAME record */
+	r = (struct etdump_batch_rec *)(b->data + sizeof(struct etdump_batch_head));
 	r->size = 12;
-	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
 	r->size = 4000;
-	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
 	r->size = 40;
 	memset(r + 1, 'x', 8);                    /* no NUL in the name */
-	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
+	((struct etdump_batch_head *)b->data)->len = 4090; /* past the flush */
+	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 5000;
-	CHECK(batch_expand(b, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 0;
 	b->nevents = 7;                           /* the tracer could not read it */
-	CHECK_EQ_INT(batch_expand(b, 0, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(bs.lost, 7);
 	CHECK_EQ_INT(n, 0);
 	free(b);
+}
+
+/* An older runtime's flush: records straight from the first byte. */
+TEST(a_buffer_of_another_layout_is_told_apart)
+{
+	struct batch_stats bs = { 0 };
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	uint16_t old[8] = { ETDUMP_BATCH_BEGIN, 32 };
+	int n = 0;
+
+	b->hdr.type = ETDUMP_REC_BATCH;
+	b->hdr.size = sizeof(*b);
+	b->len = 64;
+	memcpy(b->data, old, sizeof(old));
+	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EPROTO);
+	CHECK_EQ_INT(n, 0);
+	free(b);
+}
+
+static int keep_ts(void *ctx, const void *rec, size_t len, const char *name)
+{
+	uint64_t *ts = ctx;
+
+	(void)len;
+	(void)name;
+	while (*ts)
+		ts++;
+	*ts = ((const struct etdump_rec_hdr *)rec)->ts;
+	return 0;
+}
+
+/* Counter stamps lie between the head's anchors: CLOCK_MONOTONIC there. */
+TEST(counter_stamps_become_monotonic_ns_between_the_anchors)
+{
+	struct batch_stats bs = { 0 };
+	struct etdump_batch_head *h;
+	struct etdump_rec_batch *b;
+	uint64_t ts[4] = { 0 };
+
+	start_buffer(ETDUMP_BATCH_CLOCK_COUNTER);
+	h = etdump__head(&st);
+	h->from_ctr = 1000000;
+	h->from_ns = 5000000000ull;
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 1000000, ARGS);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 2000000, 0);
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 3000000, 0);
+	h->to_ctr = 4000000;                      /* 3 ticks a ns... */
+	h->to_ns = 5001000000ull;                 /* ...over 1 ms */
+	b = flush_of(1);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep_ts, NULL, ts, &bs), 0);
+	CHECK(ts[0] == 5000000000ull);
+	CHECK(ts[1] == 5000333333ull);
+	CHECK(ts[2] == 5000666666ull);
+	free(b);
+}
+
+/*
+ * What the recorder read of a buffer from the process is not emitted again
+ * when the buffer comes as a flush; its names still are.
+ */
+TEST(a_flush_repeats_nothing_read_before)
+{
+	struct batch_threads bt;
+	struct batch_stats bs = { 0 };
+	struct etdump_rec_batch *b;
+	struct interned_seen x = { 0 };
+	uint32_t skip, first;
+
+	batch_threads_init(&bt);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, ARGS);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 20, 0);
+	first = etdump__head(&st)->len;
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 30, ARGS);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 40, 0);
+	b = flush_of(5);
+	/* the first two records were read from the process */
+	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 100, first, &skip), 0);
+	CHECK_EQ_INT(skip, 0);
+	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 100,
+					((struct etdump_batch_head *)b->data)->len,
+					&skip), 0);
+	CHECK_EQ_INT(skip, first);
+	CHECK_EQ_INT(batch_expand(b, skip, 0, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(x.records, 2);
+	CHECK_EQ_INT(x.named, 1);
+	CHECK_EQ_INT(x.mismatched, 0);
+	/* the same again, or an older buffer: nothing new */
+	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 100,
+					((struct etdump_batch_head *)b->data)->len,
+					&skip), 1);
+	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 99, 500, &skip), 1);
+	/* the next buffer, and another process's thread of the same id */
+	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 101, 8, &skip), 0);
+	CHECK_EQ_INT(skip, 0);
+	CHECK_EQ_INT(batch_threads_take(&bt, 2, 5, 0x2000, 3, 8, &skip), 0);
+	CHECK_EQ_INT(skip, 0);
+	CHECK(batch_threads_find(&bt, 5)->pid == 2);
+	free(b);
+	batch_threads_free(&bt);
+}
+
+/*
+ * The runtime's sites: a run that ends before the bound stays in the
+ * buffer; one that ends after it is handed over, and the next buffer is
+ * numbered on.
+ */
+TEST(a_run_is_handed_over_once_the_bound_has_passed)
+{
+	struct etdump_batch_state *self;
+	struct etdump_batch_head *h;
+	unsigned long long seq;
+
+	etdump_semaphores.s.batch = 1;
+	ETDUMP_BLOCK("Execute");
+	self = &etdump_batch_state;
+	h = etdump__head(self);
+	CHECK(h->magic == ETDUMP_BATCH_MAGIC);
+	self->deadline = ~0ull;
+	ETDUMP_PROFILE_BEGIN(EXEC, -1, 0);
+	ETDUMP_PROFILE_END(EXEC);
+	CHECK(h->len > 0);
+	CHECK_EQ_INT(h->nevents, 1);
+	seq = h->seq;
+	self->deadline = 0;
+	ETDUMP_BLOCK("Execute");
+	ETDUMP_PROFILE_BEGIN(EXEC, -1, 0);
+	ETDUMP_PROFILE_END(EXEC);
+	CHECK_EQ_INT(h->len, 0);
+	CHECK(h->seq == seq + 1);
+	CHECK(h->to_ns >= h->from_ns - 0 && h->to_ns == h->from_ns);
+	etdump_semaphores.s.batch = 0;
 }
 
 int main(void)
@@ -227,5 +394,9 @@ int main(void)
 	RUN(a_flushs_names_are_interned_once_each);
 	RUN(stale_records_are_skipped);
 	RUN(malformed_flushes_are_refused);
+	RUN(a_buffer_of_another_layout_is_told_apart);
+	RUN(counter_stamps_become_monotonic_ns_between_the_anchors);
+	RUN(a_flush_repeats_nothing_read_before);
+	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	return TEST_SUMMARY();
 }

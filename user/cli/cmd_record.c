@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "huge_pages.h"
+#include "batch_pull.h"
 #include "capture.h"
 #include "collector.h"
 #include "counters.h"
@@ -43,6 +44,9 @@
 #include "target.h"
 #include "thread_names.h"
 #include "version.h"
+/* the batched buffer's bound */
+#define ETDUMP_USDT_DISABLE
+#include "etdump_usdt.h"
 #include "probe_objects.h"
 #include "probe_semaphores.h"
 #include "report_memory.h"
@@ -60,6 +64,8 @@
 #define RUN_AHEAD_EVENTS 4096
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
+/* how often idle threads' batched buffers are read */
+#define PULL_INTERVAL_NS 50000000ull
 #define STATUS_INTERVAL_NS 250000000ull
 /* written without -o and --raw, as perf record writes perf.data */
 #define DEFAULT_OUTPUT "etdump.etdp"
@@ -530,6 +536,19 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 	return feed_one(sink, rec, len);
 }
 
+/*
+ * What idle threads hold in their batched buffers, read from the process
+ * (a run there is seen within PULL_INTERVAL_NS, and none is lost at the
+ * end of a recording that the target outlives).
+ */
+static int pull_buffers(struct record_sink *sink)
+{
+	if (sink->sm)
+		return 0;
+	return batch_pull(collector_batch_threads(sink->col), feed_collector,
+			  sink);
+}
+
 static void print_status(struct collector *col, struct capture *cap,
 			 bool final)
 {
@@ -543,12 +562,13 @@ enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL, STOP_QUIT };
 
 static int collect(const struct record_opts *o, struct target *t,
 		   struct more_targets *more, struct follow_children *fc,
-		   struct capture *cap,
-		   struct collector *col, struct raw_writer *raw,
+		   struct capture *cap, struct record_sink *sink,
 		   struct run_sink *rs, struct etdump_ahead_thread *ahead,
 		   struct live_view *lv, enum stop_reason *why)
 {
-	uint64_t start = now_ns(), last_status = 0, now;
+	struct collector *col = sink->col;
+	struct raw_writer *raw = sink->raw;
+	uint64_t start = now_ns(), last_status = 0, last_pull = start, now;
 	/* the live view has the terminal */
 	bool tty = isatty(STDERR_FILENO) && !lv;
 	struct pollfd pfd[3] = {
@@ -581,6 +601,12 @@ static int collect(const struct record_opts *o, struct target *t,
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
 		now = now_ns();
+		if (now - last_pull >= PULL_INTERVAL_NS) {
+			last_pull = now;
+			err = pull_buffers(sink);
+			if (err)
+				return err;
+		}
 		err = 0;
 		if (rs && dump_signal) {
 			dump_signal = 0;
@@ -620,7 +646,8 @@ static int collect(const struct record_opts *o, struct target *t,
 	/* everything the target submitted is in the ring: drain it */
 	while ((err = capture_consume(cap)) > 0)
 		;
-	return err < 0 ? err : 0;
+	/* then what its threads hold, if it lives on */
+	return err < 0 ? err : pull_buffers(sink);
 }
 
 static const char *const stop_reasons[] = {
@@ -805,7 +832,8 @@ static bool choose_mode(const struct record_opts *o,
 		return false;
 	}
 	if (!quiet)
-		p_info("mode: batched (the runtime buffers events and flushes them per run; no counters; --precise for per-scope probes)");
+		p_info("mode: batched (each thread buffers its events and hands them over when its buffer fills or a run ends %llu ms after the last flush; no counters; --precise for per-scope probes)",
+		       ETDUMP_BATCH_BOUND_NS / 1000000ull);
 	return true;
 }
 
@@ -1094,8 +1122,7 @@ int cmd_record(int argc, char **argv)
 			      &sink.raw))
 		goto cleanup;
 
-	err = collect(&o, &t, &more, fc, cap, col, sink.raw, rs, ahead, lv,
-		      &why);
+	err = collect(&o, &t, &more, fc, cap, &sink, rs, ahead, lv, &why);
 	/* the stream is this thread's alone again, its first error known */
 	if (ahead) {
 		int written = etdump_ahead_thread_wait(ahead);

@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "etdump_record.h"
+/* the buffer's layout; a file that runs the sites includes it first */
+#ifndef ETDUMP_USDT_H
+#define ETDUMP_USDT_DISABLE
+#endif
+#include "etdump_usdt.h"
 
 /*
  * A record, and the name it carries as the flush's intern function made
@@ -27,13 +32,24 @@ struct batch_stats {
 };
 
 /*
- * Emit each record of the flush through fn, in order; records stamped
- * before min_ts are skipped; intern (may be NULL) is asked for each name
- * of the flush a record emitted carries, once. -EINVAL for a malformed
- * flush (what came before the fault is emitted), or fn's error.
+ * The flush's head, checked: -EPROTO for a buffer of another layout (a
+ * runtime built with an older schema/etdump_usdt.h), -EINVAL if malformed.
  */
-int batch_expand(const struct etdump_rec_batch *b, uint64_t min_ts,
-		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
-		 struct batch_stats *stats);
+int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head);
+
+/* A stamp of the head's clock as CLOCK_MONOTONIC ns. */
+uint64_t batch_stamp_ns(const struct etdump_batch_head *head, uint64_t ts);
+
+/*
+ * Emit each record of the flush through fn, in order, stamped in
+ * CLOCK_MONOTONIC ns; records before byte `skip` of the records (the
+ * recorder has them already) and records stamped before min_ts are
+ * skipped; intern (may be NULL) is asked for each name of the flush a
+ * record emitted carries, once. -EINVAL for a malformed flush (what came
+ * before the fault is emitted), -EPROTO as batch_head(), or fn's error.
+ */
+int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
+		 uint64_t min_ts, batch_record_fn fn, batch_intern_fn intern,
+		 void *ctx, struct batch_stats *stats);
 
 #endif /* ETDUMP_BATCH_H */

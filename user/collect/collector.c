@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "batch.h"
+#include "batch_threads.h"
 #include "grow_array.h"
 #include "collector.h"
 #include "etdump_record.h"
@@ -88,6 +89,7 @@ struct collector {
 	struct value_capture *values;  /* record --values: made at the first */
 	char **allocators;      /* track_allocator's names, by id - 1 */
 	uint32_t nallocators;
+	struct batch_threads batches; /* how far each thread's buffers came */
 };
 
 struct collector *collector_new(void)
@@ -96,6 +98,7 @@ struct collector *collector_new(void)
 
 	if (!c)
 		return NULL;
+	batch_threads_init(&c->batches);
 	c->log = run_log_new();
 	c->names = strtab_new();
 	if (!c->log || !c->names) {
@@ -946,19 +949,43 @@ static const char *intern_flush_name(void *ctx, const char *s, size_t len)
 	return strtab_intern(c->names, s, len);
 }
 
-/* A flush of batched mode: the records its probes would have sent. */
+/*
+ * A flush of batched mode, or a buffer the recorder read from the process:
+ * the records its probes would have sent, but those the recorder has
+ * already.
+ */
 static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 {
+	struct etdump_batch_head head;
 	struct batch_stats bs = { 0 };
+	uint32_t skip = 0;
 	int err;
 
-	err = batch_expand(b, c->min_ts, feed_expanded, intern_flush_name, c,
-			   &bs);
+	err = b->len ? batch_head(b, &head) : 0;
+	if (!err && b->len) {
+		c->stats.counter_flushes +=
+			head.clock == ETDUMP_BATCH_CLOCK_COUNTER;
+		c->stats.pulled += !!(b->hdr.flags & ETDUMP_REC_F_PULLED);
+		err = batch_threads_take(&c->batches, b->hdr.pid, head.tid,
+					 b->addr, head.seq, head.len, &skip);
+		if (err)
+			return err < 0 ? err : 0;
+	}
+	if (!err)
+		err = batch_expand(b, skip, c->min_ts, feed_expanded,
+				   intern_flush_name, c, &bs);
 	c->stats.stale += bs.stale;
 	c->stats.lost_in_flush += bs.lost;
 	if (err == -EINVAL)
 		c->stats.bad_records++;
-	return err;
+	if (err == -EPROTO)
+		c->stats.old_batch_layout++;
+	return err == -EPROTO ? 0 : err;
+}
+
+const struct batch_threads *collector_batch_threads(const struct collector *c)
+{
+	return &c->batches;
 }
 
 /* Has the thread a scope open that it opened in its current run? */
@@ -1233,5 +1260,6 @@ void collector_free(struct collector *c)
 	run_log_free(c->log);
 	free(c->run_note);
 	strtab_free(c->names);
+	batch_threads_free(&c->batches);
 	free(c);
 }

@@ -58,6 +58,9 @@ struct collector_stats {
 	uint64_t unreadable;      /* names the probe could not read */
 	uint64_t stale;           /* batched records from before this capture */
 	uint64_t lost_in_flush;   /* batched records the tracer could not read */
+	uint64_t old_batch_layout; /* flushes of an older etdump_usdt.h */
+	uint64_t counter_flushes; /* stamped with the CPU's counter */
+	uint64_t pulled;          /* buffers read from the process */
 	uint64_t worker_events;   /* of threads with no run: in another's */
 	uint32_t worker_threads;  /* threads that opened no run */
 	uint32_t threads;         /* threads seen */
@@ -65,6 +68,9 @@ struct collector_stats {
 };
 
 struct collector *collector_new(void);
+struct batch_threads;
+/* Each thread's batched buffers: where they are, how far they came. */
+const struct batch_threads *collector_batch_threads(const struct collector *c);
 /*
  * The counters the records carry (enum etdump_counter_kind each), so that
  * scope events get their deltas; the names go into the dump.

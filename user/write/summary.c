@@ -5,6 +5,9 @@
 #include "etdump_record.h"
 #include "log.h"
 #include "summary.h"
+/* the ABI version only */
+#define ETDUMP_USDT_DISABLE
+#include "etdump_usdt.h"
 
 /* "1 Default + 20 Execute": run names in first-seen order with counts. */
 static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)
@@ -131,6 +134,12 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 	if (st->bad_records)
 		p_warn("%llu malformed record(s) ignored",
 		       (unsigned long long)st->bad_records);
+	if (st->counter_flushes)
+		p_info("batched stamps: the CPU's counter, turned into CLOCK_MONOTONIC between the anchors each buffer carries");
+	if (st->old_batch_layout)
+		p_warn("%llu batched flush(es) ignored: the runtime was built with an older schema/etdump_usdt.h (rebuild it with this one's, ABI %d)",
+		       (unsigned long long)st->old_batch_layout,
+		       ETDUMP_USDT_ABI_VERSION);
 	if (drops)
 		p_warn("%llu event(s) lost: the ring buffer was full; try a larger --ring-size",
 		       (unsigned long long)drops);

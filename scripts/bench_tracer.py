@@ -1,0 +1,180 @@
+"""make bench, row 7a: the EventTracer where inference pays for it, inside
+the execution loop of one runner (tests/executorch/runner.cpp) built two
+ways, each way timing its own loop (--loop-time: the loop's thread CPU
+time; loading, attaching and ETDumpGen's final file write left out):
+
+  untraced          --no-tracer: no EventTracer at all
+  null tracer       --null-tracer: an EventTracer whose hooks do nothing
+                    (what having any tracer costs the runtime: with one,
+                    XNNPACK profiles every operator at each execution)
+  detached          our EventTracer, no recorder attached
+  ETDumpGen         the same runner built with ExecuTorch's ETDumpGen
+  batched           our EventTracer, etdump-bpf record -p attached
+  per-scope         ... record -p --precise --no-counters
+
+Time per execution = (T(MANY) - T(FEW)) / (MANY - FEW). Cost per event is
+what a tracer adds over its baseline, per event it writes: on cnn.pte the
+untraced runner; on xnn_mlp.pte the detached tracer, so that XNNPACK's
+profiling, which both tracers pay alike, is left out. The variants that
+attach nothing are cheap and run four times a round, alternated, for the
+detached ratios, whose spread (lowest to highest round) is printed.
+
+The breakdown of a batched event comes from tests/bench/tracer.c, the
+same sites in cnn.pte's pattern with no probe attached: two stamps, the
+check that a name was given, the stores and the rest; what the recorded
+runner pays beyond that is the flush's share (its uprobe hit and copy).
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tests", "e2e"))
+import executorch_env as et  # noqa: E402
+import bench_executorch  # noqa: E402
+
+# (model, FEW, MANY): ~0.1 s of loop at MANY
+MODELS = [("cnn", 200, 3200), ("xnn_mlp", 2000, 42000)]
+DETACHED_PER_ROUND = 4
+LOOP = re.compile(r"loop_cpu_ns=(\d+)")
+EVENTS = re.compile(r"(\d+) events")
+
+
+def loop_cpu(argv, record=None):
+    """The loop's CPU time (ns) of a runner held before its load, with
+    `record` (argv) attached with -p first; and record's stderr."""
+    def loop_time(target):
+        _, err = target.communicate(timeout=600)
+        if target.returncode != 0:
+            raise RuntimeError(f"{argv[0]} failed: {err.strip()}")
+        m = LOOP.search(err)
+        if not m:
+            raise RuntimeError(f"{argv[0]} did not time its loop")
+        return int(m.group(1))
+    return bench_executorch.held(argv + ["--loop-time"], record, loop_time)
+
+
+def per_execution(argv, record, few, many):
+    """ns per execution, and events per execution in what record wrote."""
+    t_few, err_few = loop_cpu(argv + ["--num_executions", str(few)], record)
+    t_many, err_many = loop_cpu(argv + ["--num_executions", str(many)],
+                                record)
+    events = None
+    if record:
+        e_few, e_many = (EVENTS.search(e) for e in (err_few, err_many))
+        if e_few and e_many:
+            events = (int(e_many.group(1)) - int(e_few.group(1))) / \
+                (many - few)
+    return (t_many - t_few) / (many - few), events
+
+
+def breakdown(build):
+    """tests/bench/tracer.c's key=value line, as floats."""
+    out = subprocess.run([os.path.join(build, "bench-tracer")],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    return {k: (float(v) if re.match(r"^[-0-9.]+$", v) else v)
+            for k, v in re.findall(r"(\w+)=(\S+)", out)}
+
+
+def spread(xs, fmt):
+    return f"{fmt(min(xs))} .. {fmt(max(xs))}"
+
+
+def row_tracer(b, table, reps, log, median, fmt_ratio):
+    ok, why = et.available()
+    ours = os.path.join(b.dir, "executorch-runner")
+    etdumpgen = os.path.join(b.dir, "executorch-runner-etdumpgen")
+    if not ok or not os.path.exists(ours):
+        raise RuntimeError("ExecuTorch not found: " +
+                           (why or f"{ours} not built"))
+    cli = os.path.join(b.dir, "etdump-bpf")
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        rec = [cli, "record", "-f", "-o", os.path.join(tmp, "out.etdp")]
+        for model, few, many in MODELS:
+            log(f"7a. the EventTracer in the loop, {model}.pte")
+            path = et.model(model)
+
+            def runner(binary, *extra):
+                return [binary, "--model_path", path, *extra]
+
+            cheap = {"untraced": runner(ours, "--no-tracer"),
+                     "null tracer": runner(ours, "--null-tracer"),
+                     "detached": runner(ours)}
+            recorded = [("ETDumpGen", runner(etdumpgen), None),
+                        ("batched", runner(ours), rec),
+                        ("per-scope", runner(ours),
+                         rec + ["--precise", "--no-counters"])]
+            t = {k: [] for k in list(cheap) + [v[0] for v in recorded]}
+            rounds = {"detached": [], "null": [], "ours": []}
+            events = {}
+            parts = []
+            for rep in range(reps):
+                for _ in range(DETACHED_PER_ROUND):
+                    got = {k: per_execution(a, None, few, many)[0]
+                           for k, a in cheap.items()}
+                    for k, v in got.items():
+                        t[k].append(v)
+                    rounds["detached"].append(got["detached"] /
+                                              got["untraced"])
+                    rounds["null"].append(got["null tracer"] /
+                                          got["untraced"])
+                    rounds["ours"].append(got["detached"] /
+                                          got["null tracer"])
+                for label, argv, record in recorded:
+                    ns, n = per_execution(argv, record, few, many)
+                    t[label].append(ns)
+                    if n:
+                        events[label] = n
+                if model == "cnn":
+                    parts.append(breakdown(b.dir))
+                log(f"  repetition {rep + 1}/{reps} done")
+            med = {k: median(v) for k, v in t.items()}
+            n_events = events.get("batched", float("nan"))
+            base = med["untraced"] if model == "cnn" else med["detached"]
+            base_name = "untraced" if model == "cnn" else "detached"
+            etd_cost = (med["ETDumpGen"] - base) / n_events
+            table.section(
+                f"7a. {model}.pte: the tracer inside the execution loop "
+                f"(the loop's CPU time, (T({many}) - T({few})) / "
+                f"{many - few}); cost per event over the {base_name} "
+                f"runner, {n_events:.0f} events an execution")
+            for label in t:
+                note = f"{med[label] / med['untraced']:.3f}x untraced"
+                ratio = ""
+                if label in ("ETDumpGen", "batched", "per-scope"):
+                    cost = (med[label] - base) / n_events
+                    ratio = fmt_ratio(cost / etd_cost)
+                    note += f"; {cost:.1f} ns/event"
+                    if label != "ETDumpGen":
+                        note += " (ratio: to ETDumpGen's per event)"
+                table.add(label, f"{med[label] / 1000:.2f} us/exec", ratio,
+                          note)
+            r = {k: median(v) for k, v in rounds.items()}
+            table.add("detached / untraced", "", f"{r['detached']:.3f}x",
+                      f"spread {spread(rounds['detached'], '{:.3f}'.format)}"
+                      f" over {len(rounds['detached'])} alternated rounds")
+            if model != "cnn":
+                table.add("  ExecuTorch's part: null tracer / untraced", "",
+                          f"{r['null']:.3f}x",
+                          f"spread {spread(rounds['null'], '{:.3f}'.format)}"
+                          ": XNNPACK profiles each operator once a method "
+                          "has any tracer")
+                table.add("  ours: detached / null tracer", "",
+                          f"{r['ours']:.3f}x",
+                          f"spread {spread(rounds['ours'], '{:.3f}'.format)}")
+            if parts:
+                stamp = median([2 * p["stamp_ns"] for p in parts])
+                names = median([p["name_ns"] for p in parts])
+                user = median([p["attached"] for p in parts])
+                batched = (med["batched"] - base) / n_events
+                table.add("  batched event, broken down", f"{batched:.1f} ns",
+                          "",
+                          f"stamps {stamp:.1f} (two, clock: "
+                          f"{parts[0]['clock']}), name check {names:.1f}, "
+                          f"stores and the rest {user - stamp - names:.1f}, "
+                          f"the flush's share {batched - user:.1f} ns "
+                          f"(tests/bench/tracer.c: {user:.1f} ns without "
+                          f"a probe)")

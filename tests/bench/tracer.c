@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * tracer.c - where an event of batched mode goes, in the runtime's own
+ * thread: the sites of schema/etdump_usdt.h in the pattern of one
+ * execution of cnn.pte (a block, Method::execute around ten instructions,
+ * each an OPERATOR_CALL around its kernel: 21 events), with the `batch`
+ * semaphore set by hand and no probe attached, so a flush costs what the
+ * runtime does around it but no trap. make bench's tracer row sets this
+ * beside the same pattern recorded for real.
+ *
+ *   bench-tracer [-n EXECUTIONS]
+ *
+ * Prints one line of key=value pairs, ns per event (21 a pattern) unless
+ * said: detached (semaphores clear), attached (all the runtime's work),
+ * stamp_ns (one stamp; an event takes two), name_ns (the check that a
+ * name was given in this buffer; one an event), clock (counter or ns).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "etdump_usdt.h"
+
+#define EVENTS 21
+
+static const char *const kernels[10] = {
+	"native_call_convolution.out", "native_call_relu.out",
+	"native_call_max_pool2d_with_indices.out",
+	"native_call_convolution.out", "native_call_relu.out",
+	"native_call_max_pool2d_with_indices.out", "native_call_view_copy.out",
+	"native_call_permute_copy.out", "native_call_addmm.out",
+	"native_call__softmax.out",
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+__attribute__((noinline)) static void execution(void)
+{
+	int i;
+
+	ETDUMP_BLOCK("Execute");
+	ETDUMP_PROFILE_BEGIN("Method::execute", -1, 0);
+	for (i = 0; i < 10; i++) {
+		ETDUMP_PROFILE_BEGIN("OPERATOR_CALL", 0, i);
+		ETDUMP_PROFILE_BEGIN(kernels[i], 0, i);
+		__asm__ __volatile__("" ::: "memory");
+		ETDUMP_PROFILE_END(kernels[i]);
+		ETDUMP_PROFILE_END("OPERATOR_CALL");
+	}
+	ETDUMP_PROFILE_END("Method::execute");
+}
+
+static double per_event(long n)
+{
+	double t0;
+	long i;
+
+	for (i = 0; i < n / 10 + 1; i++)
+		execution();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		execution();
+	return (now_ns() - t0) / n / EVENTS;
+}
+
+static volatile unsigned long long sink;
+
+int main(int argc, char **argv)
+{
+	long n = 200000, i;
+	double detached, attached, stamp, name, t0;
+	struct etdump_batch_state *st;
+	unsigned int slot;
+
+	if (argc == 3 && !strcmp(argv[1], "-n"))
+		n = atol(argv[2]);
+	else if (argc != 1) {
+		fprintf(stderr, "usage: bench-tracer [-n EXECUTIONS]\n");
+		return 2;
+	}
+	detached = per_event(n);
+	etdump_semaphores.s.batch = 1;
+	attached = per_event(n);
+
+	t0 = now_ns();
+	for (i = 0; i < n * EVENTS; i++)
+		sink += etdump__stamp();
+	stamp = (now_ns() - t0) / (n * EVENTS);
+
+	/* the longest name, said in the buffer */
+	st = etdump__state();
+	etdump__room(st, kernels[2], 24);
+	slot = ((unsigned long)kernels[2] >> 3) % ETDUMP__NAME_SLOTS;
+	t0 = now_ns();
+	for (i = 0; i < n * EVENTS; i++) {
+		__asm__ __volatile__("" ::: "memory");
+		sink += etdump__named(st, kernels[2], slot);
+	}
+	name = (now_ns() - t0) / (n * EVENTS);
+	etdump_semaphores.s.batch = 0;
+	printf("detached=%.2f attached=%.2f stamp_ns=%.2f name_ns=%.2f "
+	       "clock=%s\n", detached, attached, stamp, name,
+	       etdump_batch_clock == ETDUMP_BATCH_CLOCK_COUNTER ? "counter" :
+								  "ns");
+	return 0;
+}

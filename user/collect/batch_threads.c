@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "batch_threads.h"
+
+void batch_threads_init(struct batch_threads *bt)
+{
+	memset(bt, 0, sizeof(*bt));
+}
+
+void batch_threads_free(struct batch_threads *bt)
+{
+	free(bt->slot);
+	batch_threads_init(bt);
+}
+
+static size_t home(const struct batch_threads *bt, uint32_t tid)
+{
+	return (tid * 2654435761u) & (bt->cap - 1);
+}
+
+static struct batch_thread *lookup(const struct batch_threads *bt, uint32_t tid)
+{
+	size_t i;
+
+	if (!bt->cap)
+		return NULL;
+	for (i = home(bt, tid); bt->slot[i].tid; i = (i + 1) & (bt->cap - 1))
+		if (bt->slot[i].tid == tid)
+			return &bt->slot[i];
+	return NULL;
+}
+
+const struct batch_thread *batch_threads_find(const struct batch_threads *bt,
+					      uint32_t tid)
+{
+	return lookup(bt, tid);
+}
+
+static int grow(struct batch_threads *bt)
+{
+	struct batch_threads bigger = { .cap = bt->cap ? bt->cap * 2 : 64 };
+	size_t i, j;
+
+	bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
+	if (!bigger.slot)
+		return -ENOMEM;
+	for (i = 0; i < bt->cap; i++) {
+		if (!bt->slot[i].tid)
+			continue;
+		for (j = home(&bigger, bt->slot[i].tid); bigger.slot[j].tid;
+		     j = (j + 1) & (bigger.cap - 1))
+			;
+		bigger.slot[j] = bt->slot[i];
+	}
+	bigger.n = bt->n;
+	free(bt->slot);
+	*bt = bigger;
+	return 0;
+}
+
+static struct batch_thread *add(struct batch_threads *bt, uint32_t tid)
+{
+	size_t i;
+
+	if ((bt->n + 1) * 2 > bt->cap && grow(bt))
+		return NULL;
+	for (i = home(bt, tid); bt->slot[i].tid; i = (i + 1) & (bt->cap - 1))
+		;
+	bt->n++;
+	bt->slot[i].tid = tid;
+	return &bt->slot[i];
+}
+
+int batch_threads_take(struct batch_threads *bt, uint32_t pid, uint32_t tid,
+		       uint64_t addr, uint64_t seq, uint32_t len,
+		       uint32_t *skip)
+{
+	struct batch_thread *t = lookup(bt, tid);
+
+	*skip = 0;
+	if (!t) {
+		t = add(bt, tid);
+		if (!t)
+			return -ENOMEM;
+	} else if (t->pid == pid && t->addr == addr) {
+		/* an earlier buffer, or this one read as far before */
+		if (seq < t->seq || (seq == t->seq && len <= t->taken))
+			return 1;
+		if (seq == t->seq)
+			*skip = t->taken;
+	}
+	t->pid = pid;
+	t->addr = addr;
+	t->seq = seq;
+	t->taken = len;
+	return 0;
+}

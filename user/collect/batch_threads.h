@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * batch_threads.h - what the recorder has of each thread's batched buffers:
+ * which buffer (its sequence number) and how far into it, so that a flush
+ * repeats nothing the recorder read from the process before (an idle
+ * thread's buffer, read at the end or while it idles), and where the
+ * buffer lives, to read it.
+ */
+#ifndef ETDUMP_BATCH_THREADS_H
+#define ETDUMP_BATCH_THREADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct batch_thread {
+	uint32_t pid;
+	uint32_t tid;       /* the writer of the buffer; 0: a free slot */
+	uint64_t addr;      /* its buffer in the process */
+	uint64_t seq;       /* the last buffer taken from */
+	uint32_t taken;     /* bytes of its records taken */
+};
+
+struct batch_threads {
+	struct batch_thread *slot;
+	size_t cap;         /* a power of two, or 0 */
+	size_t n;
+};
+
+void batch_threads_init(struct batch_threads *bt);
+void batch_threads_free(struct batch_threads *bt);
+
+/*
+ * A buffer of thread `tid`, number `seq`, holding `len` bytes of records:
+ * 0 and *skip, the bytes of its records taken before (they are the
+ * recorder's already); 1 when it holds nothing new; -ENOMEM.
+ */
+int batch_threads_take(struct batch_threads *bt, uint32_t pid, uint32_t tid,
+		       uint64_t addr, uint64_t seq, uint32_t len,
+		       uint32_t *skip);
+
+/* The thread's entry, or NULL. */
+const struct batch_thread *batch_threads_find(const struct batch_threads *bt,
+					      uint32_t tid);
+
+#endif /* ETDUMP_BATCH_THREADS_H */
