@@ -5,7 +5,7 @@ set -eu
 
 packages="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev pkg-config
 bpftool flatbuffers-compiler python3 util-linux bpftrace valgrind
-libclang-rt-14-dev binutils"
+libclang-rt-14-dev binutils golang-go"
 
 # The real-viewer tests (tests/viewer): Chromium, Node.js and the npm
 # packages pinned in tests/viewer/package-lock.json, installed there. Where

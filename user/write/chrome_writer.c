@@ -373,17 +373,6 @@ static void name_track(struct trace *tr, const char *what, uint32_t tid,
 	fputs("}}", tr->f);
 }
 
-/* The thread's own name (comm) where the capture has it. */
-static const char *thread_comm(const struct raw_info *info, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < info->nthreads; i++)
-		if (info->threads[i].tid == tid && *info->threads[i].name)
-			return info->threads[i].name;
-	return NULL;
-}
-
 /*
  * Perfetto lists threads by this hint: by tid, each thread's lane right
  * below it.
@@ -407,7 +396,7 @@ static void name_lanes(struct trace *tr)
 	for (i = 0; l && i < l->n; i++) {
 		if (i && l->v[i - 1].tid == l->v[i].tid)
 			continue;
-		comm = thread_comm(tr->info, l->v[i].tid);
+		comm = raw_thread_name(tr->info, l->v[i].tid);
 		if (comm)
 			snprintf(name, sizeof(name), "%s sched", comm);
 		else
@@ -424,7 +413,7 @@ static void name_thread(struct trace *tr, uint32_t tid, const char *process)
 	char name[32];
 
 	snprintf(name, sizeof(name), "thread %u", tid);
-	comm = tr->from_etdump ? NULL : thread_comm(tr->info, tid);
+	comm = tr->from_etdump ? NULL : raw_thread_name(tr->info, tid);
 	name_track(tr, "thread_name", tid, comm ? comm :
 		   tid == tr->info->pid && !tr->from_etdump ? process : name);
 }
