@@ -3,9 +3,11 @@
 # when they are missing. Needs root (or sudo) only when something is missing.
 set -eu
 
+# golang-go and graphviz: go tool pprof, which reads the profiles convert
+# writes (tests/e2e/test_pprof.py), and the dot its web UI draws graphs with
 packages="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev pkg-config
 bpftool flatbuffers-compiler python3 util-linux bpftrace valgrind
-libclang-rt-14-dev binutils"
+libclang-rt-14-dev binutils golang-go graphviz"
 
 # The real-viewer tests (tests/viewer): Chromium, Node.js and the npm
 # packages pinned in tests/viewer/package-lock.json, installed there. Where

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * cmd_convert.c - `etdump-bpf convert`: replay a raw capture through the
- * collector, as `record` fed it live, into an ETDump or a Chrome trace.
+ * collector, as `record` fed it live, into an ETDump, a Chrome trace or a
+ * pprof profile; an ETDump into a Chrome trace or a pprof profile.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include "etdump_writer.h"
 #include "file_io.h"
 #include "log.h"
+#include "pprof_writer.h"
 #include "raw_reader.h"
 #include "raw_replay.h"
 #include "sched_lanes.h"
@@ -25,20 +27,34 @@
 #include "symbol_calibrate.h"
 
 static const char convert_usage[] =
-	"usage: etdump-bpf convert RAW -o FILE [--format etdump|chrome] [-f]\n"
+	"usage: etdump-bpf convert FILE -o OUT [--format etdump|chrome|pprof] [-f]\n"
 	"\n"
 	"Turn a raw capture (record --raw) into an ETDump, the very file\n"
-	"record -o writes from the same events, or into a Chrome trace-event\n"
-	"JSON that Perfetto's UI (ui.perfetto.dev) and chrome://tracing open.\n"
+	"record -o writes from the same events, into a Chrome trace-event\n"
+	"JSON that Perfetto's UI (ui.perfetto.dev) and chrome://tracing open,\n"
+	"or into a pprof profile. An ETDump (ours or ExecuTorch's ETDumpGen)\n"
+	"converts to the last two.\n"
 	"\n"
-	"  -o, --output FILE    the file to write (required)\n"
-	"  -F, --format FMT     etdump, or chrome (default when FILE ends in .json)\n"
-	"  -f, --force          overwrite FILE if it exists (and its debug buffer)\n"
+	"  -o, --output OUT     the file to write (required)\n"
+	"  -F, --format FMT     etdump, chrome (default when OUT ends in .json)\n"
+	"                       or pprof (default when OUT ends in .pb.gz)\n"
+	"  -f, --force          overwrite OUT if it exists (and its debug buffer)\n"
 	"      --slice-args     chrome: every slice with its run, ids and counters\n"
 	"                       as args (Perfetto's args panel); speedscope then\n"
 	"                       shows each call as its own frame\n"
 	"A capture made with record --values also gives the debug buffer beside\n"
-	"an ETDump: FILE with .etdp replaced by .debug.bin.\n"
+	"an ETDump: OUT with .etdp replaced by .debug.bin.\n"
+	"\n"
+	"pprof: a gzipped profile.proto, as go tool pprof, Pyroscope, Parca and\n"
+	"Grafana read it. One sample per event nesting: its block (the run's\n"
+	"name) at the root, the events around it (OPERATOR_CALL with its\n"
+	"instruction), the event at the leaf. Sample types: events (count),\n"
+	"wall (nanoseconds, the default) and one per recorded counter; each\n"
+	"sample holds the event's own part (flat), so an operator's cum is the\n"
+	"sum of its durations, as report sums them. Labels: run (from 1),\n"
+	"block, thread (and tid from a raw capture). Comments: the recorder,\n"
+	"its command, when, and this conversion. Time and duration are the\n"
+	"recording's (an ETDump has no wall clock: no time, its events' span).\n"
 	"\n"
 	"A capture cut short (recorder killed, disk full) converts every complete\n"
 	"chunk, with a warning naming the byte where it ends.\n"
@@ -48,9 +64,10 @@ static const char convert_usage[] =
 	"\n"
 	"examples:\n"
 	"  etdump-bpf convert run.raw -o run.etdp\n"
-	"  etdump-bpf convert run.raw -o run.json\n";
+	"  etdump-bpf convert run.raw -o run.json\n"
+	"  etdump-bpf convert run.etdp -o run.pb.gz && go tool pprof -top run.pb.gz\n";
 
-enum format { FORMAT_ETDUMP, FORMAT_CHROME };
+enum format { FORMAT_ETDUMP, FORMAT_CHROME, FORMAT_PPROF };
 
 struct convert_opts {
 	const char *input;
@@ -58,6 +75,8 @@ struct convert_opts {
 	enum format format;
 	bool force;
 	unsigned int chrome_flags;
+	int argc;               /* the command, for the profile's comments */
+	char **argv;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -113,19 +132,24 @@ static int parse_convert_args(int argc, char **argv, struct convert_opts *o)
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error("%s", "give one raw capture to convert");
+		return usage_error("%s", "give one raw capture or ETDump to convert");
 	o->input = argv[optind];
 	if (!o->output)
 		return usage_error("%s", "no output file: give -o FILE");
+	o->argc = argc;
+	o->argv = argv;
 	if (!format)
-		format = ends_with(o->output, ".json") ? "chrome" : "etdump";
+		format = ends_with(o->output, ".json") ? "chrome" :
+			 ends_with(o->output, ".pb.gz") ? "pprof" : "etdump";
 	if (!strcmp(format, "etdump"))
 		o->format = FORMAT_ETDUMP;
 	else if (!strcmp(format, "chrome"))
 		o->format = FORMAT_CHROME;
+	else if (!strcmp(format, "pprof"))
+		o->format = FORMAT_PPROF;
 	else
-		return usage_error("unknown format '%s' (etdump or chrome)",
-				   format);
+		return usage_error("unknown format '%s' (etdump, chrome or "
+				   "pprof)", format);
 	return 0;
 }
 
@@ -180,6 +204,7 @@ int cmd_convert(int argc, char **argv)
 	struct collector *col = NULL;
 	struct raw_reader *r = NULL;
 	char *kept = NULL;
+	struct pprof_source pprof;
 	struct convert_opts o;
 	int err, ret = EXIT_FAIL;
 	char msg[256], how[512];
@@ -188,13 +213,16 @@ int cmd_convert(int argc, char **argv)
 	err = parse_convert_args(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
+	pprof = (struct pprof_source){ .input = o.input, .argv = o.argv,
+				       .argc = o.argc };
 	if (output_check(o.output, o.force))
 		return EXIT_FAIL;
 	err = raw_reader_open(&r, o.input, msg, sizeof(msg));
-	/* an ETDump makes a timeline too */
-	if (err == -EPROTO && o.format == FORMAT_CHROME)
+	/* an ETDump makes a timeline and a profile too */
+	if (err == -EPROTO && o.format != FORMAT_ETDUMP)
 		return convert_etdump(o.input, o.output, o.chrome_flags,
-				      o.force);
+				      o.force, o.format == FORMAT_PPROF ?
+				      &pprof : NULL);
 	if (err) {
 		p_err("%s: %s", o.input, msg);
 		return EXIT_FAIL;
@@ -211,9 +239,13 @@ int cmd_convert(int argc, char **argv)
 		goto cleanup;
 	}
 	sched_lanes_sort(&lanes);
+	pprof.info = info;
 	if (o.format == FORMAT_CHROME)
 		err = chrome_write_file(&dump, info, &lanes, o.chrome_flags,
 					o.output, o.force, &kept);
+	else if (o.format == FORMAT_PPROF)
+		err = pprof_write_file(&dump, &pprof, o.output, o.force,
+				       &kept);
 	else
 		err = etdump_write_file(&dump, o.output, o.force, &kept);
 	if (err) {

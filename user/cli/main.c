@@ -20,7 +20,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "trace a process into an ETDump" },
 	{ "list", cmd_list, "show the etdump probes of a binary or process" },
-	{ "convert", cmd_convert, "turn a raw capture into an ETDump or a Chrome trace" },
+	{ "convert", cmd_convert, "turn a raw capture into an ETDump, a Chrome trace or a pprof profile" },
 	{ "report", cmd_report, "the Inspector's statistics table of an ETDump" },
 	{ "diff", cmd_diff, "compare two ETDumps operator by operator, for CI" },
 	{ "doctor", cmd_doctor, "what recording needs here, and what is missing" },

@@ -60,7 +60,8 @@ int etdump_assign_tracks(struct etd_dump *dump)
 }
 
 int convert_etdump(const char *input, const char *output,
-		   unsigned int chrome_flags, bool force)
+		   unsigned int chrome_flags, bool force,
+		   const struct pprof_source *pprof)
 {
 	/* the chrome writer's process: the file (named in exe) */
 	struct raw_info info = { .pid = 1, .exe = (char *)input,
@@ -79,7 +80,9 @@ int convert_etdump(const char *input, const char *output,
 		p_warn("%s: counters in its metadata cannot be read: left out",
 		       input);
 	ret = etdump_assign_tracks(&dump);
-	if (!ret)
+	if (!ret && pprof)
+		ret = pprof_write_file(&dump, pprof, output, force, &kept);
+	else if (!ret)
 		ret = chrome_write_file(&dump, &info, NULL,
 					chrome_flags | CHROME_FROM_ETDUMP,
 					output, force, &kept);

@@ -647,6 +647,16 @@ const struct raw_info *raw_reader_info(const struct raw_reader *r)
 	return &r->info;
 }
 
+const char *raw_thread_name(const struct raw_info *info, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < info->nthreads; i++)
+		if (info->threads[i].tid == tid && *info->threads[i].name)
+			return info->threads[i].name;
+	return NULL;
+}
+
 void raw_reader_free(struct raw_reader *r)
 {
 	struct raw_info *in;

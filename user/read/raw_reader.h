@@ -80,6 +80,8 @@ int raw_reader_open(struct raw_reader **out, const char *path, char *err,
 int raw_reader_open_mem(struct raw_reader **out, const void *buf, size_t len,
 			char *err, size_t errlen);
 const struct raw_info *raw_reader_info(const struct raw_reader *r);
+/* The thread's own name (comm) as the capture has it; NULL: none. */
+const char *raw_thread_name(const struct raw_info *info, uint32_t tid);
 /*
  * The next record: 1 with *rec (8-byte aligned, valid until the next
  * call) and *len; 0 when no more can be read (info->state says why);

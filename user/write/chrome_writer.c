@@ -8,6 +8,7 @@
 #include "chrome_writer.h"
 #include "file_io.h"
 #include "sched_lanes.h"
+#include "slice_nesting.h"
 #include "utf8.h"
 #include "version.h"
 
@@ -53,7 +54,7 @@ struct item {
 	size_t flow;            /* EDGE_FLOW_*: its id */
 	uint32_t tid;
 	size_t run;             /* IT_DROP: the mark */
-	size_t ev;              /* SIZE_MAX: the run's own slice */
+	size_t ev;              /* NEST_RUN: the run's own slice */
 	size_t seq;             /* IT_SLICE: its place in the walk */
 	size_t sub;             /* EDGE_FLOW_START: after the B of seq */
 };
@@ -99,118 +100,8 @@ static int item_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* A run or an event as it nests on its thread. */
-struct slice {
-	uint64_t start, end;
-	uint32_t tid;
-	size_t run;
-	size_t ev;              /* SIZE_MAX: the run itself */
-	bool parent;            /* encloses another slice */
-	size_t begin_seq;       /* where its B stands in the walk */
-	size_t flows;           /* flows started from it so far */
-};
-
-static bool zero_length(const struct slice *s)
-{
-	return s->start == s->end;
-}
-
-/*
- * Thread, then start; a run before its events, then what lasts no time
- * (see nests_in()), then the longer first.
- */
-static int slice_cmp(const void *a, const void *b)
-{
-	const struct slice *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if ((x->ev == SIZE_MAX) != (y->ev == SIZE_MAX))
-		return x->ev == SIZE_MAX ? -1 : 1;
-	if (zero_length(x) != zero_length(y))
-		return zero_length(x) ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	if (x->ev == y->ev)
-		return 0;
-	/* instants in the order they were logged */
-	if (zero_length(x))
-		return x->ev < y->ev ? -1 : 1;
-	/* same times: ETDumpGen wrote the inner scope first */
-	return x->ev > y->ev ? -1 : 1;
-}
-
-/*
- * Whether s goes inside the open slice top. A slice that lasts no time
- * does only strictly inside (or in its own run): at its parent's first or
- * last instant speedscope would take its end as the parent's, as it ends
- * slices before it begins others at equal times.
- */
-static bool nests_in(const struct slice *s, const struct slice *top)
-{
-	if (top->tid != s->tid)
-		return false;
-	if (zero_length(s))
-		return (top->start < s->start && s->start < top->end) ||
-		       (top->ev == SIZE_MAX && top->run == s->run);
-	return s->end <= top->end;
-}
-
-/* Every run and profile event, each run spanning its events. */
-static int collect_slices(const struct etd_dump *dump, struct slice **out,
-			  size_t *n)
-{
-	struct slice *v;
-	size_t r, e, k = 0, total = 0;
-
-	for (r = 0; r < dump->nruns; r++)
-		total += dump->runs[r].nevents + 1;
-	v = calloc(total ? total : 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (r = 0; r < dump->nruns; r++) {
-		const struct etd_run *run = &dump->runs[r];
-		size_t at = k++;
-		struct slice *rs = &v[at];
-		bool any = false;
-
-		*rs = (struct slice){ .start = run->open_time,
-			.end = run->open_time, .tid = run->tid, .run = r,
-			.ev = SIZE_MAX };
-		for (e = 0; e < run->nevents; e++) {
-			const struct etd_event *ev = &run->events[e];
-
-			if (ev->kind != ETD_PROFILE)
-				continue;
-			any = true;
-			/* a pool worker's event is drawn on its own thread */
-			v[k++] = (struct slice){ .start = ev->start_time,
-				.end = ev->end_time > ev->start_time ?
-				       ev->end_time : ev->start_time,
-				.tid = ev->tid ? ev->tid : run->tid, .run = r,
-				.ev = e };
-			if (ev->tid)
-				continue;
-			if (ev->start_time < rs->start)
-				rs->start = ev->start_time;
-			if (v[k - 1].end > rs->end)
-				rs->end = v[k - 1].end;
-		}
-		/* an ETDump's run of debug events only: nothing in time */
-		if (!any && !run->open_time)
-			k = at;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-static int add_edge(struct items *it, const struct slice *s, enum edge edge,
-		    size_t flow, size_t *seq)
+static int add_edge(struct items *it, const struct nest_slice *s,
+		    enum edge edge, size_t flow, size_t *seq)
 {
 	return item_add(it, (struct item){
 		.ts = edge == EDGE_END ? s->end : s->start,
@@ -219,12 +110,12 @@ static int add_edge(struct items *it, const struct slice *s, enum edge edge,
 }
 
 /* Is s an event a delegate logged inside the instruction slice parent? */
-static bool called_by(const struct etd_dump *dump, const struct slice *s,
-		      const struct slice *parent)
+static bool called_by(const struct etd_dump *dump, const struct nest_slice *s,
+		      const struct nest_slice *parent)
 {
 	const struct etd_event *ev, *call;
 
-	if (s->ev == SIZE_MAX || parent->ev == SIZE_MAX ||
+	if (s->ev == NEST_RUN || parent->ev == NEST_RUN ||
 	    s->run != parent->run)
 		return false;
 	ev = &dump->runs[s->run].events[s->ev];
@@ -234,78 +125,69 @@ static bool called_by(const struct etd_dump *dump, const struct slice *s,
 	       ev->instruction_id != ETD_UNSET;
 }
 
+/* The walk's state: the items, and where each slice's B stands. */
+struct walk {
+	const struct etd_dump *dump;
+	struct items *it;
+	size_t *begin_seq;      /* by slice */
+	size_t *flows;          /* by slice: flows started from it so far */
+	size_t seq, nflows;
+};
+
 /*
- * The B of s; when a delegate logged it, a flow from the instruction that
- * called it (the nearest open slice of that instruction): its "s" right
- * after that slice's B, its "f" right after the event's.
+ * The B of slice i; when a delegate logged it, a flow from the instruction
+ * that called it (the nearest open slice of that instruction): its "s"
+ * right after that slice's B, its "f" right after the event's.
  */
-static int add_begin(const struct etd_dump *dump, struct items *it,
-		     struct slice *v, const size_t *stack, size_t depth,
-		     struct slice *s, size_t *seq, size_t *flows)
+static int add_begin(void *ctx, struct nest_slice *v, const size_t *stack,
+		     size_t depth, size_t i)
 {
-	struct slice *call = NULL;
-	size_t d;
+	const struct nest_slice *s = &v[i];
+	struct walk *w = ctx;
+	size_t d, call = SIZE_MAX;
 	int err;
 
-	for (d = depth; d-- > 0 && !call;)
-		if (called_by(dump, s, &v[stack[d]]))
-			call = &v[stack[d]];
-	s->begin_seq = *seq;
-	err = add_edge(it, s, EDGE_BEGIN, 0, seq);
-	if (err || !call)
+	for (d = depth; d-- > 0 && call == SIZE_MAX;)
+		if (called_by(w->dump, s, &v[stack[d]]))
+			call = stack[d];
+	w->begin_seq[i] = w->seq;
+	err = add_edge(w->it, s, EDGE_BEGIN, 0, &w->seq);
+	if (err || call == SIZE_MAX)
 		return err;
-	(*flows)++;
-	err = item_add(it, (struct item){ .ts = call->start,
-		.kind = IT_SLICE, .edge = EDGE_FLOW_START, .flow = *flows,
-		.tid = call->tid, .run = call->run, .ev = call->ev,
-		.seq = call->begin_seq, .sub = ++call->flows });
+	w->nflows++;
+	err = item_add(w->it, (struct item){ .ts = v[call].start,
+		.kind = IT_SLICE, .edge = EDGE_FLOW_START, .flow = w->nflows,
+		.tid = v[call].tid, .run = v[call].run, .ev = v[call].ev,
+		.seq = w->begin_seq[call], .sub = ++w->flows[call] });
 	if (!err)
-		err = add_edge(it, s, EDGE_FLOW_FINISH, *flows, seq);
+		err = add_edge(w->it, s, EDGE_FLOW_FINISH, w->nflows, &w->seq);
 	return err;
 }
 
-/*
- * Walk each thread's slices in order with a stack of the open ones: a
- * slice ends (E) when the next one does not fit inside it. One that starts
- * inside a slice but ends after it (no scope does that; a damaged or
- * foreign file may) is cut at its parent's end, so that every reader
- * nests the file the same way; *clipped counts them.
- */
-static int walk_slices(const struct etd_dump *dump, struct slice *v,
+static int add_end(void *ctx, struct nest_slice *v, const size_t *stack,
+		   size_t depth, size_t i)
+{
+	struct walk *w = ctx;
+
+	(void)stack;
+	(void)depth;
+	return add_edge(w->it, &v[i], EDGE_END, 0, &w->seq);
+}
+
+/* B and E (and flows) of every slice, nested by slice_nesting.h. */
+static int walk_slices(const struct etd_dump *dump, struct nest_slice *v,
 		       size_t n, struct items *it, size_t *clipped)
 {
-	size_t *stack, depth = 0, seq = 0, flows = 0, i;
-	int err = 0;
+	struct walk w = { .dump = dump, .it = it };
+	struct nest_visitor vis = { add_begin, add_end, &w };
+	int err = -ENOMEM;
 
-	stack = calloc(n ? n : 1, sizeof(*stack));
-	if (!stack)
-		return -ENOMEM;
-	for (i = 0; i < n && !err; i++) {
-		struct slice *s = &v[i];
-
-		while (depth && !err) {
-			struct slice *top = &v[stack[depth - 1]];
-
-			if (top->tid == s->tid && s->start < top->end &&
-			    s->end > top->end) {
-				s->end = top->end;
-				(*clipped)++;
-			}
-			if (nests_in(s, top))
-				break;
-			err = add_edge(it, top, EDGE_END, 0, &seq);
-			depth--;
-		}
-		if (depth)
-			v[stack[depth - 1]].parent = true;
-		if (!err)
-			err = add_begin(dump, it, v, stack, depth, s, &seq,
-					&flows);
-		stack[depth++] = i;
-	}
-	while (depth && !err)
-		err = add_edge(it, &v[stack[--depth]], EDGE_END, 0, &seq);
-	free(stack);
+	w.begin_seq = calloc(n ? n : 1, sizeof(*w.begin_seq));
+	w.flows = calloc(n ? n : 1, sizeof(*w.flows));
+	if (w.begin_seq && w.flows)
+		err = nest_walk(v, n, &vis, clipped);
+	free(w.begin_seq);
+	free(w.flows);
 	return err;
 }
 
@@ -360,7 +242,8 @@ static int add_lanes(const struct sched_lanes *l, uint64_t end,
  * Counter tracks from the innermost events only: an enclosing event's
  * delta holds its children's, and one track cannot show both.
  */
-static int add_counters(const struct etd_dump *dump, const struct slice *v,
+static int add_counters(const struct etd_dump *dump,
+			const struct nest_slice *v,
 			size_t n, struct items *it)
 {
 	size_t i;
@@ -372,7 +255,7 @@ static int add_counters(const struct etd_dump *dump, const struct slice *v,
 		struct item x = { .tid = v[i].tid, .run = v[i].run,
 				  .ev = v[i].ev };
 
-		if (v[i].parent || v[i].ev == SIZE_MAX ||
+		if (v[i].parent || v[i].ev == NEST_RUN ||
 		    !dump->runs[x.run].events[x.ev].counters.n)
 			continue;
 		x.kind = IT_COUNTER_SET;
@@ -490,17 +373,6 @@ static void name_track(struct trace *tr, const char *what, uint32_t tid,
 	fputs("}}", tr->f);
 }
 
-/* The thread's own name (comm) where the capture has it. */
-static const char *thread_comm(const struct raw_info *info, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < info->nthreads; i++)
-		if (info->threads[i].tid == tid && *info->threads[i].name)
-			return info->threads[i].name;
-	return NULL;
-}
-
 /*
  * Perfetto lists threads by this hint: by tid, each thread's lane right
  * below it.
@@ -524,7 +396,7 @@ static void name_lanes(struct trace *tr)
 	for (i = 0; l && i < l->n; i++) {
 		if (i && l->v[i - 1].tid == l->v[i].tid)
 			continue;
-		comm = thread_comm(tr->info, l->v[i].tid);
+		comm = raw_thread_name(tr->info, l->v[i].tid);
 		if (comm)
 			snprintf(name, sizeof(name), "%s sched", comm);
 		else
@@ -541,7 +413,7 @@ static void name_thread(struct trace *tr, uint32_t tid, const char *process)
 	char name[32];
 
 	snprintf(name, sizeof(name), "thread %u", tid);
-	comm = tr->from_etdump ? NULL : thread_comm(tr->info, tid);
+	comm = tr->from_etdump ? NULL : raw_thread_name(tr->info, tid);
 	name_track(tr, "thread_name", tid, comm ? comm :
 		   tid == tr->info->pid && !tr->from_etdump ? process : name);
 }
@@ -697,7 +569,7 @@ static void write_slice(struct trace *tr, const struct item *x)
 {
 	const struct etd_run *run = &tr->dump->runs[x->run];
 	const struct etd_event *ev =
-		x->ev == SIZE_MAX ? NULL : &run->events[x->ev];
+		x->ev == NEST_RUN ? NULL : &run->events[x->ev];
 	char buf[32];
 
 	if (x->edge == EDGE_FLOW_START || x->edge == EDGE_FLOW_FINISH) {
@@ -874,7 +746,7 @@ static void sort_items(struct items *it)
 }
 
 /* The latest time the timeline knows of. */
-static uint64_t last_time(const struct slice *v, size_t n,
+static uint64_t last_time(const struct nest_slice *v, size_t n,
 			  const struct sched_lanes *l)
 {
 	uint64_t last = 0;
@@ -892,15 +764,13 @@ static uint64_t last_time(const struct slice *v, size_t n,
 /* Every item of the timeline, in the order it is written. */
 static int build_items(struct trace *tr, struct items *it)
 {
-	struct slice *v = NULL;
+	struct nest_slice *v = NULL;
 	size_t n = 0;
 	int err;
 
-	err = collect_slices(tr->dump, &v, &n);
+	err = nest_collect(tr->dump, &v, &n);
 	if (err)
 		return err;
-	if (n)
-		qsort(v, n, sizeof(*v), slice_cmp);
 	err = walk_slices(tr->dump, v, n, it, &tr->clipped);
 	if (!err && tr->lanes)
 		err = add_lanes(tr->lanes, last_time(v, n, tr->lanes), it);
