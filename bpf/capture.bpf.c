@@ -259,8 +259,11 @@ int BPF_USDT(on_block, const char *name)
 	struct etdump_rec_block *r;
 
 	r = reserve(sizeof(*r), ETDUMP_REC_BLOCK);
-	if (!r)
+	if (!r) {
+		/* no entry unless a target's record was just counted lost */
+		mark_block_lost();
 		return 0;
+	}
 	r->name_len = copy_name(r->name, name);
 	submit(r);
 	return 0;
