@@ -85,13 +85,11 @@ static const char *const EXEC = "Method::execute";
 static const char *const OP = "OPERATOR_CALL";
 static const char *const ADD = "native_call_add.out";
 
-/* One Execute run with `ninstr` kernel instructions on a thread. */
-static void execute(struct collector *c, uint32_t tid, int ninstr)
+/* The instructions of a run begun already: its events but its block's. */
+static void execute_rest(struct collector *c, uint32_t tid, int ninstr)
 {
 	int k;
 
-	block(c, tid, "Execute");
-	begin(c, tid, EXEC, -1, 0);
 	for (k = 0; k < ninstr; k++) {
 		instruction(c, tid, 0, k);
 		begin(c, tid, OP, -1, 0);
@@ -102,6 +100,15 @@ static void execute(struct collector *c, uint32_t tid, int ninstr)
 	}
 	end(c, tid, EXEC);
 }
+
+/* One Execute run with `ninstr` kernel instructions on a thread. */
+static void execute(struct collector *c, uint32_t tid, int ninstr)
+{
+	block(c, tid, "Execute");
+	begin(c, tid, EXEC, -1, 0);
+	execute_rest(c, tid, ninstr);
+}
+
 
 static struct etd_dump finish(struct collector *c, struct collector_stats *st)
 {
@@ -471,22 +478,6 @@ TEST(runs_that_lost_records_are_left_out)
 	CHECK_EQ_INT(d.runs[1].nevents, 5);
 	CHECK_EQ_INT(st.lost_runs, 2);
 	etd_dump_free(&d);
-}
-
-/* The instructions of a run begun already: its events but its block's. */
-static void execute_rest(struct collector *c, uint32_t tid, int ninstr)
-{
-	int k;
-
-	for (k = 0; k < ninstr; k++) {
-		instruction(c, tid, 0, k);
-		begin(c, tid, OP, -1, 0);
-		begin(c, tid, ADD, -1, 0);
-		end(c, tid, ADD);
-		end(c, tid, OP);
-		instruction(c, tid, -1, 0);
-	}
-	end(c, tid, EXEC);
 }
 
 /*
