@@ -262,8 +262,11 @@ int BPF_USDT(on_block, const char *name)
 	struct etdump_rec_block *r;
 
 	r = reserve(sizeof(*r), ETDUMP_REC_BLOCK);
-	if (!r)
+	if (!r) {
+		/* no entry unless a target's record was just counted lost */
+		mark_block_lost();
 		return 0;
+	}
 	r->name_len = copy_name(r->name, name);
 	submit(r);
 	return 0;
@@ -434,8 +437,13 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 	r->nevents = nevents;
 	r->addr = (__u64)buf;
 	if (bpf_ringbuf_output(&events, r, size, wakeup_flags(bpf_ringbuf_query(
-				       &events, BPF_RB_PROD_POS) + size, size)))
+				       &events, BPF_RB_PROD_POS) + size, size))) {
 		count_drops(nevents);
+		/* the buffer held a run's start: what follows is that run's */
+		if (n >= sizeof(struct etdump_batch_head) &&
+		    ((struct etdump_batch_head *)r->data)->blocks)
+			mark_block_lost();
+	}
 }
 
 SEC("usdt")

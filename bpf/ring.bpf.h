@@ -91,9 +91,11 @@ struct {
 
 /*
  * Threads that lost a record since their last one in the ring: their next
- * record says so (ETDUMP_REC_F_LOST_BEFORE), and the collector leaves out
- * the run that lost it rather than merge what follows into it. Looked up
- * only once some record was lost, so a ring that keeps up pays nothing.
+ * record says so (ETDUMP_REC_F_LOST_BEFORE, and ETDUMP_REC_F_LOST_BLOCK
+ * when a block was among them: the value is those flags), and the
+ * collector leaves out the run that lost it rather than merge what follows
+ * into it. Looked up only once some record was lost, so a ring that keeps
+ * up pays nothing.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -107,22 +109,45 @@ bool any_lost = false;
 static __always_inline void count_drops(__u64 n)
 {
 	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
-	__u8 one = 1;
+	__u8 one = ETDUMP_REC_F_LOST_BEFORE;
 	__u64 *lost;
 
 	lost = bpf_map_lookup_elem(&drops, &zero);
 	if (lost)
 		*lost += n;
 	any_lost = true;
-	bpf_map_update_elem(&lost_threads, &tid, &one, BPF_ANY);
+	/* a block lost before keeps its flag */
+	bpf_map_update_elem(&lost_threads, &tid, &one, BPF_NOEXIST);
+}
+
+/*
+ * The record count_drops() just counted was a block: the thread's next
+ * records belong to a run the collector never saw open, not to the one it
+ * has (or to none: a worker's).
+ */
+static __always_inline void mark_block_lost(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 *flags = bpf_map_lookup_elem(&lost_threads, &tid);
+
+	if (flags)
+		*flags |= ETDUMP_REC_F_LOST_BLOCK;
 }
 
 /* Flags for this thread's record about to go into the ring. */
 static __always_inline __u16 take_lost_flag(__u32 tid)
 {
-	if (!any_lost || bpf_map_delete_elem(&lost_threads, &tid))
+	__u8 *lost;
+	__u16 flags;
+
+	if (!any_lost)
 		return 0;
-	return ETDUMP_REC_F_LOST_BEFORE;
+	lost = bpf_map_lookup_elem(&lost_threads, &tid);
+	if (!lost)
+		return 0;
+	flags = *lost;
+	bpf_map_delete_elem(&lost_threads, &tid);
+	return flags;
 }
 
 /*

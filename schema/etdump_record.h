@@ -66,8 +66,13 @@ struct etdump_rec_hdr {
  * run the thread was in lost events (or the block of the next run).
  */
 #define ETDUMP_REC_F_LOST_BEFORE 0x1
+/*
+ * With LOST_BEFORE: a block was among the records lost, so this record
+ * belongs to a run whose start the collector never saw.
+ */
+#define ETDUMP_REC_F_LOST_BLOCK 0x2
 /* A batched buffer the recorder read from the process, not a flush. */
-#define ETDUMP_REC_F_PULLED 0x2
+#define ETDUMP_REC_F_PULLED 0x4
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for

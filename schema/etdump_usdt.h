@@ -148,7 +148,8 @@ struct etdump_batch_head {
 	unsigned int tid;      /* the thread that wrote the records */
 	unsigned int clock;    /* enum etdump_batch_clock */
 	unsigned int nevents;  /* records that become an ETDump event */
-	unsigned int pad;
+	unsigned int blocks;   /* BLOCK records: a lost buffer with one took
+				* a run's start with it */
 	unsigned long long from_ctr, from_ns; /* anchor before the first stamp */
 	unsigned long long to_ctr, to_ns;     /* ... after the last: the flush */
 };
@@ -501,6 +502,7 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	h->len = 0;
 	h->nevents = 0;
+	h->blocks = 0;
 	memset(st->names, 0, sizeof(st->names));
 }
 
@@ -768,6 +770,7 @@ static inline void etdump__batch(unsigned short type, const void *name,
 		args->a = (int)a;
 		args->b = (int)b;
 	}
+	etdump__head(st)->blocks += type == ETDUMP_BATCH_BLOCK;
 	etdump__publish(st, size, type == ETDUMP_BATCH_END);
 	if (type == ETDUMP_BATCH_BEGIN || type == ETDUMP_BATCH_DELEGATE_BEGIN)
 		st->depth++;

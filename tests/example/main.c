@@ -34,6 +34,8 @@ struct options {
 	const char *exec;
 	bool wait_signal;
 	bool pool;
+	bool mark_ids;
+	long respawn;
 };
 
 struct worker {
@@ -45,6 +47,7 @@ struct worker {
 	float probabilities[PROGRAM_CLASSES];
 	int err;
 	long index;
+	long round;     /* --respawn: how many threads ran this slot before */
 };
 
 static const char usage[] =
@@ -65,6 +68,10 @@ static const char usage[] =
 	"                  thread, which opens no block of its own\n"
 	"  --exec CMD      at the end, become /bin/sh -c CMD (same process)\n"
 	"  --slow-every K  every K-th execution of a thread takes 20 ms more\n"
+	"  --mark-ids      each thread's events carry its index as chain and\n"
+	"                  its execution in the instruction id (method.h)\n"
+	"  --respawn R     each thread, done, hands its slot to a new thread,\n"
+	"                  R threads a slot in all (threads that come and go)\n"
 	"  --slow-op OP:US every call of operator OP (native_call_OP) takes\n"
 	"                  US microseconds longer (a regression to find)\n";
 
@@ -110,7 +117,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	/* above any char, so that optopt tells long options from short */
 	enum { OPT_THREADS = 256, OPT_TIMINGS, OPT_WAIT_SIGNAL, OPT_SLEEP_MS,
 	       OPT_COUNTER_OPS, OPT_STALL_AT, OPT_ABANDON_AT, OPT_POOL, OPT_EXEC,
-	       OPT_SLOW_EVERY, OPT_SLOW_OP };
+	       OPT_SLOW_EVERY, OPT_SLOW_OP, OPT_MARK_IDS,
+	       OPT_RESPAWN };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "timings", required_argument, NULL, OPT_TIMINGS },
@@ -123,12 +131,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "exec", required_argument, NULL, OPT_EXEC },
 		{ "slow-every", required_argument, NULL, OPT_SLOW_EVERY },
 		{ "slow-op", required_argument, NULL, OPT_SLOW_OP },
+		{ "mark-ids", no_argument, NULL, OPT_MARK_IDS },
+		{ "respawn", required_argument, NULL, OPT_RESPAWN },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int c;
 
-	*o = (struct options){ .executions = 20, .threads = 1 };
+	*o = (struct options){ .executions = 20, .threads = 1, .respawn = 1 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -163,6 +173,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_POOL:
 			o->pool = true;
 			break;
+		case OPT_MARK_IDS:
+			o->mark_ids = true;
+			break;
+		case OPT_RESPAWN:
+			o->respawn = parse_long("--respawn", optarg, 1, 1000);
+			break;
 		case OPT_EXEC:
 			o->exec = optarg;
 			break;
@@ -187,6 +203,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 				    argv[optind - 1]);
 		}
 	}
+	/* one timings log a slot: its threads' rows would share it */
+	if (o->respawn > 1 && o->timings)
+		usage_error("--respawn and --timings do not go together");
 	if (optind < argc)
 		usage_error("unexpected argument '%s' (see --help)",
 			    argv[optind]);
@@ -220,7 +239,11 @@ static void worker_setup(struct worker *w)
 {
 	w->timings.tid = syscall(SYS_gettid);
 	tracer_init(&w->tracer, w->opts->timings ? &w->timings : NULL);
+	if (w->opts->mark_ids)
+		w->tracer.mark = w->round * w->opts->threads + w->index;
 }
+
+static void worker_respawn(struct worker *w);
 
 static void worker_run(struct worker *w)
 {
@@ -237,6 +260,30 @@ static void worker_run(struct worker *w)
 	}
 	memcpy(w->probabilities, method_output(a), sizeof(w->probabilities));
 	activations_free(a);
+	if (w->round + 1 < w->opts->respawn)
+		worker_respawn(w);
+}
+
+static void *worker_thread(void *arg);
+
+/*
+ * --respawn: the slot's next thread, started while the other slots execute
+ * (its first block lands in a busy ring), and waited for.
+ */
+static void worker_respawn(struct worker *w)
+{
+	struct worker next = *w;
+	int err;
+
+	next.round++;
+	err = pthread_create(&next.thread, NULL, worker_thread, &next);
+	if (!err) {
+		pthread_join(next.thread, NULL);
+		err = next.err;
+		memcpy(w->probabilities, next.probabilities,
+		       sizeof(w->probabilities));
+	}
+	w->err = w->err ? w->err : err;
 }
 
 static void *worker_thread(void *arg)
@@ -323,7 +370,8 @@ int main(int argc, char **argv)
 	printf("probabilities:");
 	for (int i = 0; i < PROGRAM_CLASSES; i++)
 		printf(" %.6f", workers[0].probabilities[i]);
-	printf("\nexecutions: %ld\n", opts.executions * opts.threads);
+	printf("\nexecutions: %ld\n",
+	       opts.executions * opts.threads * opts.respawn);
 	if (opts.exec) {
 		/* a tracer must see the same process go on as another program */
 		fflush(stdout);

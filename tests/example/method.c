@@ -191,6 +191,27 @@ static void call_kernel(const struct instruction *in,
 	tracer_end(tr, &op);
 }
 
+/*
+ * --mark-ids: each event's ids name its thread and execution, so that a
+ * tracer's file can be checked for events put into a run not their own.
+ */
+static long long instruction_id(const struct tracer *tr,
+				const struct activations *a, int k)
+{
+	return tr->mark < 0 ? k : (long long)a->executions * MARK_IDS_SPAN + k;
+}
+
+/* what an instruction leaves: unset, or the execution's own mark */
+static void unset_instruction(struct tracer *tr, const struct activations *a)
+{
+	if (tr->mark < 0)
+		tracer_set_instruction(tr, ETDUMP_UNSET_CHAIN,
+				       ETDUMP_UNSET_DEBUG_HANDLE);
+	else
+		tracer_set_instruction(tr, tr->mark,
+				       instruction_id(tr, a, MARK_IDS_SPAN - 1));
+}
+
 static void execute_instruction(const struct method *m, struct activations *a,
 				struct tracer *tr, int k)
 {
@@ -200,7 +221,8 @@ static void execute_instruction(const struct method *m, struct activations *a,
 
 	for (int i = 0; i < in->nargs; i++)
 		args[i] = &a->values[in->args[i]];
-	tracer_set_instruction(tr, 0, k);
+	tracer_set_instruction(tr, tr->mark < 0 ? 0 : tr->mark,
+			       instruction_id(tr, a, k));
 	if (in->kind == INSTR_KERNEL_CALL) {
 		call = tracer_begin(tr, "OPERATOR_CALL");
 		call_kernel(in, args, tr);
@@ -213,8 +235,7 @@ static void execute_instruction(const struct method *m, struct activations *a,
 		delegate_execute(m->delegate, args, tr);
 	}
 	tracer_end(tr, &call);
-	tracer_set_instruction(tr, ETDUMP_UNSET_CHAIN,
-			       ETDUMP_UNSET_DEBUG_HANDLE);
+	unset_instruction(tr, a);
 }
 
 EXAMPLE_TRACED void method_execute(const struct method *m,
@@ -223,6 +244,8 @@ EXAMPLE_TRACED void method_execute(const struct method *m,
 	struct timing execute;
 
 	tracer_block(tr, "Execute", ++a->executions);
+	if (tr->mark >= 0)
+		unset_instruction(tr, a);
 	execute = tracer_begin(tr, "Method::execute");
 	for (int k = 0; k < program_chain_len; k++) {
 		execute_instruction(m, a, tr, k);

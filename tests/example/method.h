@@ -44,6 +44,13 @@ void method_slow_every(long k);
  * more inside its scope, as a slower kernel would.
  */
 void method_slow_op(const char *op, long us);
+/*
+ * --mark-ids: instruction k of a thread's execution e (from 1) is recorded
+ * as chain = the thread's index, instruction = e * MARK_IDS_SPAN + k; the
+ * scopes outside any instruction (Method::execute) take instruction
+ * e * MARK_IDS_SPAN + MARK_IDS_SPAN - 1. Set tracer.mark to the index.
+ */
+#define MARK_IDS_SPAN 16
 /* the class probabilities of the last execution */
 const float *method_output(const struct activations *a);
 

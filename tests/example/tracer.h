@@ -22,6 +22,8 @@ struct tracer {
 	struct timings *timings;	/* NULL unless --timings */
 	int run;
 	long long chain, instr;
+	/* --mark-ids: this thread's chain index (see method.h), else -1 */
+	long long mark;
 };
 
 static inline void tracer_init(struct tracer *tr, struct timings *timings)
@@ -30,6 +32,7 @@ static inline void tracer_init(struct tracer *tr, struct timings *timings)
 	tr->run = 0;
 	tr->chain = ETDUMP_UNSET_CHAIN;
 	tr->instr = ETDUMP_UNSET_DEBUG_HANDLE;
+	tr->mark = -1;
 }
 
 /* create_event_block; `run` only numbers the timings rows */

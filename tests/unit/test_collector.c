@@ -55,13 +55,20 @@ static void begin(struct collector *c, uint32_t tid, const char *name,
 	begin_flagged(c, tid, name, chain, instr, 0);
 }
 
-static void end(struct collector *c, uint32_t tid, const char *name)
+static void end_flagged(struct collector *c, uint32_t tid, const char *name,
+			uint16_t flags)
 {
 	struct etdump_rec_end r = { 0 };
 
 	hdr(&r.hdr, ETDUMP_REC_PROFILE_END, sizeof(r), tid);
+	r.hdr.flags = flags;
 	r.token = (uintptr_t)name;
 	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+static void end(struct collector *c, uint32_t tid, const char *name)
+{
+	end_flagged(c, tid, name, 0);
 }
 
 static void instruction(struct collector *c, uint32_t tid, int chain, int instr)
@@ -78,13 +85,11 @@ static const char *const EXEC = "Method::execute";
 static const char *const OP = "OPERATOR_CALL";
 static const char *const ADD = "native_call_add.out";
 
-/* One Execute run with `ninstr` kernel instructions on a thread. */
-static void execute(struct collector *c, uint32_t tid, int ninstr)
+/* The instructions of a run begun already: its events but its block's. */
+static void execute_rest(struct collector *c, uint32_t tid, int ninstr)
 {
 	int k;
 
-	block(c, tid, "Execute");
-	begin(c, tid, EXEC, -1, 0);
 	for (k = 0; k < ninstr; k++) {
 		instruction(c, tid, 0, k);
 		begin(c, tid, OP, -1, 0);
@@ -95,6 +100,15 @@ static void execute(struct collector *c, uint32_t tid, int ninstr)
 	}
 	end(c, tid, EXEC);
 }
+
+/* One Execute run with `ninstr` kernel instructions on a thread. */
+static void execute(struct collector *c, uint32_t tid, int ninstr)
+{
+	block(c, tid, "Execute");
+	begin(c, tid, EXEC, -1, 0);
+	execute_rest(c, tid, ninstr);
+}
+
 
 static struct etd_dump finish(struct collector *c, struct collector_stats *st)
 {
@@ -466,6 +480,70 @@ TEST(runs_that_lost_records_are_left_out)
 	etd_dump_free(&d);
 }
 
+/*
+ * A thread whose first block the ring lost is in a run the collector never
+ * saw open: its events are that run's, not a worker's to put into the run
+ * another thread has open, and that run is left out.
+ */
+TEST(a_thread_that_lost_its_first_block_lends_nothing)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	block(c, 1, "Execute");
+	begin(c, 1, EXEC, -1, 0);
+	/* thread 2: its block lost, the rest of its only run arrives */
+	begin_flagged(c, 2, EXEC, -1, 0,
+		      ETDUMP_REC_F_LOST_BEFORE | ETDUMP_REC_F_LOST_BLOCK);
+	execute_rest(c, 2, 1);
+	execute_rest(c, 1, 1);
+	execute(c, 1, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(d.runs[0].nevents, 3);
+	CHECK_EQ_INT(d.runs[1].nevents, 3);
+	CHECK_EQ_INT(st.worker_events, 0);
+	CHECK_EQ_INT(st.lost_runs, 1);
+	/* its Method::execute took a state the loss may have changed */
+	CHECK_EQ_INT(st.left_out, 3);
+	etd_dump_free(&d);
+}
+
+/*
+ * A worker's end after a loss may close another job's scope (this one's
+ * end lost, the next one's begin): that event is left out alone, and the
+ * worker's next whole job joins the open run as before.
+ */
+TEST(a_workers_event_across_a_loss_is_left_out_alone)
+{
+	static const char *const JOB = "pool_job";
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	block(c, 1, "Execute");
+	begin(c, 1, EXEC, -1, 0);
+	instruction(c, 3, 0, 0);
+	begin(c, 3, JOB, -1, 0);
+	/* lost: that end, the next job's instruction and begin */
+	end_flagged(c, 3, JOB, ETDUMP_REC_F_LOST_BEFORE);
+	instruction(c, 3, -1, 0);
+	instruction(c, 3, 0, 1);
+	begin(c, 3, JOB, -1, 0);
+	end(c, 3, JOB);
+	execute_rest(c, 1, 1);
+	execute(c, 1, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	CHECK_EQ_INT(d.runs[0].nevents, 4);
+	CHECK_EQ_INT(d.runs[0].events[3].instruction_id, 1);
+	CHECK_EQ_INT(st.worker_events, 1);
+	CHECK_EQ_INT(st.doubtful_unowned, 1);
+	CHECK_EQ_INT(st.outside_run, 0);
+	etd_dump_free(&d);
+}
+
 static void count_event(void *ctx, const struct etd_event *ev)
 {
 	(void)ev;
@@ -510,6 +588,8 @@ int main(void)
 	RUN(worker_events_join_the_run_open_when_they_end);
 	RUN(events_before_a_later_first_block_are_not_a_workers);
 	RUN(runs_that_lost_records_are_left_out);
+	RUN(a_thread_that_lost_its_first_block_lends_nothing);
+	RUN(a_workers_event_across_a_loss_is_left_out_alone);
 	RUN(the_event_hook_sees_nothing_before_the_start);
 	return TEST_SUMMARY();
 }

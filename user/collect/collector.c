@@ -20,6 +20,13 @@ struct scope {
 	int32_t instr;
 	int64_t id_int;
 	uint64_t start;
+	/*
+	 * The thread's losses when it began (loss_epoch): an end after a later
+	 * loss may close another instance of the scope (this one's end lost,
+	 * the other's begin), and its ids may come from a state lost.
+	 */
+	uint32_t loss_epoch;
+	bool ids_lost;
 	/* counters as read at begin */
 	uint32_t cpu;
 	uint8_t ncounters;
@@ -41,7 +48,9 @@ struct thread_state {
 	bool had_block;         /* opened a run since the capture started */
 	bool mid_run;           /* ended a scope begun before the capture */
 	bool state_lost;        /* an instruction record may have been lost */
+	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
+	bool flush_lost_block;  /* ... holding a block */
 	bool worker;            /* gave events to another thread's run */
 	size_t run_allocations; /* allocation events in the open run */
 	size_t ahead_events;    /* of the open run, sent ahead (c->on_ahead) */
@@ -283,6 +292,7 @@ static void event_unowned_free(struct etd_event *ev)
 static void held_drop(struct collector *c, struct thread_state *t)
 {
 	c->stats.outside_run += t->nheld;
+	c->stats.left_out += t->nheld;
 	c->events_seen -= t->nheld;
 	while (t->nheld)
 		event_unowned_free(&t->held[--t->nheld].ev);
@@ -363,6 +373,10 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 	 */
 	if (r->lost_events) {
 		c->events_seen++;
+		if (ev->kind == ETD_ALLOCATION)
+			t->run_allocations--;
+		else
+			c->stats.left_out++;
 		event_value_drop(ev);
 		return 0;
 	}
@@ -423,6 +437,7 @@ static int add_event(struct collector *c, struct thread_state *t,
 	if (!t->had_block && !t->mid_run)
 		return hold_event(c, t, ev, at);
 	c->stats.outside_run++;
+	c->stats.left_out++;
 	event_value_drop(ev); /* its metadata is the record's */
 	return 0;
 }
@@ -485,6 +500,12 @@ static int take_held(struct collector *c, struct thread_state *t,
 	return err;
 }
 
+/* The events of the open run so far, sent ahead or not. */
+static uint64_t run_events(const struct thread_state *t)
+{
+	return t->run.nevents + t->ahead_events - t->run_allocations;
+}
+
 /*
  * The thread's run is over (a new block at `until`, or the end of the
  * capture): a run with events goes to the sink, the buffers stay for the
@@ -505,6 +526,7 @@ static int close_run(struct collector *c, struct thread_state *t,
 	t->in_run = false;
 	if (r->lost_events) {
 		c->stats.lost_runs++;
+		c->stats.left_out += run_events(t);
 		drop_ahead(c, t);
 	} else if (!r->nevents && !t->ahead_events) {
 		c->stats.empty_runs++;
@@ -568,12 +590,13 @@ static int on_block(struct collector *c, struct thread_state *t,
  * may have lost an instruction record since, the ids cannot be trusted and
  * neither can the run that would hold them.
  */
-static void state_ids(struct thread_state *t, int32_t *chain, int32_t *instr)
+static bool state_ids(struct thread_state *t, int32_t *chain, int32_t *instr)
 {
 	*chain = t->chain;
 	*instr = t->instr;
 	if (t->state_lost && t->in_run)
 		t->run.lost_events = true;
+	return t->state_lost;
 }
 
 static int on_begin(struct collector *c, struct thread_state *t,
@@ -606,8 +629,10 @@ static int on_begin(struct collector *c, struct thread_state *t,
 	s->switches = r->switches;
 	memcpy(s->counters, r->counters,
 	       s->ncounters * sizeof(s->counters[0]));
+	s->loss_epoch = t->loss_epoch;
+	s->ids_lost = false;
 	if (s->delegate || r->chain == -1) {
-		state_ids(t, &s->chain, &s->instr);
+		s->ids_lost = state_ids(t, &s->chain, &s->instr);
 	} else {
 		s->chain = r->chain;
 		s->instr = r->instr;
@@ -680,6 +705,23 @@ static bool find_scope(struct thread_state *t, bool delegate, uint64_t token,
 	return false;
 }
 
+/*
+ * An event that may not be what the thread did (it spans a loss, or its
+ * ids come from a state the ring may have lost): the run it would go into
+ * is left out; outside a run (a worker's) it goes alone, counted.
+ */
+static int doubtful_event(struct collector *c, struct thread_state *t)
+{
+	if (t->in_run) {
+		t->run.lost_events = true;
+		c->stats.left_out++;
+	} else {
+		c->stats.doubtful_unowned++;
+		c->stats.left_out++;
+	}
+	return 0;
+}
+
 static int on_end(struct collector *c, struct thread_state *t,
 		  const struct etdump_rec_end *r)
 {
@@ -689,6 +731,9 @@ static int on_end(struct collector *c, struct thread_state *t,
 	size_t at;
 
 	if (!find_scope(t, delegate, r->token, &at)) {
+		/* after a loss, the begin the ring lost: in the drop count */
+		if (t->loss_epoch)
+			return 0;
 		c->stats.unmatched_ends++;
 		/* a scope begun before the capture: not a worker's */
 		if (!t->had_block && !t->mid_run) {
@@ -703,6 +748,8 @@ static int on_end(struct collector *c, struct thread_state *t,
 		c->stats.unclosed_scopes++;
 	}
 	s = &t->stack[--t->depth];
+	if (s->ids_lost || s->loss_epoch != t->loss_epoch)
+		return doubtful_event(c, t);
 
 	etd_event_init(&ev, ETD_PROFILE);
 	ev.chain_index = s->chain;
@@ -737,7 +784,8 @@ static int on_delegate_log(struct collector *c, struct thread_state *t,
 	struct etd_event ev;
 
 	etd_event_init(&ev, ETD_PROFILE);
-	state_ids(t, &ev.chain_index, &ev.instruction_id);
+	if (state_ids(t, &ev.chain_index, &ev.instruction_id))
+		return doubtful_event(c, t);
 	ev.start_time = r->start;
 	ev.end_time = r->end;
 	if (r->name_len && r->name_len != ETDUMP_NAME_UNREAD) {
@@ -1002,21 +1050,50 @@ static bool run_has_open_scope(const struct thread_state *t)
 }
 
 /*
+ * A thread outside any run lost a block: what follows is that run's, never
+ * a worker's to lend to another thread's run. It is held open as a run
+ * the ring lost (left out at its end, its events counted), from `ts` (the
+ * block's own time is gone: a worker's event between the two is not told
+ * apart).
+ */
+static void open_unseen_run(struct collector *c, struct thread_state *t,
+			    uint64_t ts)
+{
+	if (!t->had_block) {
+		held_drop(c, t);
+		t->had_block = true;
+	}
+	t->in_run = true;
+	t->run.name = NULL;
+	t->run.tid = t->tid;
+	t->run.open_time = ts;
+	t->run.lost_events = true;
+}
+
+/*
  * The ring lost some of this thread's records just before `h`: the run it
  * is in lost events, or the block of the run they belong to. A batched
  * flush lost before one that opens a run, while the last run had ended,
  * held whole runs: nothing received is short of them.
  */
-static void note_loss(struct thread_state *t, const struct etdump_rec_hdr *h)
+static void note_loss(struct collector *c, struct thread_state *t,
+		      const struct etdump_rec_hdr *h)
 {
 	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
 			  !run_has_open_scope(t);
 
+	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
+			  t->flush_lost_block;
+
 	t->flush_lost = false;
+	t->flush_lost_block = false;
 	if (whole_runs)
 		return;
+	t->loss_epoch++;
 	if (t->in_run)
 		t->run.lost_events = true;
+	else if (lost_block)
+		open_unseen_run(c, t, h->ts);
 	t->state_lost = true;
 }
 
@@ -1033,10 +1110,12 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
-	if (h->type == ETDUMP_REC_BATCH)
+	if (h->type == ETDUMP_REC_BATCH) {
 		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
+		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
+	}
 	else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost)
-		note_loss(t, h);
+		note_loss(c, t, h);
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
 		return on_block(c, t, rec);
@@ -1085,6 +1164,7 @@ uint64_t collector_events_seen(const struct collector *c)
 static void discard_run(struct collector *c, struct thread_state *t)
 {
 	c->stats.incomplete_runs++;
+	c->stats.left_out += run_events(t);
 	drop_ahead(c, t);
 	t->run.nevents = 0;
 	t->run.meta_len = 0;

@@ -65,6 +65,8 @@ struct collector_stats {
 	uint32_t worker_threads;  /* threads that opened no run */
 	uint32_t threads;         /* threads seen */
 	uint64_t allocations;     /* track_allocation records */
+	uint64_t doubtful_unowned; /* of threads with no run, around a loss */
+	uint64_t left_out;        /* every event received and not written */
 };
 
 struct collector *collector_new(void);

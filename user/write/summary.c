@@ -122,6 +122,12 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 	if (st->lost_runs)
 		p_info("%llu run(s) left out: the ring buffer lost some of their events",
 		       (unsigned long long)st->lost_runs);
+	if (st->doubtful_unowned)
+		p_info("%llu event(s) of threads outside any run left out: the ring buffer lost records around them",
+		       (unsigned long long)st->doubtful_unowned);
+	if (st->left_out && drops)
+		p_info("in all, %llu event(s) that arrived were not written",
+		       (unsigned long long)st->left_out);
 	if (st->empty_runs)
 		p_info("%llu run(s) left out: no event at all",
 		       (unsigned long long)st->empty_runs);
