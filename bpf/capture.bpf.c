@@ -377,25 +377,7 @@ int BPF_USDT(on_delegate_log, const char *id_str, long id_int, __u64 start,
 	return 0;
 }
 
-/*
- * Batched mode: the runtime's buffer, copied whole or counted as lost.
- * Staged in a per-CPU buffer first: bpf_ringbuf_reserve() takes a constant
- * size, bpf_ringbuf_output() any, so the record takes only the bytes the
- * flush holds. The second copy is ~0.15 us of a 4 KiB flush's ~0.7 us.
- */
-struct batch_stage {
-	struct etdump_rec_batch rec;
-	/* room for the verifier: lengths are masked to a power of two */
-	__u8 slack[ETDUMP_REC_BATCH_MAX];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct batch_stage);
-} batch_stage SEC(".maps");
-
+/* Batched mode: the runtime's buffer, copied whole or counted as lost. */
 #define BATCH_MASK (ETDUMP_REC_BATCH_MAX * 2 - 1)
 
 /*
@@ -409,25 +391,37 @@ struct {
 	__type(value, __u64);
 } batch_buffers SEC(".maps");
 
-/* `len` bytes of a buffer at `buf` into the ring, or counted as lost. */
+/*
+ * `len` bytes of a buffer at `buf` into the ring, or counted as lost:
+ * copied straight into a record of the largest size (the record says how
+ * much of it is used), so the buffer is copied once.
+ */
 static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 					__u64 nevents)
 {
+	struct etdump_batch_head head;
 	struct etdump_rec_batch *r;
-	struct batch_stage *stage;
-	__u32 zero = 0, n = len & BATCH_MASK, size;
+	__u32 n = len & BATCH_MASK;
 
-	stage = bpf_map_lookup_elem(&batch_stage, &zero);
-	if (!stage || len > ETDUMP_REC_BATCH_MAX ||
-	    bpf_probe_read_user(stage->rec.data, n, buf)) {
+	r = len <= ETDUMP_REC_BATCH_MAX ?
+		bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count_drops(nevents);
+		/* the buffer held a run's start: what follows is that run's */
+		if (!bpf_probe_read_user(&head, sizeof(head), buf) &&
+		    head.blocks)
+			mark_block_lost();
+		return;
+	}
+	if (n > ETDUMP_REC_BATCH_MAX ||
+	    bpf_probe_read_user(r->data, n, buf)) {
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
 		count_drops(nevents);
 		return;
 	}
-	r = &stage->rec;
-	size = (offsetof(struct etdump_rec_batch, data) + n) & (BATCH_MASK * 2 + 1);
 	r->hdr.type = ETDUMP_REC_BATCH;
 	r->hdr.ncounters = 0;
-	r->hdr.size = size;
+	r->hdr.size = offsetof(struct etdump_rec_batch, data) + n;
 	r->hdr.cpu = bpf_get_smp_processor_id();
 	r->hdr.flags = take_lost_flag((__u32)id);
 	r->hdr.pid = id >> 32;
@@ -436,14 +430,8 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 	r->len = n;
 	r->nevents = nevents;
 	r->addr = (__u64)buf;
-	if (bpf_ringbuf_output(&events, r, size, wakeup_flags(bpf_ringbuf_query(
-				       &events, BPF_RB_PROD_POS) + size, size))) {
-		count_drops(nevents);
-		/* the buffer held a run's start: what follows is that run's */
-		if (n >= sizeof(struct etdump_batch_head) &&
-		    ((struct etdump_batch_head *)r->data)->blocks)
-			mark_block_lost();
-	}
+	bpf_ringbuf_submit(r, wakeup_flags(bpf_ringbuf_query(
+		&events, BPF_RB_PROD_POS), sizeof(*r)));
 }
 
 SEC("usdt")

@@ -150,6 +150,8 @@ struct etdump_batch_head {
 	unsigned int nevents;  /* records that become an ETDump event */
 	unsigned int blocks;   /* BLOCK records: a lost buffer with one took
 				* a run's start with it */
+	unsigned int skipped;  /* runs left out (--every) since the last flush */
+	unsigned int pad;
 	unsigned long long from_ctr, from_ns; /* anchor before the first stamp */
 	unsigned long long to_ctr, to_ns;     /* ... after the last: the flush */
 };
@@ -235,18 +237,26 @@ struct etdump_value_desc {
  * one 32-bit load tells a site whether anything is attached. Weak and
  * hidden: one copy per executable or shared library.
  */
-union etdump_semaphores {
-	struct {
-		unsigned short probes;
-		unsigned short batch;
-	} s;
-	unsigned int any;
+struct etdump_semaphores {
+	union {
+		struct {
+			unsigned short probes;
+			unsigned short batch;
+		} s;
+		unsigned int any;
+	};
+	/*
+	 * Written by a recorder (record --every N), 4 bytes past the
+	 * semaphores its notes name: batched mode keeps one run in `every`
+	 * (0 or 1: every run); a run left out costs its sites one check.
+	 */
+	unsigned int every;
 };
 
 ETDUMP__EXTERN_C_BEGIN
-volatile union etdump_semaphores etdump_semaphores
+volatile struct etdump_semaphores etdump_semaphores
 	__attribute__((weak, used, section(".probes"), visibility("hidden"),
-		       aligned(4))) = { { 0, 0 } };
+		       aligned(8))) = { { { 0, 0 } }, 0 };
 ETDUMP__EXTERN_C_END
 
 #define ETDUMP_ENABLED(probe) __builtin_expect(etdump_semaphores.any != 0, 0)
@@ -356,6 +366,8 @@ static inline const void *etdump__present(const void *p)
 struct etdump_batch_state {
 	unsigned int depth;      /* open scopes; a run ends when back at 0 */
 	unsigned int registered;
+	unsigned int runs;       /* blocks seen, for --every */
+	unsigned int skipping;   /* in a run --every leaves out */
 	unsigned long long deadline; /* a run ending after it flushes */
 	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
 	unsigned long long first_ctr, first_ns; /* the thread's first anchor */
@@ -503,6 +515,7 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	h->len = 0;
 	h->nevents = 0;
 	h->blocks = 0;
+	h->skipped = 0;
 	memset(st->names, 0, sizeof(st->names));
 }
 
@@ -747,9 +760,20 @@ static inline void etdump__batch(unsigned short type, const void *name,
 	 * way the last run has ended: hand it over now, and count depth from
 	 * this run.
 	 */
-	if (type == ETDUMP_BATCH_BLOCK && st->depth) {
-		etdump__flush(st);
-		st->depth = 0;
+	if (type == ETDUMP_BATCH_BLOCK) {
+		unsigned int every = etdump_semaphores.every;
+
+		if (st->depth) {
+			etdump__flush(st);
+			st->depth = 0;
+		}
+		st->skipping = every > 1 && st->runs++ % every;
+		if (st->skipping) {
+			etdump__head(st)->skipped++;
+			return;
+		}
+	} else if (st->skipping) {
+		return;
 	}
 	/* an end is stamped before any flush, a begin after */
 	if (type == ETDUMP_BATCH_END) {
@@ -787,6 +811,9 @@ static inline void etdump__batch_delegate(unsigned short type,
 {
 	struct etdump_batch_state *st = etdump__state();
 	int log = type == ETDUMP_BATCH_DELEGATE_LOG;
+
+	if (st->skipping)
+		return;
 	unsigned long long ts = log ? start : etdump__stamp();
 	unsigned int head = log ? sizeof(struct etdump_batch_log) :
 				  sizeof(struct etdump_batch_args);
@@ -839,6 +866,8 @@ static inline void etdump__batch_delegate(unsigned short type,
 static inline void etdump__forget_in_child(void)
 {
 	etdump_semaphores.any = 0;
+	etdump_semaphores.every = 0;
+	etdump_batch_state.skipping = 0;
 	memset(etdump__head(&etdump_batch_state), 0,
 	       sizeof(struct etdump_batch_head));
 	etdump_batch_state.depth = 0;

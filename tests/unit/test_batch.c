@@ -266,7 +266,7 @@ TEST(a_buffer_of_another_layout_is_told_apart)
 
 	b->hdr.type = ETDUMP_REC_BATCH;
 	b->hdr.size = sizeof(*b);
-	b->len = 64;
+	b->len = 128;
 	memcpy(b->data, old, sizeof(old));
 	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EPROTO);
 	CHECK_EQ_INT(n, 0);
@@ -310,6 +310,16 @@ TEST(counter_stamps_become_monotonic_ns_between_the_anchors)
 	free(b);
 }
 
+static int take(struct batch_threads *bt, uint32_t pid, uint64_t addr,
+		uint64_t seq, uint32_t len, uint32_t skipped, uint32_t *skip,
+		uint32_t *skipped_new)
+{
+	struct batch_buffer b = { .pid = pid, .tid = 5, .addr = addr,
+				  .seq = seq, .len = len, .skipped = skipped };
+
+	return batch_threads_take(bt, &b, skip, skipped_new);
+}
+
 /*
  * What the recorder read of a buffer from the process is not emitted again
  * when the buffer comes as a flush; its names still are.
@@ -320,7 +330,7 @@ TEST(a_flush_repeats_nothing_read_before)
 	struct batch_stats bs = { 0 };
 	struct etdump_rec_batch *b;
 	struct interned_seen x = { 0 };
-	uint32_t skip, first;
+	uint32_t skip, skipped, first, len;
 
 	batch_threads_init(&bt);
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, ARGS);
@@ -329,26 +339,26 @@ TEST(a_flush_repeats_nothing_read_before)
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 30, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 40, 0);
 	b = flush_of(5);
-	/* the first two records were read from the process */
-	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 100, first, &skip), 0);
+	len = ((struct etdump_batch_head *)b->data)->len;
+	/* the first two records were read from the process, one run skipped */
+	CHECK_EQ_INT(take(&bt, 1, 0x1000, 100, first, 1, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, 0);
-	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 100,
-					((struct etdump_batch_head *)b->data)->len,
-					&skip), 0);
+	CHECK_EQ_INT(skipped, 1);
+	CHECK_EQ_INT(take(&bt, 1, 0x1000, 100, len, 3, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, first);
+	CHECK_EQ_INT(skipped, 2);
 	CHECK_EQ_INT(batch_expand(b, skip, 0, check_name, intern_copy, &x, &bs), 0);
 	CHECK_EQ_INT(x.records, 2);
 	CHECK_EQ_INT(x.named, 1);
 	CHECK_EQ_INT(x.mismatched, 0);
 	/* the same again, or an older buffer: nothing new */
-	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 100,
-					((struct etdump_batch_head *)b->data)->len,
-					&skip), 1);
-	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 99, 500, &skip), 1);
+	CHECK_EQ_INT(take(&bt, 1, 0x1000, 100, len, 3, &skip, &skipped), 1);
+	CHECK_EQ_INT(take(&bt, 1, 0x1000, 99, 500, 0, &skip, &skipped), 1);
 	/* the next buffer, and another process's thread of the same id */
-	CHECK_EQ_INT(batch_threads_take(&bt, 1, 5, 0x1000, 101, 8, &skip), 0);
+	CHECK_EQ_INT(take(&bt, 1, 0x1000, 101, 8, 1, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, 0);
-	CHECK_EQ_INT(batch_threads_take(&bt, 2, 5, 0x2000, 3, 8, &skip), 0);
+	CHECK_EQ_INT(skipped, 1);
+	CHECK_EQ_INT(take(&bt, 2, 0x2000, 3, 8, 0, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, 0);
 	CHECK(batch_threads_find(&bt, 5)->pid == 2);
 	free(b);
@@ -383,7 +393,31 @@ TEST(a_run_is_handed_over_once_the_bound_has_passed)
 	ETDUMP_PROFILE_END(EXEC);
 	CHECK_EQ_INT(h->len, 0);
 	CHECK(h->seq == seq + 1);
-	CHECK(h->to_ns >= h->from_ns - 0 && h->to_ns == h->from_ns);
+	CHECK(h->to_ns == h->from_ns);
+	etdump_semaphores.s.batch = 0;
+}
+
+/* --every 3: runs 1, 4, 7 are kept, the others cost a check and a count. */
+TEST(every_nth_run_is_kept_and_the_others_counted)
+{
+	struct etdump_batch_head *h = etdump__head(&etdump_batch_state);
+	int i;
+
+	etdump_semaphores.s.batch = 1;
+	etdump_semaphores.every = 3;
+	etdump_batch_state.deadline = ~0ull;
+	etdump_batch_state.runs = 0;
+	etdump__flush(&etdump_batch_state);
+	for (i = 0; i < 7; i++) {
+		ETDUMP_BLOCK("Execute");
+		ETDUMP_PROFILE_BEGIN(EXEC, -1, 0);
+		ETDUMP_DELEGATE_LOG(LIN, -1, 1, 2, NULL, 0);
+		ETDUMP_PROFILE_END(EXEC);
+	}
+	CHECK_EQ_INT(h->blocks, 3);
+	CHECK_EQ_INT(h->nevents, 6);
+	CHECK_EQ_INT(h->skipped, 4);
+	etdump_semaphores.every = 0;
 	etdump_semaphores.s.batch = 0;
 }
 
@@ -398,5 +432,6 @@ int main(void)
 	RUN(counter_stamps_become_monotonic_ns_between_the_anchors);
 	RUN(a_flush_repeats_nothing_read_before);
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
+	RUN(every_nth_run_is_kept_and_the_others_counted);
 	return TEST_SUMMARY();
 }

@@ -39,10 +39,17 @@ struct capture {
 	void *ctx;
 };
 
+/*
+ * A batched buffer comes in a ring record of the largest size; its header
+ * says how much of it is used, and only that goes on.
+ */
 static int handle_record(void *ctx, void *data, size_t len)
 {
+	const struct etdump_rec_hdr *h = data;
 	struct capture *cap = ctx;
 
+	if (len >= sizeof(*h) && h->size < len)
+		len = h->size;
 	return cap->on_record(cap->ctx, data, len);
 }
 

@@ -61,7 +61,8 @@ static int pull_one(const struct batch_thread *t, struct etdump_rec_batch *r,
 	    h.len > ETDUMP_BATCH_BYTES - sizeof(h))
 		return 0;
 	/* the next buffer while the last flush is still in the ring: later */
-	if (h.seq == t->seq ? h.len <= t->taken : h.seq != t->seq + 1)
+	if (h.seq == t->seq ? h.len <= t->taken && h.skipped <= t->skipped :
+			      h.seq != t->seq + 1)
 		return 0;
 	if (read_from(t->pid, t->addr + sizeof(h), r->data + sizeof(h), h.len) ||
 	    read_from(t->pid, t->addr + offsetof(struct etdump_batch_head, seq),

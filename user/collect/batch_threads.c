@@ -73,27 +73,32 @@ static struct batch_thread *add(struct batch_threads *bt, uint32_t tid)
 	return &bt->slot[i];
 }
 
-int batch_threads_take(struct batch_threads *bt, uint32_t pid, uint32_t tid,
-		       uint64_t addr, uint64_t seq, uint32_t len,
-		       uint32_t *skip)
+int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
+		       uint32_t *skip, uint32_t *skipped_new)
 {
-	struct batch_thread *t = lookup(bt, tid);
+	struct batch_thread *t = lookup(bt, b->tid);
 
 	*skip = 0;
+	*skipped_new = b->skipped;
 	if (!t) {
-		t = add(bt, tid);
+		t = add(bt, b->tid);
 		if (!t)
 			return -ENOMEM;
-	} else if (t->pid == pid && t->addr == addr) {
+	} else if (t->pid == b->pid && t->addr == b->addr) {
 		/* an earlier buffer, or this one read as far before */
-		if (seq < t->seq || (seq == t->seq && len <= t->taken))
+		if (b->seq < t->seq ||
+		    (b->seq == t->seq && b->len <= t->taken &&
+		     b->skipped <= t->skipped))
 			return 1;
-		if (seq == t->seq)
+		if (b->seq == t->seq) {
 			*skip = t->taken;
+			*skipped_new = b->skipped - t->skipped;
+		}
 	}
-	t->pid = pid;
-	t->addr = addr;
-	t->seq = seq;
-	t->taken = len;
+	t->pid = b->pid;
+	t->addr = b->addr;
+	t->seq = b->seq;
+	t->taken = b->len;
+	t->skipped = b->skipped;
 	return 0;
 }

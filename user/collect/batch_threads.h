@@ -18,6 +18,7 @@ struct batch_thread {
 	uint64_t addr;      /* its buffer in the process */
 	uint64_t seq;       /* the last buffer taken from */
 	uint32_t taken;     /* bytes of its records taken */
+	uint32_t skipped;   /* runs it said were left out (--every) */
 };
 
 struct batch_threads {
@@ -29,14 +30,21 @@ struct batch_threads {
 void batch_threads_init(struct batch_threads *bt);
 void batch_threads_free(struct batch_threads *bt);
 
+/* A buffer of a thread's, as its head describes it. */
+struct batch_buffer {
+	uint32_t pid, tid;
+	uint64_t addr, seq;
+	uint32_t len;       /* bytes of records */
+	uint32_t skipped;   /* runs left out in it */
+};
+
 /*
- * A buffer of thread `tid`, number `seq`, holding `len` bytes of records:
  * 0 and *skip, the bytes of its records taken before (they are the
- * recorder's already); 1 when it holds nothing new; -ENOMEM.
+ * recorder's already), *skipped_new, the runs left out it says of that
+ * the recorder has not counted; 1 when it holds nothing new; -ENOMEM.
  */
-int batch_threads_take(struct batch_threads *bt, uint32_t pid, uint32_t tid,
-		       uint64_t addr, uint64_t seq, uint32_t len,
-		       uint32_t *skip);
+int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
+		       uint32_t *skip, uint32_t *skipped_new);
 
 /* The thread's entry, or NULL. */
 const struct batch_thread *batch_threads_find(const struct batch_threads *bt,

@@ -1014,10 +1014,16 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 		c->stats.counter_flushes +=
 			head.clock == ETDUMP_BATCH_CLOCK_COUNTER;
 		c->stats.pulled += !!(b->hdr.flags & ETDUMP_REC_F_PULLED);
-		err = batch_threads_take(&c->batches, b->hdr.pid, head.tid,
-					 b->addr, head.seq, head.len, &skip);
+		struct batch_buffer buf = {
+			.pid = b->hdr.pid, .tid = head.tid, .addr = b->addr,
+			.seq = head.seq, .len = head.len, .skipped = head.skipped,
+		};
+		uint32_t skipped;
+
+		err = batch_threads_take(&c->batches, &buf, &skip, &skipped);
 		if (err)
 			return err < 0 ? err : 0;
+		c->stats.runs_skipped += skipped;
 	}
 	if (!err)
 		err = batch_expand(b, skip, c->min_ts, feed_expanded,
