@@ -86,32 +86,42 @@
 /*
  * Batched mode's buffer, as the `flush` probe hands it over: a struct
  * etdump_batch_head, then `len` bytes of records. A record is a struct
- * etdump_batch_rec, then `size - 16` payload bytes; `size` is a multiple
- * of 8. A NAME record gives the string of a name whose pointer's low 32 bits
- * (`token`) the later records of the same buffer carry: each buffer is
- * self-contained, so a lost one takes no names with it.
+ * etdump_batch_rec (8 bytes), then its payload; its size is a multiple of
+ * 8. A NAME record gives the string of a name slot (1-64) the later records
+ * of the same buffer carry: each buffer is self-contained, so a lost one
+ * takes no names with it. A stamp is a 32-bit delta from the buffer's last
+ * one (the head's from-anchor first); a TIME record gives a full stamp
+ * when the delta does not fit.
  */
 enum etdump_batch_type {
-	ETDUMP_BATCH_NAME = 1,           /* token; payload: the string, NUL */
-	ETDUMP_BATCH_BLOCK = 2,          /* token = name, ts */
-	ETDUMP_BATCH_BEGIN = 3,          /* token = name, ts; args: chain, instr */
-	ETDUMP_BATCH_END = 4,            /* token = the begin's name, ts */
+	ETDUMP_BATCH_NAME = 1,           /* slot; payload: the string, NUL */
+	ETDUMP_BATCH_BLOCK = 2,          /* slot = name, dt */
+	ETDUMP_BATCH_BEGIN = 3,          /* slot = name, dt; args: chain, instr */
+	ETDUMP_BATCH_END = 4,            /* slot = the begin's name, dt */
 	ETDUMP_BATCH_INSTRUCTION = 5,    /* args: chain, instr */
-	ETDUMP_BATCH_DELEGATE_BEGIN = 6, /* token = id_str or 0, ts;
+	ETDUMP_BATCH_DELEGATE_BEGIN = 6, /* slot = id_str or 0, dt;
 					  * args: id_int */
-	ETDUMP_BATCH_DELEGATE_END = 7,   /* ts; args: metadata bytes kept,
+	ETDUMP_BATCH_DELEGATE_END = 7,   /* dt; args: metadata bytes kept,
 					  * bytes passed; then the metadata */
-	ETDUMP_BATCH_DELEGATE_LOG = 8,   /* token = id_str or 0, ts = start as
-					  * given; struct etdump_batch_log,
-					  * then the metadata */
+	ETDUMP_BATCH_DELEGATE_LOG = 8,   /* slot = id_str or 0; struct
+					  * etdump_batch_log, then the
+					  * metadata */
+	ETDUMP_BATCH_BEGIN_AGAIN = 9,    /* a BEGIN with the chain and instr
+					  * of the buffer's last BEGIN */
+	ETDUMP_BATCH_TIME = 10,          /* payload: the stamp (u64) the next
+					  * delta counts from */
 };
 
+#define ETDUMP_BATCH_SLOTS 64
+
 struct etdump_batch_rec {
-	unsigned short type;
-	unsigned short size;
-	unsigned int token;
-	unsigned long long ts; /* in the head's clock */
+	unsigned int word; /* type | size / 8 << 4 | slot << 12 */
+	unsigned int dt;   /* this stamp less the buffer's last */
 };
+
+#define ETDUMP_BATCH_TYPE(word) ((word) & 0xf)
+#define ETDUMP_BATCH_SIZE(word) ((((word) >> 4) & 0xff) * 8)
+#define ETDUMP_BATCH_SLOT(word) (((word) >> 12) & 0xff)
 
 struct etdump_batch_args {
 	int a;
@@ -119,7 +129,8 @@ struct etdump_batch_args {
 };
 
 struct etdump_batch_log {
-	unsigned long long end; /* as given */
+	unsigned long long start; /* as given */
+	unsigned long long end;
 	int id_int;
 	unsigned int meta_len;      /* metadata bytes kept */
 	unsigned int meta_len_orig; /* ... the runtime passed */
@@ -360,7 +371,7 @@ static inline const void *etdump__present(const void *p)
 
 /* ---- batched mode: the runtime's side ---------------------------------- */
 
-#define ETDUMP__NAME_SLOTS 64
+#define ETDUMP__NAME_SLOTS ETDUMP_BATCH_SLOTS
 #define ETDUMP__ROOM (ETDUMP_BATCH_BYTES - sizeof(struct etdump_batch_head))
 
 struct etdump_batch_state {
@@ -371,6 +382,9 @@ struct etdump_batch_state {
 	unsigned long long deadline; /* a run ending after it flushes */
 	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
 	unsigned long long first_ctr, first_ns; /* the thread's first anchor */
+	unsigned long long last;     /* the buffer's last stamp */
+	int again;                   /* the buffer has a BEGIN: its args */
+	int last_a, last_b;
 	struct etdump_batch_state *next; /* the process's states, for exit */
 	struct etdump_batch_state **prev;
 	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this buffer */
@@ -516,6 +530,8 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	h->nevents = 0;
 	h->blocks = 0;
 	h->skipped = 0;
+	st->last = h->from_ctr;
+	st->again = 0;
 	memset(st->names, 0, sizeof(st->names));
 }
 
@@ -593,6 +609,8 @@ etdump__register(struct etdump_batch_state *st)
 	h->seq = h->from_ns;
 	st->first_ctr = h->from_ctr;
 	st->first_ns = h->from_ns;
+	st->last = h->from_ctr;
+	st->again = 0;
 	st->deadline = 0;
 	st->bound = 0;
 	st->depth = 0;
@@ -624,15 +642,13 @@ static inline unsigned int etdump__rec_size(unsigned int payload)
 
 /* The next record's place; etdump__publish makes it readable. */
 static inline struct etdump_batch_rec *
-etdump__next(struct etdump_batch_state *st, unsigned short type,
-	     unsigned int size, const void *token)
+etdump__next(struct etdump_batch_state *st, unsigned int type,
+	     unsigned int size, unsigned int slot)
 {
 	struct etdump_batch_rec *r = (struct etdump_batch_rec *)(void *)
 		(etdump__records(st) + etdump__head(st)->len);
 
-	r->type = type;
-	r->size = (unsigned short)size;
-	r->token = (unsigned int)(unsigned long)token;
+	r->word = type | (size / 8) << 4 | slot << 12;
 	return r;
 }
 
@@ -695,17 +711,24 @@ static inline int etdump__named(const struct etdump_batch_state *st,
 				 n < ETDUMP_BATCH_NAME_MAX ? n + 1 : n);
 }
 
+/* A TIME record and room for it: a delta that does not fit 32 bits. */
+#define ETDUMP__TIME_BYTES 16
+
 /*
- * Room for one record of `size` bytes naming `name`, plus the NAME record
- * that must precede it in the same buffer when this buffer has not named it.
+ * Room for one record of `size` bytes naming `name`, a TIME record before
+ * it, and the NAME record that must precede it in the same buffer when
+ * this buffer has not named it; the name's slot (1-64), or 0 for none. An
+ * end only pairs with its begin: the pointer is enough.
  */
-static inline void etdump__room(struct etdump_batch_state *st,
-				const void *name, unsigned int size)
+static inline unsigned int etdump__room(struct etdump_batch_state *st,
+					const void *name, unsigned int size,
+					int check_text)
 {
 	unsigned int slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
 	struct etdump_batch_rec *r;
-	int named = !name || etdump__named(st, name, slot);
-	unsigned int n = 0, need = size;
+	int named = !name || (check_text ? etdump__named(st, name, slot) :
+				st->names[slot] == name);
+	unsigned int n = 0, need = size + ETDUMP__TIME_BYTES, nsize;
 
 	if (!named) {
 		n = (unsigned int)strnlen((const char *)name,
@@ -720,18 +743,41 @@ static inline void etdump__room(struct etdump_batch_state *st,
 						  ETDUMP_BATCH_NAME_MAX);
 		}
 	}
+	if (!name)
+		return 0;
 	if (!named) {
+		nsize = etdump__rec_size(n + 1);
 		st->name_at[slot] = (unsigned short)etdump__head(st)->len;
 		st->name_len[slot] = (unsigned char)n;
-		r = etdump__next(st, ETDUMP_BATCH_NAME, etdump__rec_size(n + 1),
-				 name);
-		r->ts = 0;
+		r = etdump__next(st, ETDUMP_BATCH_NAME, nsize, slot + 1);
+		r->dt = 0;
 		memcpy(r + 1, name, n);
-		memset((char *)(r + 1) + n, 0, etdump__rec_size(n + 1) -
-		       sizeof(*r) - n);
+		memset((char *)(r + 1) + n, 0, nsize - sizeof(*r) - n);
 		st->names[slot] = name;
-		etdump__publish(st, etdump__rec_size(n + 1), 0);
+		etdump__publish(st, nsize, 0);
 	}
+	return slot + 1;
+}
+
+/*
+ * A stamp as the delta from the buffer's last one, after a TIME record
+ * when it does not fit (an idle thread, or a stamp read before a flush
+ * whose anchor is later).
+ */
+static inline unsigned int etdump__delta(struct etdump_batch_state *st,
+					 unsigned long long ts)
+{
+	unsigned long long d = ts - st->last;
+	struct etdump_batch_rec *r;
+
+	st->last = ts;
+	if (__builtin_expect(!(d >> 32), 1))
+		return (unsigned int)d;
+	r = etdump__next(st, ETDUMP_BATCH_TIME, ETDUMP__TIME_BYTES, 0);
+	r->dt = 0;
+	memcpy(r + 1, &ts, sizeof(ts));
+	etdump__publish(st, ETDUMP__TIME_BYTES, 0);
+	return 0;
 }
 
 /* A run ended: hand it over if the last flush is older than the bound. */
@@ -748,10 +794,11 @@ static inline void etdump__batch(unsigned short type, const void *name,
 				 long long a, long long b)
 {
 	struct etdump_batch_state *st = etdump__state();
-	unsigned int size = etdump__rec_size(
-		type == ETDUMP_BATCH_BLOCK || type == ETDUMP_BATCH_END ?
-		0 : sizeof(struct etdump_batch_args));
+	int args = type != ETDUMP_BATCH_BLOCK && type != ETDUMP_BATCH_END;
+	unsigned int size = sizeof(struct etdump_batch_rec) +
+		(args ? sizeof(struct etdump_batch_args) : 0);
 	unsigned long long ts = 0;
+	unsigned int slot, kind = type;
 	struct etdump_batch_rec *r;
 
 	/*
@@ -778,21 +825,39 @@ static inline void etdump__batch(unsigned short type, const void *name,
 	/* an end is stamped before any flush, a begin after */
 	if (type == ETDUMP_BATCH_END) {
 		ts = etdump__stamp();
-		etdump__room(st, NULL, size);
+		slot = etdump__room(st, name, size, 0);
+	} else if (type == ETDUMP_BATCH_INSTRUCTION) {
+		slot = etdump__room(st, NULL, size, 0);
 	} else {
-		etdump__room(st, type == ETDUMP_BATCH_INSTRUCTION ? NULL : name,
-			     size);
-		if (type != ETDUMP_BATCH_INSTRUCTION)
-			ts = etdump__stamp();
+		slot = etdump__room(st, name, size, 1);
+		ts = etdump__stamp();
 	}
-	r = etdump__next(st, type, size, name);
-	r->ts = ts;
-	if (size > sizeof(*r)) {
-		struct etdump_batch_args *args =
+	/* most begins take the instruction state the one before took */
+	if (type == ETDUMP_BATCH_BEGIN) {
+		if (st->again && st->last_a == (int)a && st->last_b == (int)b) {
+			kind = ETDUMP_BATCH_BEGIN_AGAIN;
+			args = 0;
+			size = sizeof(*r);
+		}
+		st->again = 1;
+		st->last_a = (int)a;
+		st->last_b = (int)b;
+	}
+	if (type == ETDUMP_BATCH_INSTRUCTION) {
+		r = etdump__next(st, kind, size, 0);
+		r->dt = 0;
+	} else {
+		unsigned int dt = etdump__delta(st, ts);
+
+		r = etdump__next(st, kind, size, slot);
+		r->dt = dt;
+	}
+	if (args) {
+		struct etdump_batch_args *arg =
 			(struct etdump_batch_args *)(void *)(r + 1);
 
-		args->a = (int)a;
-		args->b = (int)b;
+		arg->a = (int)a;
+		arg->b = (int)b;
 	}
 	etdump__head(st)->blocks += type == ETDUMP_BATCH_BLOCK;
 	etdump__publish(st, size, type == ETDUMP_BATCH_END);
@@ -811,27 +876,30 @@ static inline void etdump__batch_delegate(unsigned short type,
 {
 	struct etdump_batch_state *st = etdump__state();
 	int log = type == ETDUMP_BATCH_DELEGATE_LOG;
+	unsigned long long ts;
+	unsigned int head, n, size, slot, dt = 0;
+	struct etdump_batch_rec *r;
 
 	if (st->skipping)
 		return;
-	unsigned long long ts = log ? start : etdump__stamp();
-	unsigned int head = log ? sizeof(struct etdump_batch_log) :
-				  sizeof(struct etdump_batch_args);
-	unsigned int n = meta_len > ETDUMP_BATCH_META_MAX ?
-		ETDUMP_BATCH_META_MAX : (unsigned int)meta_len;
-	unsigned int size;
-	struct etdump_batch_rec *r;
-
+	ts = log ? 0 : etdump__stamp();
+	head = log ? sizeof(struct etdump_batch_log) :
+		     sizeof(struct etdump_batch_args);
+	n = meta_len > ETDUMP_BATCH_META_MAX ? ETDUMP_BATCH_META_MAX :
+					       (unsigned int)meta_len;
 	if (!meta)
 		n = 0;
 	size = etdump__rec_size(head + n);
-	etdump__room(st, id_str, size);
-	r = etdump__next(st, type, size, id_str);
-	r->ts = ts;
+	slot = etdump__room(st, id_str, size, 1);
+	if (!log)
+		dt = etdump__delta(st, ts);
+	r = etdump__next(st, type, size, slot);
+	r->dt = dt;
 	if (log) {
 		struct etdump_batch_log *l =
 			(struct etdump_batch_log *)(void *)(r + 1);
 
+		l->start = start;
 		l->end = end;
 		l->id_int = (int)id_int;
 		l->meta_len = n;

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 
 	/* the longest name, said in the buffer */
 	st = etdump__state();
-	etdump__room(st, kernels[2], 24);
+	etdump__room(st, kernels[2], 16, 1);
 	slot = ((unsigned long)kernels[2] >> 3) % ETDUMP__NAME_SLOTS;
 	t0 = now_ns();
 	for (i = 0; i < n * EVENTS; i++) {

@@ -4,6 +4,7 @@
  * turned back into records and through the collector into events.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "etdump_usdt.h"
@@ -32,13 +33,17 @@ static struct etdump_batch_rec *add(unsigned short type, const char *name,
 {
 	struct etdump_batch_rec *r;
 	struct etdump_batch_args *args;
-	unsigned int size = etdump__rec_size(payload);
+	unsigned int size = etdump__rec_size(payload), slot, dt = 0;
 
 	if (!etdump__head(&st)->magic)
 		start_buffer(ETDUMP_BATCH_CLOCK_NS);
-	etdump__room(&st, type == ETDUMP_BATCH_END ? NULL : name, size);
-	r = etdump__next(&st, type, size, name);
-	r->ts = ts;
+	slot = etdump__room(&st, type == ETDUMP_BATCH_INSTRUCTION ? NULL : name,
+			    size, type != ETDUMP_BATCH_END);
+	if (type != ETDUMP_BATCH_INSTRUCTION &&
+	    type != ETDUMP_BATCH_DELEGATE_LOG)
+		dt = etdump__delta(&st, ts);
+	r = etdump__next(&st, type, size, slot);
+	r->dt = dt;
 	if (payload >= sizeof(*args) && type != ETDUMP_BATCH_DELEGATE_LOG) {
 		args = (struct etdump_batch_args *)(r + 1);
 		args->a = a;
@@ -91,6 +96,7 @@ TEST(flush_becomes_the_per_scope_events)
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 120, ARGS);
 	r = add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 3, 150,
 		sizeof(struct etdump_batch_log) + 3);
+	log.start = 150;
 	log.end = end;
 	log.id_int = -1;
 	log.meta_len = 3;
@@ -136,10 +142,10 @@ TEST(names_are_given_once_per_flush)
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2, 0);
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 3, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 4, 0);
-	for (off = 0; off < etdump__head(&st)->len;
-	     off += ((struct etdump_batch_rec *)(etdump__records(&st) + off))->size)
-		names += ((struct etdump_batch_rec *)(etdump__records(&st) + off))->type ==
-			 ETDUMP_BATCH_NAME;
+	for (off = 0; off < etdump__head(&st)->len; off += ETDUMP_BATCH_SIZE(
+		     ((struct etdump_batch_rec *)(etdump__records(&st) + off))->word))
+		names += ETDUMP_BATCH_TYPE(((struct etdump_batch_rec *)
+			 (etdump__records(&st) + off))->word) == ETDUMP_BATCH_NAME;
 	CHECK_EQ_INT(names, 1);
 	/* 1 NAME, 2 BEGIN, 2 END: two events */
 	CHECK_EQ_INT(etdump__head(&st)->nevents, 2);
@@ -237,11 +243,11 @@ TEST(malformed_flushes_are_refused)
 	b = flush_of(1);
 	/* the NAME record */
 	r = (struct etdump_batch_rec *)(b->data + sizeof(struct etdump_batch_head));
-	r->size = 12;
+	r->word &= ~0xff0u;                       /* size 0 */
 	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
-	r->size = 4000;
+	r->word |= 0xff0u;                        /* past the buffer */
 	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
-	r->size = 40;
+	r->word = (r->word & ~0xff0u) | 2 << 4;
 	memset(r + 1, 'x', 8);                    /* no NUL in the name */
 	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
 	((struct etdump_batch_head *)b->data)->len = 4090; /* past the flush */
@@ -297,6 +303,7 @@ TEST(counter_stamps_become_monotonic_ns_between_the_anchors)
 	h = etdump__head(&st);
 	h->from_ctr = 1000000;
 	h->from_ns = 5000000000ull;
+	st.last = h->from_ctr;
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 1000000, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2000000, 0);
 	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 3000000, 0);
@@ -421,6 +428,107 @@ TEST(every_nth_run_is_kept_and_the_others_counted)
 	etdump_semaphores.s.batch = 0;
 }
 
+struct kept {
+	unsigned int n;
+	uint8_t type[8];
+	int32_t chain[8], instr[8];
+	uint64_t token[8], ts[8];
+	char name[8][64];
+};
+
+static int keep(void *ctx, const void *rec, size_t len, const char *name)
+{
+	const struct etdump_rec_hdr *h = rec;
+	const struct etdump_rec_begin *begin = rec;
+	struct kept *k = ctx;
+	unsigned int i = k->n++;
+
+	(void)len;
+	(void)name;
+	if (i >= 8)
+		return -1;
+	k->type[i] = h->type;
+	k->ts[i] = h->ts;
+	if (h->type == ETDUMP_REC_PROFILE_BEGIN) {
+		k->chain[i] = begin->chain;
+		k->instr[i] = begin->instr;
+		k->token[i] = begin->token;
+		snprintf(k->name[i], sizeof(k->name[i]), "%.*s",
+			 (int)begin->name_len, begin->name);
+	} else if (h->type == ETDUMP_REC_PROFILE_END) {
+		k->token[i] = ((const struct etdump_rec_end *)rec)->token;
+	}
+	return 0;
+}
+
+/* The thread's buffer as a flush would hand it over now. */
+static void snapshot(struct etdump_rec_batch *b,
+		     struct etdump_batch_state *self)
+{
+	struct etdump_batch_head *h = (struct etdump_batch_head *)b->data;
+
+	memset(b, 0, sizeof(*b));
+	b->hdr.type = ETDUMP_REC_BATCH;
+	b->len = sizeof(*h) + etdump__head(self)->len;
+	memcpy(b->data, self->buf, b->len);
+	etdump__anchor(&h->to_ctr, &h->to_ns);
+}
+
+/*
+ * The sites' own buffer: a begin with the last begin's instruction state
+ * in 8 bytes, a stamp too far from the last one after a TIME record, an
+ * end whose begin was named in an earlier buffer paired by the name's text.
+ */
+TEST(the_sites_compact_records_come_back_whole)
+{
+	static const char kernel[] = "native_call_add.out";
+	struct etdump_batch_state *self = &etdump_batch_state;
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	struct batch_stats bs = { 0 };
+	struct kept k = { 0 }, later = { 0 };
+	struct etdump_batch_head *h;
+	uint32_t len;
+
+	etdump_semaphores.s.batch = 1;
+	etdump__flush(self);                      /* what tests before left */
+	self->depth = 0;
+	ETDUMP_BLOCK("Execute");
+	h = etdump__head(self);
+	self->deadline = ~0ull;
+	ETDUMP_PROFILE_BEGIN(OP, 0, 7);
+	len = h->len;
+	ETDUMP_PROFILE_BEGIN(kernel, 0, 7);
+	/* a NAME record, then the begin in 8 bytes */
+	CHECK_EQ_INT(h->len - len, etdump__rec_size(sizeof(kernel)) + 8);
+	len = h->len;
+	self->last -= 1ull << 33;                 /* the next delta overflows */
+	ETDUMP_PROFILE_END(kernel);
+	CHECK_EQ_INT(h->len - len, ETDUMP__TIME_BYTES + 8);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(k.n, 4);
+	CHECK_EQ_INT(k.type[0], ETDUMP_REC_BLOCK);
+	CHECK_EQ_STR(k.name[1], OP);
+	CHECK_EQ_STR(k.name[2], kernel);
+	CHECK(k.chain[2] == 0 && k.instr[2] == 7);
+	CHECK_EQ_INT(k.type[3], ETDUMP_REC_PROFILE_END);
+	CHECK(k.token[3] == k.token[2]);
+	CHECK(k.ts[0] <= k.ts[1] && k.ts[1] <= k.ts[2] && k.ts[2] <= k.ts[3]);
+	/* the next buffer names the end's scope again, by its text */
+	etdump__flush(self);
+	self->deadline = ~0ull;
+	ETDUMP_PROFILE_END(OP);
+	CHECK_EQ_INT(h->len, etdump__rec_size(sizeof("OPERATOR_CALL")) + 8);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &later, &bs), 0);
+	CHECK_EQ_INT(later.n, 1);
+	CHECK(later.token[0] == k.token[1]);
+	CHECK(later.ts[0] >= k.ts[3]);
+	etdump__flush(self);
+	etdump_semaphores.s.batch = 0;
+	free(b);
+}
+
 int main(void)
 {
 	RUN(flush_becomes_the_per_scope_events);
@@ -433,5 +541,6 @@ int main(void)
 	RUN(a_flush_repeats_nothing_read_before);
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	RUN(every_nth_run_is_kept_and_the_others_counted);
+	RUN(the_sites_compact_records_come_back_whole);
 	return TEST_SUMMARY();
 }

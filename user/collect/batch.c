@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <string.h>
 #include "batch.h"
 
@@ -18,54 +19,62 @@ _Static_assert(FIXED_BYTES >= offsetof(struct etdump_rec_begin, name) &&
 	       FIXED_BYTES >= offsetof(struct etdump_rec_end, meta),
 	       "every record's fixed fields are cleared");
 
-/* The NAME records of one flush: token -> string in the flush. */
-#define MAX_NAMES (ETDUMP_BATCH_BYTES / 24)
-
+/* The NAME records of one buffer, by slot (1-64; 0: none). */
 struct names {
-	uint32_t token[MAX_NAMES];
-	const char *str[MAX_NAMES];
+	const char *str[ETDUMP_BATCH_SLOTS + 1];
 	/* cut to ETDUMP_NAME_MAX - 1 once per flush, not per event naming it */
-	uint16_t len[MAX_NAMES];
+	uint16_t len[ETDUMP_BATCH_SLOTS + 1];
+	/* pairs a begin with its end across buffers: the text's hash */
+	uint64_t token[ETDUMP_BATCH_SLOTS + 1];
 	/* the caller's copy, made when a record first names it */
-	const char *interned[MAX_NAMES];
-	unsigned int n;
+	const char *interned[ETDUMP_BATCH_SLOTS + 1];
 	batch_intern_fn intern;
 	void *ctx;
 };
 
-/* The index of token's name, or -1. */
-static int name_of(const struct names *names, uint32_t token)
+/* FNV-1a: a name's token, the same for the same text in any buffer. */
+static uint64_t text_token(const char *s, size_t n)
 {
-	unsigned int i;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
 
-	for (i = names->n; i-- > 0;)
-		if (names->token[i] == token)
-			return (int)i;
-	return -1;
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/*
+ * The token of a slot's name: 0 for no name, one of the slot's own when
+ * the buffer never named it (so an end still pairs with its begin).
+ */
+static uint64_t token_of(const struct names *names, unsigned int slot)
+{
+	if (!slot)
+		return 0;
+	return names->str[slot] ? names->token[slot] : slot;
 }
 
 /*
  * A name into a record's bounded field; its length, or UNREAD if unknown.
  * *interned: the intern function's copy of it, or NULL.
  */
-static uint16_t put_name(struct names *names, uint32_t token, char *dst,
+static uint16_t put_name(struct names *names, unsigned int slot, char *dst,
 			 const char **interned)
 {
 	size_t n;
-	int i;
 
 	*interned = NULL;
-	if (!token)
+	if (!slot)
 		return 0;
-	i = name_of(names, token);
-	if (i < 0)
+	if (!names->str[slot])
 		return ETDUMP_NAME_UNREAD;
-	n = names->len[i];
-	memcpy(dst, names->str[i], n);
+	n = names->len[slot];
+	memcpy(dst, names->str[slot], n);
 	dst[n] = '\0';
-	if (!names->interned[i] && names->intern)
-		names->interned[i] = names->intern(names->ctx, names->str[i], n);
-	*interned = names->interned[i];
+	if (!names->interned[slot] && names->intern)
+		names->interned[slot] = names->intern(names->ctx,
+						      names->str[slot], n);
+	*interned = names->interned[slot];
 	return n;
 }
 
@@ -122,13 +131,21 @@ uint64_t batch_stamp_ns(const struct etdump_batch_head *h, uint64_t ts)
 	return stamp_at(&r, ts);
 }
 
+/* What a record of the buffer carries, decoded. */
+struct batch_item {
+	unsigned int type;
+	unsigned int slot;
+	uint64_t ts;                  /* CLOCK_MONOTONIC ns */
+	struct etdump_batch_args args;
+	const uint8_t *payload;       /* past the args */
+	size_t plen;
+};
+
 /* One record of the flush, as the probe of the same name would have sent it. */
 static int emit(const struct etdump_rec_batch *b,
 		const struct etdump_batch_head *head, struct names *names,
-		const struct etdump_batch_rec *r, uint64_t ts,
-		const uint8_t *payload, batch_record_fn fn, void *ctx)
+		const struct batch_item *it, batch_record_fn fn, void *ctx)
 {
-	size_t plen = r->size - sizeof(*r);
 	union {
 		struct etdump_rec_block block;
 		struct etdump_rec_begin begin;
@@ -136,83 +153,74 @@ static int emit(const struct etdump_rec_batch *b,
 		struct etdump_rec_instruction instr;
 		struct etdump_rec_delegate_log log;
 	} o;
-	struct etdump_batch_args args = { 0, 0 };
 	struct etdump_batch_log log;
 	const char *name = NULL;
 	uint8_t type;
 	uint16_t size;
 	uint32_t meta;
 
-	if (r->type != ETDUMP_BATCH_DELEGATE_LOG && r->type != ETDUMP_BATCH_BLOCK &&
-	    r->type != ETDUMP_BATCH_END) {
-		if (plen < sizeof(args))
-			return -EINVAL;
-		memcpy(&args, payload, sizeof(args));
-		payload += sizeof(args);
-		plen -= sizeof(args);
-	}
 	/*
 	 * Only the fixed fields are cleared: names and metadata are read to
 	 * their lengths, and no counter follows (ncounters 0). This runs for
 	 * every event of batched mode.
 	 */
 	memset(&o, 0, FIXED_BYTES);
-	switch (r->type) {
+	switch (it->type) {
 	case ETDUMP_BATCH_BLOCK:
 		header(&o.block.hdr, &b->hdr, head->tid, ETDUMP_REC_BLOCK,
-		       sizeof(o.block), ts);
-		o.block.name_len = put_name(names, r->token, o.block.name, &name);
+		       sizeof(o.block), it->ts);
+		o.block.name_len = put_name(names, it->slot, o.block.name, &name);
 		break;
 	case ETDUMP_BATCH_BEGIN:
 	case ETDUMP_BATCH_DELEGATE_BEGIN:
-		type = r->type == ETDUMP_BATCH_BEGIN ? ETDUMP_REC_PROFILE_BEGIN :
-						       ETDUMP_REC_DELEGATE_BEGIN;
+		type = it->type == ETDUMP_BATCH_BEGIN ? ETDUMP_REC_PROFILE_BEGIN :
+							ETDUMP_REC_DELEGATE_BEGIN;
 		header(&o.begin.hdr, &b->hdr, head->tid, type, sizeof(o.begin),
-		       ts);
-		o.begin.token = r->token;
-		o.begin.chain = r->type == ETDUMP_BATCH_BEGIN ? args.a : -1;
-		o.begin.instr = r->type == ETDUMP_BATCH_BEGIN ? args.b : 0;
-		o.begin.id_int = r->type == ETDUMP_BATCH_BEGIN ? -1 : args.a;
-		o.begin.name_len = put_name(names, r->token, o.begin.name,
-					    &name);
+		       it->ts);
+		o.begin.token = token_of(names, it->slot);
+		o.begin.chain = it->type == ETDUMP_BATCH_BEGIN ? it->args.a : -1;
+		o.begin.instr = it->type == ETDUMP_BATCH_BEGIN ? it->args.b : 0;
+		o.begin.id_int = it->type == ETDUMP_BATCH_BEGIN ? -1 : it->args.a;
+		o.begin.name_len = put_name(names, it->slot, o.begin.name, &name);
 		o.begin.switches = 0;
 		break;
 	case ETDUMP_BATCH_END:
 	case ETDUMP_BATCH_DELEGATE_END:
-		type = r->type == ETDUMP_BATCH_END ? ETDUMP_REC_PROFILE_END :
-						     ETDUMP_REC_DELEGATE_END;
-		header(&o.end.hdr, &b->hdr, head->tid, type, sizeof(o.end), ts);
-		o.end.token = r->type == ETDUMP_BATCH_END ? r->token : 0;
-		meta = r->type == ETDUMP_BATCH_END ? 0 : (uint32_t)args.a;
-		if (meta > plen || meta > ETDUMP_META_MAX)
+		type = it->type == ETDUMP_BATCH_END ? ETDUMP_REC_PROFILE_END :
+						      ETDUMP_REC_DELEGATE_END;
+		header(&o.end.hdr, &b->hdr, head->tid, type, sizeof(o.end), it->ts);
+		o.end.token = it->type == ETDUMP_BATCH_END ?
+				      token_of(names, it->slot) : 0;
+		meta = it->type == ETDUMP_BATCH_END ? 0 : (uint32_t)it->args.a;
+		if (meta > it->plen || meta > ETDUMP_META_MAX)
 			return -EINVAL;
-		memcpy(o.end.meta, payload, meta);
+		memcpy(o.end.meta, it->payload, meta);
 		o.end.meta_len = meta;
-		o.end.meta_len_orig = r->type == ETDUMP_BATCH_END ?
-					      0 : (uint32_t)args.b;
+		o.end.meta_len_orig = it->type == ETDUMP_BATCH_END ?
+					      0 : (uint32_t)it->args.b;
 		o.end.switches = 0;
 		break;
 	case ETDUMP_BATCH_INSTRUCTION:
 		header(&o.instr.hdr, &b->hdr, head->tid, ETDUMP_REC_INSTRUCTION,
-		       sizeof(o.instr), ts);
-		o.instr.chain = args.a;
-		o.instr.instr = args.b;
+		       sizeof(o.instr), it->ts);
+		o.instr.chain = it->args.a;
+		o.instr.instr = it->args.b;
 		break;
 	case ETDUMP_BATCH_DELEGATE_LOG:
-		if (plen < sizeof(log))
+		if (it->plen < sizeof(log))
 			return -EINVAL;
-		memcpy(&log, payload, sizeof(log));
+		memcpy(&log, it->payload, sizeof(log));
 		meta = log.meta_len;
-		if (meta > plen - sizeof(log) || meta > ETDUMP_META_MAX)
+		if (meta > it->plen - sizeof(log) || meta > ETDUMP_META_MAX)
 			return -EINVAL;
 		/* the delegate's own times, as given: no stamp of ours */
 		header(&o.log.hdr, &b->hdr, head->tid, ETDUMP_REC_DELEGATE_LOG,
-		       sizeof(o.log), r->ts);
-		o.log.start = r->ts;
+		       sizeof(o.log), log.start);
+		o.log.start = log.start;
 		o.log.end = log.end;
 		o.log.id_int = log.id_int;
-		o.log.name_len = put_name(names, r->token, o.log.name, &name);
-		memcpy(o.log.meta, payload + sizeof(log), meta);
+		o.log.name_len = put_name(names, it->slot, o.log.name, &name);
+		memcpy(o.log.meta, it->payload + sizeof(log), meta);
 		o.log.meta_len = meta;
 		o.log.meta_len_orig = log.meta_len_orig;
 		break;
@@ -240,15 +248,18 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 		 void *ctx, struct batch_stats *stats)
 {
 	const uint8_t *data = b->data + sizeof(struct etdump_batch_head);
+	struct etdump_batch_args last_begin = { 0, 0 };
+	bool have_begin = false;
 	struct etdump_batch_head head;
 	struct etdump_batch_rec r;
 	struct stamp_rate rate;
+	struct batch_item it;
 	struct names names;
-	uint32_t off;
-	uint64_t ts;
+	uint64_t stamp;
+	uint32_t off, size;
 	int err;
 
-	names.n = 0;
+	memset(&names, 0, sizeof(names));
 	names.intern = intern;
 	names.ctx = ctx;
 	if (!b->len && b->nevents) {
@@ -259,40 +270,75 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 	if (err)
 		return err;
 	stamp_rate_of(&head, &rate);
-	for (off = 0; off + sizeof(r) <= head.len; off += r.size) {
+	stamp = head.from_ctr;
+	for (off = 0; off + sizeof(r) <= head.len; off += size) {
 		memcpy(&r, data + off, sizeof(r));
-		if (r.size < sizeof(r) || r.size % 8 || r.size > head.len - off)
+		size = ETDUMP_BATCH_SIZE(r.word);
+		it.type = ETDUMP_BATCH_TYPE(r.word);
+		it.slot = ETDUMP_BATCH_SLOT(r.word);
+		if (size < sizeof(r) || size > head.len - off ||
+		    it.slot > ETDUMP_BATCH_SLOTS)
 			return -EINVAL;
-		if (r.type == ETDUMP_BATCH_NAME) {
-			const char *s = (const char *)data + off + sizeof(r);
+		it.payload = data + off + sizeof(r);
+		it.plen = size - sizeof(r);
+		if (it.type == ETDUMP_BATCH_NAME) {
+			const char *s = (const char *)it.payload;
 			const char *nul;
 
 			/* the string must end inside its record */
-			nul = memchr(s, '\0', r.size - sizeof(r));
-			if (!nul || names.n == MAX_NAMES)
+			nul = memchr(s, '\0', it.plen);
+			if (!nul || !it.slot)
 				return -EINVAL;
-			names.token[names.n] = r.token;
-			names.len[names.n] = nul - s < ETDUMP_NAME_MAX - 1 ?
+			names.str[it.slot] = s;
+			names.len[it.slot] = nul - s < ETDUMP_NAME_MAX - 1 ?
 						     nul - s : ETDUMP_NAME_MAX - 1;
-			names.interned[names.n] = NULL;
-			names.str[names.n++] = s;
+			names.token[it.slot] = text_token(s, names.len[it.slot]);
+			names.interned[it.slot] = NULL;
 			continue;
+		}
+		if (it.type == ETDUMP_BATCH_TIME) {
+			if (it.plen < sizeof(stamp))
+				return -EINVAL;
+			memcpy(&stamp, it.payload, sizeof(stamp));
+			continue;
+		}
+		/* the deltas run through every record, taken or not */
+		stamp += r.dt;
+		if (it.type == ETDUMP_BATCH_BEGIN_AGAIN) {
+			if (!have_begin)
+				return -EINVAL;
+			it.type = ETDUMP_BATCH_BEGIN;
+			it.args = last_begin;
+		} else if (it.type == ETDUMP_BATCH_BEGIN ||
+			   it.type == ETDUMP_BATCH_INSTRUCTION ||
+			   it.type == ETDUMP_BATCH_DELEGATE_BEGIN ||
+			   it.type == ETDUMP_BATCH_DELEGATE_END) {
+			if (it.plen < sizeof(it.args))
+				return -EINVAL;
+			memcpy(&it.args, it.payload, sizeof(it.args));
+			it.payload += sizeof(it.args);
+			it.plen -= sizeof(it.args);
+		}
+		if (it.type == ETDUMP_BATCH_BEGIN) {
+			last_begin = it.args;
+			have_begin = true;
 		}
 		/* the recorder has these already: read from the process */
 		if (off < skip)
 			continue;
-		ts = stamp_at(&rate, r.ts);
+		it.ts = it.type == ETDUMP_BATCH_INSTRUCTION ||
+				it.type == ETDUMP_BATCH_DELEGATE_LOG ?
+			0 : stamp_at(&rate, stamp);
 		/*
 		 * A logged delegate event carries the delegate's own times
 		 * (XNNPACK's start at its own epoch): no stamp to judge by.
 		 */
-		if (r.type != ETDUMP_BATCH_INSTRUCTION &&
-		    r.type != ETDUMP_BATCH_DELEGATE_LOG && ts < min_ts) {
+		if (it.type != ETDUMP_BATCH_INSTRUCTION &&
+		    it.type != ETDUMP_BATCH_DELEGATE_LOG && it.ts < min_ts) {
 			stats->stale++;
 			continue;
 		}
-		err = emit(b, &head, &names, &r, ts, data + off + sizeof(r), fn,
-			   ctx);
+		err = emit(b, &head, &names, &it, fn, ctx);
 		if (err)
 			return err;
 	}
