@@ -397,7 +397,7 @@ struct {
  * much of it is used), so the buffer is copied once.
  */
 static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
-					__u64 nevents)
+					__u64 nevents, __u16 flags)
 {
 	struct etdump_batch_head head;
 	struct etdump_rec_batch *r;
@@ -423,7 +423,7 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 	r->hdr.ncounters = 0;
 	r->hdr.size = offsetof(struct etdump_rec_batch, data) + n;
 	r->hdr.cpu = bpf_get_smp_processor_id();
-	r->hdr.flags = take_lost_flag((__u32)id);
+	r->hdr.flags = take_lost_flag((__u32)id) | flags;
 	r->hdr.pid = id >> 32;
 	r->hdr.tid = (__u32)id;
 	r->hdr.ts = bpf_ktime_get_ns();
@@ -446,15 +446,16 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	/* at exit a thread hands over others' buffers too: its own is first */
 	if (!bpf_map_lookup_elem(&batch_buffers, &tid))
 		bpf_map_update_elem(&batch_buffers, &tid, &addr, BPF_ANY);
-	emit_buffer(id, buf, len, nevents);
+	emit_buffer(id, buf, len, nevents, 0);
 	return 0;
 }
 
 /*
- * What the current thread's buffer holds, as a flush would hand it over:
- * the thread is leaving without one. Its memory is still its own here.
+ * What thread `id`'s buffer holds, as a flush would hand it over (flags
+ * 0), or only its head (ETDUMP_REC_F_NOT_ITS_OWN). Its memory must be the
+ * current task's.
  */
-static __always_inline void flush_left(__u64 id)
+static __always_inline void flush_left(__u64 id, __u16 flags)
 {
 	struct etdump_batch_head head;
 	__u32 tid = (__u32)id;
@@ -463,11 +464,57 @@ static __always_inline void flush_left(__u64 id)
 	addr = bpf_map_lookup_elem(&batch_buffers, &tid);
 	if (!addr)
 		return;
-	if (!bpf_probe_read_user(&head, sizeof(head), (const void *)*addr) &&
-	    head.magic == ETDUMP_BATCH_MAGIC && head.tid == tid && head.len &&
-	    head.len <= ETDUMP_REC_BATCH_MAX - sizeof(head))
+	if (bpf_probe_read_user(&head, sizeof(head), (const void *)*addr) ||
+	    head.magic != ETDUMP_BATCH_MAGIC || head.tid != tid ||
+	    head.len > ETDUMP_REC_BATCH_MAX - sizeof(head))
+		return;
+	if (flags)
+		emit_buffer(id, (const void *)*addr, sizeof(head), 0, flags);
+	else if (head.len)
 		emit_buffer(id, (const void *)*addr, sizeof(head) + head.len,
-			    head.nevents);
+			    head.nevents, 0);
+}
+
+/*
+ * A vfork child (or any other process sharing a target thread's memory)
+ * runs on that thread's stack and TLS: its sites write into the thread's
+ * buffer. What the thread held is handed over when the child is made,
+ * and when the child leaves (exit, exec) the recorder is told how far
+ * the buffer now holds the child's, not the thread's: value = the
+ * thread's pid << 32 | tid.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} memory_lent SEC(".maps");
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_vfork, struct task_struct *parent, struct task_struct *child)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 cpid = child->pid;
+
+	if (child->mm != parent->mm || child->tgid == parent->tgid ||
+	    !is_target(id))
+		return 0;
+	flush_left(id, 0);
+	flush_left(id, ETDUMP_REC_F_LENT);
+	bpf_map_update_elem(&memory_lent, &cpid, &id, BPF_ANY);
+	return 0;
+}
+
+/* A vfork child leaves: what it wrote is not its parent thread's. */
+static __always_inline void lent_back(void)
+{
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *owner = bpf_map_lookup_elem(&memory_lent, &pid);
+
+	if (!owner)
+		return;
+	flush_left(*owner, ETDUMP_REC_F_NOT_ITS_OWN);
+	bpf_map_delete_elem(&memory_lent, &pid);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -476,9 +523,11 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
 
-	if (!is_target(id))
+	if (!is_target(id)) {
+		lent_back();
 		return 0;
-	flush_left(id);
+	}
+	flush_left(id, 0);
 	bpf_map_delete_elem(&batch_buffers, &tid);
 	return 0;
 }
@@ -501,7 +550,9 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	if (is_target(id))
-		flush_left(id);
+		flush_left(id, 0);
+	else
+		lent_back();
 	return 0;
 }
 

@@ -73,6 +73,13 @@ struct etdump_rec_hdr {
 #define ETDUMP_REC_F_LOST_BLOCK 0x2
 /* A batched buffer the recorder read from the process, not a flush. */
 #define ETDUMP_REC_F_PULLED 0x4
+/*
+ * A batched buffer's head only: the thread's memory is shared with a vfork
+ * child from now on (LENT: the recorder must not read it), or the child
+ * left and the records the head counts are the child's (NOT_ITS_OWN).
+ */
+#define ETDUMP_REC_F_LENT 0x8
+#define ETDUMP_REC_F_NOT_ITS_OWN 0x10
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for

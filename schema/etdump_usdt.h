@@ -377,7 +377,7 @@ static inline const void *etdump__present(const void *p)
 struct etdump_batch_state {
 	unsigned int depth;      /* open scopes; a run ends when back at 0 */
 	unsigned int registered;
-	unsigned int runs;       /* blocks seen, for --every */
+	unsigned int runs;       /* blocks seen: --every; a worker has none */
 	unsigned int skipping;   /* in a run --every leaves out */
 	unsigned long long deadline; /* a run ending after it flushes */
 	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
@@ -800,13 +800,18 @@ static inline unsigned int etdump__delta(struct etdump_batch_state *st,
 	return 0;
 }
 
-/* A run ended: hand it over if the last flush is older than the bound. */
+/*
+ * A run ended: hand it over if the last flush is older than the bound. A
+ * thread that opens no run (a worker of a pool) hands over each scope at
+ * once: the recorder puts its events into the run open in the process
+ * when they ended, which must still be open when they arrive.
+ */
 static inline void etdump__scope_closed(struct etdump_batch_state *st,
 					unsigned long long ts)
 {
 	if (st->depth)
 		st->depth--;
-	if (!st->depth && ts >= st->deadline)
+	if (!st->depth && (ts >= st->deadline || !st->runs))
 		etdump__flush(st);
 }
 
@@ -834,7 +839,8 @@ static inline void etdump__batch(unsigned short type, const void *name,
 			etdump__flush(st);
 			st->depth = 0;
 		}
-		st->skipping = every > 1 && st->runs++ % every;
+		st->skipping = every > 1 && st->runs % every;
+		st->runs++;
 		if (st->skipping) {
 			etdump__head(st)->skipped++;
 			return;

@@ -26,8 +26,8 @@ struct capture {
 	const char *link_probes[16];  /* the probes attached, each once */
 	size_t nprobes;
 	struct bpf_link *switch_link;
-	/* batched: buffers left at a thread's exit or an exec */
-	struct bpf_link *exit_link, *exec_link;
+	/* batched: buffers left at a thread's exit or an exec, or lent */
+	struct bpf_link *exit_link, *exec_link, *vfork_link;
 	struct bpf_link *follow_links[3]; /* fork, exec, exit */
 	/* events of armed_binaries.h: removed once their links are gone */
 	struct tracefs_uprobes *tracefs;
@@ -169,6 +169,7 @@ static void choose_programs(struct capture *cap,
 					  opts->sched);
 	bpf_program__set_autoload(sk->progs.on_thread_exit, cap->batched);
 	bpf_program__set_autoload(sk->progs.on_sys_enter, cap->batched);
+	bpf_program__set_autoload(sk->progs.on_vfork, cap->batched);
 	bpf_program__set_autoload(sk->progs.on_fork, opts->follow_children);
 	bpf_program__set_autoload(sk->progs.on_exec, opts->follow_children);
 	bpf_program__set_autoload(sk->progs.on_exit, opts->follow_children);
@@ -245,9 +246,11 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 		cap->exit_link = bpf_program__attach(cap->skel->progs.on_thread_exit);
 		cap->exec_link = cap->exit_link ?
 			bpf_program__attach(cap->skel->progs.on_sys_enter) : NULL;
-		if (!cap->exec_link) {
+		cap->vfork_link = cap->exec_link ?
+			bpf_program__attach(cap->skel->progs.on_vfork) : NULL;
+		if (!cap->vfork_link) {
 			err = -errno;
-			p_err("cannot attach to a thread's exit or exec, where what a batched thread holds is read: %s",
+			p_err("cannot attach to a thread's exit, exec or vfork, where what a batched thread holds is read: %s",
 			      strerror(-err));
 			goto fail;
 		}
@@ -586,6 +589,7 @@ void capture_close(struct capture *cap)
 	bpf_link__destroy(cap->switch_link);
 	bpf_link__destroy(cap->exit_link);
 	bpf_link__destroy(cap->exec_link);
+	bpf_link__destroy(cap->vfork_link);
 	for (i = 0; i < 3; i++)
 		bpf_link__destroy(cap->follow_links[i]);
 	free(cap->links);

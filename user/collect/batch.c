@@ -238,6 +238,10 @@ int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
 	memcpy(head, b->data, sizeof(*head));
 	if (head->magic != ETDUMP_BATCH_MAGIC)
 		return -EPROTO;
+	/* a head alone says where a buffer stands, records not copied */
+	if (b->hdr.flags & (ETDUMP_REC_F_LENT | ETDUMP_REC_F_NOT_ITS_OWN))
+		return head->len > ETDUMP_BATCH_BYTES - sizeof(*head) ?
+			-EINVAL : 0;
 	if (head->len > b->len - sizeof(*head))
 		return -EINVAL;
 	return 0;

@@ -56,7 +56,7 @@ static int pull_one(const struct batch_thread *t, struct etdump_rec_batch *r,
 	struct etdump_batch_head h;
 	uint64_t seq;
 
-	if (read_from(t->pid, t->addr, &h, sizeof(h)) ||
+	if (t->lent || read_from(t->pid, t->addr, &h, sizeof(h)) ||
 	    h.magic != ETDUMP_BATCH_MAGIC || h.tid != t->tid || !h.len ||
 	    h.len > ETDUMP_BATCH_BYTES - sizeof(h))
 		return 0;

@@ -102,3 +102,25 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 	t->skipped = b->skipped;
 	return 0;
 }
+
+int batch_threads_lend(struct batch_threads *bt, const struct batch_buffer *b,
+		       bool lent)
+{
+	struct batch_thread *t = lookup(bt, b->tid);
+
+	if (!t) {
+		t = add(bt, b->tid);
+		if (!t)
+			return -ENOMEM;
+	}
+	t->lent = lent;
+	if (lent)
+		return 0;
+	/* the child's: taken, never emitted */
+	t->pid = b->pid;
+	t->addr = b->addr;
+	t->seq = b->seq;
+	t->taken = b->len;
+	t->skipped = b->skipped;
+	return 0;
+}

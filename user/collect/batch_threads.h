@@ -9,6 +9,7 @@
 #ifndef ETDUMP_BATCH_THREADS_H
 #define ETDUMP_BATCH_THREADS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,7 @@ struct batch_thread {
 	uint64_t seq;       /* the last buffer taken from */
 	uint32_t taken;     /* bytes of its records taken */
 	uint32_t skipped;   /* runs it said were left out (--every) */
+	bool lent;          /* its memory is a vfork child's too: not read */
 };
 
 struct batch_threads {
@@ -45,6 +47,13 @@ struct batch_buffer {
  */
 int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 		       uint32_t *skip, uint32_t *skipped_new);
+
+/*
+ * The thread's memory is shared with a vfork child (lent), or the child
+ * left: the records its buffer holds as `b` says are not the thread's.
+ */
+int batch_threads_lend(struct batch_threads *bt, const struct batch_buffer *b,
+		       bool lent);
 
 /* The thread's entry, or NULL. */
 const struct batch_thread *batch_threads_find(const struct batch_threads *bt,

@@ -1020,6 +1020,9 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 		};
 		uint32_t skipped;
 
+		if (b->hdr.flags & (ETDUMP_REC_F_LENT | ETDUMP_REC_F_NOT_ITS_OWN))
+			return batch_threads_lend(&c->batches, &buf,
+						  b->hdr.flags & ETDUMP_REC_F_LENT);
 		err = batch_threads_take(&c->batches, &buf, &skip, &skipped);
 		if (err)
 			return err < 0 ? err : 0;
