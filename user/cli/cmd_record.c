@@ -36,6 +36,8 @@
 #include "privileges.h"
 #include "raw_threads.h"
 #include "raw_writer.h"
+#include "record_every.h"
+#include "every_word.h"
 #include "live_view.h"
 #include "run_sink.h"
 #include "sched_lanes.h"
@@ -124,6 +126,13 @@ static const char record_usage[] =
 	"      --follow-binary FILE  a binary with etdump probes the children\n"
 	"                       may exec, not named on the command line: recorded\n"
 	"                       from its first instruction too (repeatable)\n"
+	"      --every N        batched mode: the runtime keeps one run in N\n"
+	"                       (the first it starts after the attach, then\n"
+	"                       every Nth of each thread) and only counts the\n"
+	"                       others, at one check each: cheap enough to leave\n"
+	"                       a recorder attached; the summary says which\n"
+	"                       share of the runs the ETDump holds. Not with\n"
+	"                       --precise, -e, --values, --allocations, --symbols\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
 	"                       the timeline convert makes\n"
@@ -183,6 +192,7 @@ struct record_opts {
 	char *debug_buffer_path;   /* what is written: given or derived */
 	bool live;
 	bool no_inherit;           /* --no-inherit: no child followed */
+	uint32_t every;            /* --every N, or 0 */
 	/* --follow-binary: armed as if the command line named them */
 	char *follow_binaries[MAX_FOLLOW_BINARIES];
 	size_t nfollow_binaries;
@@ -217,7 +227,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
-       OPT_FOLLOW_BINARY };
+       OPT_FOLLOW_BINARY, OPT_EVERY };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -245,6 +255,14 @@ static int parse_pids(const char *arg, struct record_opts *o, char *err,
 	o->nmore = n - 1;
 	memcpy(o->more_pids, pids + 1, o->nmore * sizeof(*pids));
 	return 0;
+}
+
+/* What asks for per-scope probes (or symbol mode), where --every is not. */
+static const char *every_refused(const struct record_opts *o)
+{
+	return o->precise ? "--precise" : o->counters_given ? "-e" :
+	       o->values ? "--values" : o->allocations ? "--allocations" :
+	       o->sym.force ? "--symbols" : NULL;
 }
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
@@ -275,11 +293,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
+		{ "every", required_argument, NULL, OPT_EVERY },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
 	};
-	uint64_t flight, pct;
+	uint64_t flight, pct, every;
 	int c;
 
 	char err[256];
@@ -396,6 +415,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				return usage_error("%s", "more than 16 --follow-binary");
 			o->follow_binaries[o->nfollow_binaries++] = optarg;
 			break;
+		case OPT_EVERY:
+			if (parse_u64(optarg, 1, UINT32_MAX, &every))
+				return cli_usage_error("record", "invalid --every '%s' (a run count, 1 to 4294967295)",
+						       optarg);
+			o->every = (uint32_t)every;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -421,6 +446,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("'%s' given for both -o and --debug-buffer", o->output);
 	if (!o->pid == !o->command)
 		return usage_error("%s", "give either -p PID or a command to run");
+	if (o->every && every_refused(o))
+		return cli_usage_error("record", "--every keeps one run in N in batched mode: not with %s, which does not record batched",
+				       every_refused(o));
 	if (o->no_inherit && o->nfollow_binaries)
 		return usage_error("%s", "--follow-binary and --no-inherit ask for opposite things: give one");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
@@ -676,6 +704,7 @@ static void print_summary(const struct record_opts *o, const struct target *t,
 		 o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
 	summary_totals_text(stop_reasons[why], files, runs, st, drops);
+	summary_every(o->every, st);
 	if (t->spawned && t->exited && WIFEXITED(t->wait_status) &&
 	    WEXITSTATUS(t->wait_status))
 		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
@@ -886,6 +915,21 @@ static int write_values(const struct record_opts *o,
 	return debug_buffer_write(o->debug_buffer_path, data, len, o->force);
 }
 
+/*
+ * --every's word back to 0 in the targets that live on, once: nothing of
+ * this recording's stays in a process it leaves.
+ */
+static void reset_every(struct target *t, const struct probe_objects *objs,
+			struct more_targets *more, bool *set)
+{
+	record_every_detach(t, objs, set[0]);
+	set[0] = false;
+	for (size_t i = 0; i < more->n; i++) {
+		record_every_detach(&more->t[i], &more->objs[i], set[1 + i]);
+		set[1 + i] = false;
+	}
+}
+
 /* Open the counters and tell the collector what the records will carry. */
 static int setup_counters(struct counter_set *set, struct collector *col)
 {
@@ -926,6 +970,8 @@ int cmd_record(int argc, char **argv)
 	/* symbol mode found nothing: kept to say why, when no child is either */
 	struct symbol_mode *unused_sm = NULL;
 	pid_t roots[1 + CAPTURE_MAX_MORE];
+	/* --every's word is ours to reset: the target's, then more's */
+	bool every_set[1 + CAPTURE_MAX_MORE] = { false };
 	bool follow, children_only = false, sym_alone;
 	uint64_t ns_dev, ns_ino;
 	/*
@@ -1022,6 +1068,20 @@ int cmd_record(int argc, char **argv)
 		if (check_other_tracers(&more.t[i], &more.objs[i],
 					copts.batched))
 			goto cleanup;
+	if (o.every && (!copts.batched || sink.sm)) {
+		p_err("--every: PID %d (%s) is recorded %s: --every needs batched mode",
+		      t.pid, t.exe, sink.sm ? "in symbol mode" :
+		      "with per-scope probes (no flush probe)");
+		goto cleanup;
+	}
+	/* before the probes: the first run they see is already counted */
+	if (copts.batched &&
+	    record_every_attach(o.every, &t, &objs, &every_set[0]))
+		goto cleanup;
+	for (size_t i = 0; copts.batched && i < more.n; i++)
+		if (record_every_attach(o.every, &more.t[i], &more.objs[i],
+					&every_set[1 + i]))
+			goto cleanup;
 	if (!copts.batched && !sink.sm && !o.no_counters &&
 	    setup_counters(&o.counters, col))
 		goto cleanup;
@@ -1113,7 +1173,14 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; fc && i < more.n; i++)
 		if (follow_children_attached(fc, more.pids[i], more.t[i].exe))
 			goto cleanup;
-	if (target_release(&t)) {
+	if (o.every > 1 && t.spawned && objs.etdump) {
+		/* its first run is already counted: written before it runs */
+		if (every_words_at_start(&t, &objs, o.every, msg,
+					 sizeof(msg))) {
+			p_err("%s", msg);
+			goto cleanup;
+		}
+	} else if (target_release(&t)) {
 		p_err("cannot start %s: %s", o.command[0], strerror(errno));
 		goto cleanup;
 	}
@@ -1123,6 +1190,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 
 	err = collect(&o, &t, &more, fc, cap, &sink, rs, ahead, lv, &why);
+	reset_every(&t, &objs, &more, every_set);
 	/* the stream is this thread's alone again, its first error known */
 	if (ahead) {
 		int written = etdump_ahead_thread_wait(ahead);
@@ -1232,6 +1300,7 @@ int cmd_record(int argc, char **argv)
 		memory_summary(&dump);
 	ret = drops ? EXIT_LOST : EXIT_OK;
 cleanup:
+	reset_every(&t, &objs, &more, every_set);
 	target_stop(&t);
 	target_close(&t);
 	more_targets_close(&more);

@@ -11,8 +11,8 @@
 #include "probe_semaphores.h"
 
 /* The file offset of a semaphore: it lives in a PT_LOAD segment's bytes. */
-static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t *off,
-			    char *err, size_t errlen)
+static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t len,
+			    uint64_t *off, char *err, size_t errlen)
 {
 	struct elf_file f = ELF_FILE_CLOSED;
 	int ret;
@@ -20,7 +20,7 @@ static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t *off,
 	ret = elf_file_open(&f, path, err, errlen);
 	if (ret)
 		return ret;
-	ret = elf_file_offset(f.elf, vaddr, 4, off) ? -ENOENT : 0;
+	ret = elf_file_offset(f.elf, vaddr, len, off) ? -ENOENT : 0;
 	elf_file_close(&f);
 	if (ret)
 		snprintf(err, errlen, "%s: the etdump semaphores lie in no loaded segment",
@@ -33,7 +33,7 @@ static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t *off,
  * copy the kernel counts in (as it picks the vma for a uprobe's counter).
  */
 static int semaphore_address(pid_t pid, const char *path, uint64_t off,
-			     uint64_t *addr)
+			     uint64_t len, uint64_t *addr)
 {
 	char maps[64], line[PATH_MAX + 128], perms[8];
 	uint64_t start, end, pgoff;
@@ -51,7 +51,7 @@ static int semaphore_address(pid_t pid, const char *path, uint64_t off,
 			continue;
 		line[at + strcspn(line + at, "\n")] = '\0';
 		if (strcmp(line + at, path) || perms[1] != 'w' ||
-		    perms[3] != 'p' || off < pgoff || off + 4 > pgoff + (end - start))
+		    perms[3] != 'p' || off < pgoff || off + len > pgoff + (end - start))
 			continue;
 		*addr = start + (off - pgoff);
 		ret = 0;
@@ -60,7 +60,7 @@ static int semaphore_address(pid_t pid, const char *path, uint64_t off,
 	return ret;
 }
 
-static uint64_t semaphore_vaddr(const struct probe_object *obj)
+uint64_t probe_semaphores_vaddr(const struct probe_object *obj)
 {
 	const struct usdt_probe *p;
 	size_t i;
@@ -75,27 +75,40 @@ static uint64_t semaphore_vaddr(const struct probe_object *obj)
 	return 0;
 }
 
+int probe_semaphores_address(pid_t pid, const struct probe_object *obj,
+			     uint64_t len, uint64_t *addr, char *err,
+			     size_t errlen)
+{
+	uint64_t vaddr = probe_semaphores_vaddr(obj), off;
+	int ret;
+
+	*addr = 0;
+	if (!vaddr)
+		return 0;   /* probes without semaphores: always fire */
+	ret = semaphore_offset(obj->path, vaddr, len, &off, err, errlen);
+	if (ret)
+		return ret;
+	ret = semaphore_address(pid, obj->path, off, len, addr);
+	if (ret)
+		snprintf(err, errlen, "%s: not mapped writable in process %d",
+			 obj->path, (int)pid);
+	return ret;
+}
+
 int probe_semaphores_read(pid_t pid, const struct probe_object *obj,
 			  struct probe_holders *out, char *err, size_t errlen)
 {
-	uint64_t vaddr = semaphore_vaddr(obj), off, addr;
+	uint64_t addr;
 	uint16_t words[2];
 	char mem[64];
 	ssize_t n;
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
-	if (!vaddr)
-		return 0;   /* probes without semaphores: always fire */
-	ret = semaphore_offset(obj->path, vaddr, &off, err, errlen);
-	if (ret)
+	ret = probe_semaphores_address(pid, obj, sizeof(words), &addr, err,
+				       errlen);
+	if (ret || !addr)
 		return ret;
-	ret = semaphore_address(pid, obj->path, off, &addr);
-	if (ret) {
-		snprintf(err, errlen, "%s: not mapped writable in process %d",
-			 obj->path, (int)pid);
-		return ret;
-	}
 	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
 	fd = open(mem, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {

@@ -27,4 +27,15 @@ struct probe_holders {
 int probe_semaphores_read(pid_t pid, const struct probe_object *obj,
 			  struct probe_holders *out, char *err, size_t errlen);
 
+/* The semaphores' address in obj's file (its etdump notes name it), or 0. */
+uint64_t probe_semaphores_vaddr(const struct probe_object *obj);
+/*
+ * Where `len` bytes from obj's semaphores lie in process pid: in the
+ * private writable copy the kernel counts in. 0 with *addr 0 when obj's
+ * probes have no semaphores; negative errno with "PATH: why" in err.
+ */
+int probe_semaphores_address(pid_t pid, const struct probe_object *obj,
+			     uint64_t len, uint64_t *addr, char *err,
+			     size_t errlen);
+
 #endif /* ETDUMP_PROBE_SEMAPHORES_H */

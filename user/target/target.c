@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -123,6 +124,12 @@ int target_spawn(struct target *t, char *const argv[], char *err,
 		if (read(gate[0], &go, 1) != 1)
 			_exit(127);
 		close(gate[0]);
+		/* exec_stop.h: stopped at the exec, for the recorder to write */
+		if (go == 't' && ptrace(PTRACE_TRACEME, 0, 0, 0)) {
+			fprintf(stderr, "etdump-bpf: cannot hold %s at its exec (ptrace: %s)\n",
+				t->exe, strerror(errno));
+			_exit(127);
+		}
 		execv(t->exe, argv);
 		fprintf(stderr, "etdump-bpf: cannot run %s: %s\n", t->exe,
 			strerror(errno));

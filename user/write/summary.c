@@ -103,6 +103,20 @@ void summary_totals_text(const char *how, const char *files, const char *runs,
 	       (unsigned long long)st->events, (unsigned long long)drops);
 }
 
+void summary_every(uint32_t every, const struct collector_stats *st)
+{
+	uint64_t all = st->runs + st->runs_skipped;
+	double held = all ? 100.0 * (double)st->runs / (double)all : 0;
+
+	if (every > 1)
+		p_info("kept 1 run in %u: %llu runs written, %llu left out by the runtime (the ETDump holds %.1f%% of the runs)",
+		       every, (unsigned long long)st->runs,
+		       (unsigned long long)st->runs_skipped, held);
+	else if (st->runs_skipped)
+		p_info("%llu runs left out by the runtime (another recorder's --every): the ETDump holds %.1f%% of the runs",
+		       (unsigned long long)st->runs_skipped, held);
+}
+
 void summary_notes(const struct collector_stats *st, uint64_t drops)
 {
 	if (st->incomplete_runs)

@@ -39,6 +39,12 @@ void run_names_add(struct run_names *rn, const struct run_view *r);
 void run_names_describe(const struct run_names *rn, char *buf, size_t len);
 /* The same for the runs of a log. */
 void summary_describe_log(struct run_log *log, char *buf, size_t len);
+/*
+ * record --every N: "kept 1 run in N: K runs written, M left out by the
+ * runtime (the ETDump holds P% of the runs)"; runs another recorder's N
+ * left out are said too.
+ */
+void summary_every(uint32_t every, const struct collector_stats *st);
 /* One line per kind of event left out, lost or unreadable. */
 void summary_notes(const struct collector_stats *st, uint64_t drops);
 
