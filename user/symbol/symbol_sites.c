@@ -10,6 +10,7 @@
 #include "demangle.h"
 #include "log.h"
 #include "symbol_guard.h"
+#include "kernel_registry.h"
 #include "symbol_sites.h"
 #include "xnnpack_sites.h"
 
@@ -183,6 +184,29 @@ static int on_symbol(void *ctx, const char *symbol, uint64_t offset,
 	return err;
 }
 
+/*
+ * The kernels of the object at path named as it registers them
+ * (kernel_registry.h): -ENOMEM, else 0.
+ */
+static int registered_names(struct symbol_sites *out, const char *path)
+{
+	struct kernel_registry reg;
+	struct etdump_func_site *d;
+	size_t i;
+	int ret = kernel_registry_read(&reg, path);
+
+	for (i = 0; !ret && i < out->n; i++) {
+		d = &out->sites[i].desc;
+		if (out->sites[i].path != path || d->kind != ETDUMP_FUNC_KERNEL)
+			continue;
+		d->name[d->name_len] = '\0';
+		kernel_registry_name(&reg, d->name, sizeof(d->name));
+		d->name_len = strlen(d->name);
+	}
+	kernel_registry_free(&reg);
+	return ret;
+}
+
 int symbol_sites_find(struct symbol_sites *out,
 		      const struct symbol_rules *rules, pid_t pid,
 		      const char *exe, bool running, const char *debug_file,
@@ -208,8 +232,9 @@ int symbol_sites_find(struct symbol_sites *out,
 		ret = elf_symbols_read(w.path, i ? NULL : debug_file, on_symbol,
 				       &w, &info, err, errlen);
 		/* x86-64 code: what xnnpack_ops.h decodes */
-		if (!ret && w.machine == EM_X86_64 &&
-		    xnnpack_sites_add(out, w.path, &w.xnn)) {
+		if (!ret && (registered_names(out, w.path) ||
+			     (w.machine == EM_X86_64 &&
+			      xnnpack_sites_add(out, w.path, &w.xnn)))) {
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			ret = -ENOMEM;
 		}
