@@ -10,7 +10,9 @@
 #include "testlib.h"
 #include "etdump_record.h"
 
-static const char rodata[] = "aten::_softmax.out\0aten::add.out\0"
+/* the first name packed after a double (1.0), no NUL between */
+static const char rodata[] = "\0\0\0\0\0\0\xf0?aten::_softmax.out\0"
+			     "aten::add.out\0"
 			     "not a name\0std::x\0aten::relu.out\0"
 			     "aten::_two.out\0aten::__two.out";
 

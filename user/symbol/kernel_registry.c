@@ -10,6 +10,11 @@
 
 #define KERNEL_PREFIX "native_call_"
 
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == ':' || c == '.';
+}
+
 /* NAMESPACE::OPERATOR.OVERLOAD, identifiers: the OPERATOR.OVERLOAD part. */
 static const char *operator_name(const char *s)
 {
@@ -32,14 +37,23 @@ static const char *operator_name(const char *s)
 int kernel_registry_scan(struct kernel_registry *r, const char *data,
 			 size_t len)
 {
-	const char *s = data, *end = data + len, *nul, *op;
+	const char *s = data, *end = data + len, *nul, *op, *p;
 	char **grown;
 
 	while (s < end) {
 		nul = memchr(s, '\0', end - s);
 		if (!nul)
 			break;
-		op = operator_name(s);
+		/*
+		 * A name may follow other constants with no NUL between
+		 * (a double's 0x3ff0... ends in '?'): its name characters
+		 * before the NUL are the string. Only OPERATOR.OVERLOAD is
+		 * kept, so a letter of the constant's caught in the
+		 * namespace changes nothing.
+		 */
+		for (p = nul; p > s && name_char(p[-1]); p--)
+			;
+		op = operator_name(p);
 		if (op) {
 			grown = realloc(r->names, (r->n + 1) * sizeof(*grown));
 			if (!grown)
