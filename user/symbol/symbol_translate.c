@@ -335,10 +335,14 @@ static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
 	 * A measure off by noise never runs time backwards, nor stops it:
 	 * the probes' own stamps strictly increase, and so do these, so two
 	 * calls never touch and no call lasts no time (a viewer takes
-	 * touching calls of one name for parent and child).
+	 * touching calls of one name for parent and child). What was taken
+	 * out too much is given back, or the error of every gap between
+	 * calls adds up until it eats the calls that follow.
 	 */
-	if (at <= th->last_ts && th->last_ts)
+	if (at <= th->last_ts && th->last_ts) {
 		at = th->last_ts + 1;
+		th->probe_ns = ts > at ? ts - at : 0;
+	}
 	th->last_ts = at;
 	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
 	return at;
