@@ -15,12 +15,19 @@
  * record --allocations: an allocate site (ETDUMP_FUNC_ALLOCATE) is no
  * scope: its entry keeps the allocator and the size asked, its return
  * sends them with what it handed out, nothing when that was NULL.
+ *
+ * XNNPACK operators (ETDUMP_FUNC_XNN_OP): the entry is a plain uprobe on
+ * the call of xnn_run_operator_with_index, the operator in the first
+ * argument register; its name is looked up from the fields read there
+ * (user/symbol/xnnpack_ops.h). The exit is on_func_exit attached as a
+ * plain uprobe where the call returns, the entry site's id its cookie.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "ring.bpf.h"
 #include "symbol_values.h"
+#include "symbol_xnnpack.h"
 #include "value_copy.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -96,6 +103,69 @@ static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
 	submit(r);
 }
 
+/* Sites of kind ETDUMP_FUNC_XNN_OP are attached, and where they read. */
+const volatile bool xnn_sites = false;
+const volatile struct etdump_xnn_layout xnn_layout = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* resized to the names there are */
+	__type(key, struct etdump_xnn_key);
+	__type(value, struct etdump_xnn_name);
+} xnn_names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ETDUMP_XNN_UKERNELS);
+	__type(key, __u32);
+	__type(value, struct etdump_xnn_name);
+} xnn_ukernels SEC(".maps");
+
+static __always_inline __u32 read_u32(__u64 addr)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
+/* xnn_run_operator_with_index(op, opdata_index, object_index, ...) */
+static __always_inline void xnn_entry(struct pt_regs *ctx,
+				      const struct etdump_func_site *site)
+{
+	struct etdump_xnn_key k = { .whole = 0 };
+	const struct etdump_xnn_name *n, *uk;
+	struct etdump_rec_func_entry *r;
+	__u64 op = PT_REGS_PARM1(ctx);
+	__u32 ukernel;
+
+	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);
+	if (!r)
+		return;
+	__builtin_memcpy(&r->site, site, sizeof(*site));
+	r->site.part = (PT_REGS_PARM3(ctx) & 7) | (PT_REGS_PARM2(ctx) << 3);
+	r->site.name_len = 0;
+	r->site.arg_len = 0;
+	k.type = read_u32(op + xnn_layout.type);
+	k.sub = read_u32(op + xnn_layout.sub);
+	ukernel = read_u32(op + xnn_layout.ukernel);
+	n = bpf_map_lookup_elem(&xnn_names, &k);
+	if (!n) {
+		k.sub = 0;
+		k.whole = 1;
+		n = bpf_map_lookup_elem(&xnn_names, &k);
+	}
+	uk = bpf_map_lookup_elem(&xnn_ukernels, &ukernel);
+	/* a microkernel type past the table: no name rather than a wrong one */
+	if (n && uk && (uk->len || !ukernel)) {
+		r->site.name_len = n->len < ETDUMP_NAME_MAX ? n->len : 0;
+		r->site.arg_len = uk->len < ETDUMP_NAME_MAX ? uk->len : 0;
+		__builtin_memcpy(r->site.name, n->name, sizeof(r->site.name));
+		__builtin_memcpy(r->site.arg, uk->name, sizeof(r->site.arg));
+	}
+	submit(r);
+}
+
 SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
 {
@@ -108,6 +178,10 @@ int on_func_entry(struct pt_regs *ctx)
 		return 0;
 	if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
 		alloc_entry(ctx, id);
+		return 0;
+	}
+	if (xnn_sites && site->kind == ETDUMP_FUNC_XNN_OP) {
+		xnn_entry(ctx, site);
 		return 0;
 	}
 	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);

@@ -197,6 +197,14 @@ enum etdump_func_kind {
 	 * memory; named by `name` (the allocator's kind)
 	 */
 	ETDUMP_FUNC_ALLOCATE = 4,
+	/*
+	 * an XNNPACK operator object run (schema/symbol_xnnpack.h): the
+	 * entry is the call of xnn_run_operator_with_index, its `name` the
+	 * operator's (none when the probe could not name it), `arg` its
+	 * microkernel type's when not the default, `part` which object of
+	 * which operator; the exit is the instruction the call returns to
+	 */
+	ETDUMP_FUNC_XNN_OP = 5,
 };
 
 struct etdump_func_site {
@@ -205,7 +213,10 @@ struct etdump_func_site {
 	__u8 flags;            /* ETDUMP_FUNC_STEPPED */
 	__u16 name_len;
 	__u16 arg_len;
-	__u16 pad2;
+	/* ETDUMP_FUNC_XNN_OP: the object's index in its operator (bits
+	   0-2) and the operator's index in the runtime (bits 3-15, mod
+	   8192); else 0 */
+	__u16 part;
 	char name[ETDUMP_NAME_MAX];
 	char arg[ETDUMP_NAME_MAX];
 };

@@ -5,7 +5,8 @@ the ETDumps ETDumpGen wrote (reference/). What symbol mode can see must be
 what ETDumpGen wrote: the blocks, the framework events, every kernel event
 and its instruction's OPERATOR_CALL with name, chain and instruction id, in
 order, per run, and the DELEGATE_CALL of a delegated instruction. Left out
-is what no function spans: the events a delegate logs itself. Each
+here is what no function spans: the events a delegate logs itself, but for
+XNNPACK's operators (test_executorch_xnn_symbols.py). Each
 recording says what its probes' own time, measured at attach, was taken out
 of the durations: at attach, in its summary and in the ETDump. A build
 whose kernel no rule names records the rest and names what it cannot.
@@ -83,9 +84,11 @@ class ExecuTorchSymbolModeTest(TempDirTest):
         ref = decode(et.reference(model, EXECUTIONS))
         expect = runs_visible(ref)
         self.assertEqual(runs_visible(ours), expect)
-        # nothing but what ETDumpGen wrote
+        # nothing but what ETDumpGen wrote: with the XNNPACK operators,
+        # which symbol mode reads in XNNPACK itself (their names and ids:
+        # test_executorch_xnn_symbols.py)
         self.assertEqual(sum(len(r["events"]) for r in ours["run_data"]),
-                         sum(len(k) for _, k in expect))
+                         sum(len(r["events"]) for r in ref["run_data"]))
         return proc
 
     def test_stock_runner_every_model(self):
@@ -96,8 +99,9 @@ class ExecuTorchSymbolModeTest(TempDirTest):
 
     def test_delegate_call_of_an_xnnpack_program(self):
         _, ours = self.record(RUNNER, "xnn_mlp", "--symbols")
-        execute = ours["run_data"][1]["events"]
-        self.assertEqual(visible(execute[0]), ("DELEGATE_CALL", 0, 0))
+        execute = [k for k in map(visible, ours["run_data"][1]["events"])
+                   if k]
+        self.assertEqual(execute[0], ("DELEGATE_CALL", 0, 0))
 
     def test_stripped_runner_finds_its_debug_file_by_debuglink(self):
         # the .debug file sits beside the stripped runner

@@ -439,23 +439,31 @@ static uint64_t duration(const struct etd_event *ev)
  * 300 ns) and the whole cost of each probed call inside it (50 ns).
  * Every record here is 100 ns after the one before.
  */
+/* The probes' time as record hands it on once attached. */
+static void feed_calibration(struct rig *r,
+			     const struct symbol_calibration *cal)
+{
+	struct etdump_rec_probe_time pt;
+	struct etdump_rec_hdr like;
+
+	memset(&like, 0, sizeof(like));
+	like.pid = 7;
+	like.tid = 1;
+	symbol_calibration_record(cal, &like, &pt);
+	CHECK_EQ_INT(symbol_translator_feed(r->tr, &pt, sizeof(pt)), 0);
+}
+
 TEST(probe_time_taken_out)
 {
 	static const enum site_id calls[] = { S_MUL, S_ADD };
 	struct symbol_calibration cal = {
 		.done = true, .scope_ns = { 30, 300 }, .call_ns = { 50, 400 },
 	}, said;
-	struct etdump_rec_probe_time pt;
-	struct etdump_rec_hdr like;
 	const struct etd_run *run;
 	struct rig r;
 
 	rig_open(&r, NULL);
-	memset(&like, 0, sizeof(like));
-	like.pid = 7;
-	like.tid = 1;
-	symbol_calibration_record(&cal, &like, &pt);
-	CHECK_EQ_INT(symbol_translator_feed(r.tr, &pt, sizeof(pt)), 0);
+	feed_calibration(&r, &cal);
 	/* as record says it once attached, without --program */
 	CHECK_EQ_INT(symbol_calibration_note(&cal, true, r.col), 0);
 	execute(&r, 1, calls, 2);
@@ -484,6 +492,36 @@ TEST(probe_time_taken_out)
 			      strlen(SYMBOL_NOTE_CALL_ORDER),
 		      SYMBOL_NOTE_CALL_ORDER, strlen(SYMBOL_NOTE_CALL_ORDER)));
 	CHECK(report_note_call_order(&r.dump));
+	rig_close(&r);
+}
+
+/*
+ * A call's whole cost measured too high (noise at attach): the gaps
+ * between calls cannot give it, and what is taken out too much is given
+ * back rather than shortening the calls after, which keep their own
+ * durations less their scope's share.
+ */
+TEST(probe_time_too_high_does_not_pile_up)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD, S_MUL, S_ADD,
+					      S_MUL, S_ADD };
+	struct symbol_calibration cal = {
+		.done = true, .scope_ns = { 30, 300 }, .call_ns = { 400, 900 },
+	};
+	struct rig r;
+	size_t i;
+
+	rig_open(&r, NULL);
+	feed_calibration(&r, &cal);
+	execute(&r, 1, calls, 6);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 1);
+	for (i = 0; r.dump.nruns == 1 && i < 6; i++) {
+		CHECK_EQ_INT(duration(nth_event(&r.dump.runs[0], i)), 100 - 30);
+		/* and the execution still holds them all */
+		CHECK(nth_event(&r.dump.runs[0], i)->end_time <
+		      nth_event(&r.dump.runs[0], 6)->end_time);
+	}
 	rig_close(&r);
 }
 
@@ -752,6 +790,7 @@ int main(void)
 	RUN(nested_kernel_belongs_to_the_outer_instruction);
 	RUN(operator_calls);
 	RUN(probe_time_taken_out);
+	RUN(probe_time_too_high_does_not_pile_up);
 	RUN(no_probe_time_no_change);
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);

@@ -12,6 +12,7 @@
 #include "symbol_attach.h"
 #include "symbol_sites.h"
 #include "symbol_values.h" /* the skeleton's rodata holds its types */
+#include "symbol_xnnpack.h"
 #include "symbols.skel.h"
 #include "target.h"
 #include "uprobe_multi.h"
@@ -27,6 +28,57 @@ struct symbol_attach {
 	struct bpf_link **links;
 	size_t nlinks;
 };
+
+/* The names the probe looks an XNNPACK operator up by (at least 1). */
+static uint32_t xnn_names_count(const struct xnn_ops *x)
+{
+	return 1 + x->ntypes + x->sub[0].n + x->sub[1].n;
+}
+
+static int put_name(struct bpf_map *map, const void *key, size_t key_len,
+		    const char *name)
+{
+	struct etdump_xnn_name v;
+
+	memset(&v, 0, sizeof(v));
+	v.len = strnlen(name, sizeof(v.name) - 1);
+	memcpy(v.name, name, v.len);
+	return bpf_map__update_elem(map, key, key_len, &v, sizeof(v), 0);
+}
+
+/*
+ * The XNNPACK operators' names (xnnpack_ops.h), as the probe looks them
+ * up: by type and sub-type for the types named by one (its whole range,
+ * unnamed entries too), else by type; the microkernel types by number,
+ * the default's "" (the profiler writes no suffix for it).
+ */
+static int fill_xnn_names(struct symbol_attach *a, const struct xnn_ops *x)
+{
+	struct etdump_xnn_key k;
+	uint32_t i, j;
+	int err = 0;
+
+	for (j = 0; j < 2 && !err; j++) {
+		for (i = 0; i < x->sub[j].n && !err; i++) {
+			k = (struct etdump_xnn_key){ x->sub[j].type, i - 1, 0 };
+			err = put_name(a->skel->maps.xnn_names, &k, sizeof(k),
+				       x->sub[j].names[i]);
+		}
+	}
+	for (i = 0; i < x->ntypes && !err; i++) {
+		/* copy's names hang on a field not read: none */
+		if (!x->type_names[i][0] ||
+		    (i >= x->copy_first && i <= x->copy_last))
+			continue;
+		k = (struct etdump_xnn_key){ i, 0, 1 };
+		err = put_name(a->skel->maps.xnn_names, &k, sizeof(k),
+			       x->type_names[i]);
+	}
+	for (i = 0; i < x->nukernels && i < ETDUMP_XNN_UKERNELS && !err; i++)
+		err = put_name(a->skel->maps.xnn_ukernels, &i, sizeof(i),
+			       i ? x->ukernel_names[i] : "");
+	return err;
+}
 
 /* Open and load the object, writing into ring_fd and drops_fd. */
 static int load(struct symbol_attach *a, const struct symbol_sites *sites,
@@ -52,6 +104,13 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 							  ETDUMP_FUNC_ALLOCATE);
 	skel->rodata->value_max = sites->value_max;
 	skel->rodata->tensor_layout = sites->tensor;
+	skel->rodata->xnn_sites = symbol_sites_count(sites, ETDUMP_FUNC_XNN_OP);
+	skel->rodata->xnn_layout.type = sites->xnn.type_off;
+	skel->rodata->xnn_layout.sub = sites->xnn.sub_off;
+	skel->rodata->xnn_layout.ukernel = sites->xnn.ukernel_off;
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.xnn_names,
+					       xnn_names_count(&sites->xnn));
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
@@ -108,6 +167,8 @@ static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
 				&s->sites[i].outputs,
 				sizeof(s->sites[i].outputs), 0);
 	}
+	if (!err && symbol_sites_count(s, ETDUMP_FUNC_XNN_OP))
+		err = fill_xnn_names(a, &s->xnn);
 	if (err)
 		p_err("cannot fill the symbol-mode site table: %s",
 		      strerror(-err));
@@ -123,8 +184,10 @@ static struct bpf_program *prog_for(const struct symbol_attach *a, bool ret)
 static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
 		      pid_t pid, bool ret)
 {
+	/* an exit of its own: a plain uprobe where the call returns */
+	bool at_exit = ret && s->exit_offset;
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = s->desc.id,
-		    .retprobe = ret);
+		    .retprobe = ret && !at_exit);
 	struct bpf_link **links, *link;
 	int err;
 
@@ -133,7 +196,8 @@ static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
 		return -ENOMEM;
 	a->links = links;
 	link = bpf_program__attach_uprobe_opts(prog_for(a, ret), pid, s->path,
-					       s->offset, &opts);
+					       at_exit ? s->exit_offset :
+							 s->offset, &opts);
 	if (!link) {
 		err = -errno;
 		p_err("%s: cannot attach a %s to %s (offset 0x%llx): %s (run with -v for libbpf's log)",
@@ -145,41 +209,64 @@ static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
 	return 0;
 }
 
-/* The n sites from `first` on, all in one object: a link per direction. */
+/* Which probes of a site a multi link takes. */
+enum probe_kind { PROBE_RETURN, PROBE_EXIT_AT, PROBE_ENTRY };
+
+/*
+ * One link for the probes of one kind of the n sites from `first` on, all
+ * in one object; none when no site has such a probe.
+ */
+static int attach_kind(struct symbol_attach *a,
+		       const struct symbol_site *first, size_t n, pid_t pid,
+		       enum probe_kind kind, uint64_t *offsets,
+		       uint64_t *cookies)
+{
+	static const char *const what[] = { "uretprobes", "exit uprobes",
+					    "uprobes" };
+	size_t i, m = 0;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		if ((kind == PROBE_RETURN && first[i].exit_offset) ||
+		    (kind == PROBE_EXIT_AT && !first[i].exit_offset))
+			continue;
+		offsets[m] = kind == PROBE_EXIT_AT ? first[i].exit_offset :
+						     first[i].offset;
+		cookies[m++] = first[i].desc.id;
+	}
+	if (!m)
+		return 0;
+	fd = uprobe_multi_attach(prog_for(a, kind != PROBE_ENTRY), pid,
+				 first->path, offsets, cookies, m,
+				 kind == PROBE_RETURN);
+	if (fd < 0) {
+		p_err("%s: cannot attach %zu %s: %s", first->path, m,
+		      what[kind], strerror(-fd));
+		return fd;
+	}
+	a->fds[a->nfds++] = fd;
+	return 0;
+}
+
+/* The n sites from `first` on, all in one object: a link per kind. */
 static int attach_object(struct symbol_attach *a,
 			 const struct symbol_site *first, size_t n, pid_t pid)
 {
 	uint64_t *offsets = calloc(n, sizeof(*offsets));
 	uint64_t *cookies = calloc(n, sizeof(*cookies));
-	int fd = 0, *fds, ret;
-	size_t i;
+	int err = 0, *fds, kind;
 
-	fds = realloc(a->fds, (a->nfds + 2) * sizeof(*fds));
+	fds = realloc(a->fds, (a->nfds + 3) * sizeof(*fds));
 	if (fds)
 		a->fds = fds;
-	if (!offsets || !cookies || !fds) {
-		fd = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		offsets[i] = first[i].offset;
-		cookies[i] = first[i].desc.id;
-	}
-	/* returns first: see attach_all() */
-	for (ret = 1; ret >= 0; ret--) {
-		fd = uprobe_multi_attach(prog_for(a, ret), pid, first->path,
-					 offsets, cookies, n, ret);
-		if (fd < 0) {
-			p_err("%s: cannot attach %zu %s: %s", first->path, n,
-			      ret ? "uretprobes" : "uprobes", strerror(-fd));
-			goto out;
-		}
-		a->fds[a->nfds++] = fd;
-	}
-out:
+	if (!offsets || !cookies || !fds)
+		err = -ENOMEM;
+	/* returns and exits first: see attach_all() */
+	for (kind = PROBE_RETURN; !err && kind <= PROBE_ENTRY; kind++)
+		err = attach_kind(a, first, n, pid, kind, offsets, cookies);
 	free(offsets);
 	free(cookies);
-	return fd < 0 ? fd : 0;
+	return err;
 }
 
 /*

@@ -9,7 +9,8 @@
  * single-stepped: symbol_sites.h):
  *   scope   what a probed call's own scope gains: the entry probe's work
  *           after its timestamp and the return probe's before its own
- *           (the median of the recorded durations of the empty function);
+ *           (the 5th percentile of the recorded durations of the empty
+ *           function: a short kernel must not come out lasting no time);
  *   call    what a probed call costs its caller whole, both probes from
  *           trap to return (the loop's time per call, traced minus bare):
  *           each such call inside a scope lengthens that scope by it.

@@ -14,6 +14,7 @@ static const char *const kind_names[] = {
 	[ETDUMP_FUNC_KERNEL] = "kernel",
 	[ETDUMP_FUNC_DELEGATE] = "delegate",
 	[ETDUMP_FUNC_ALLOCATE] = "allocate",
+	[ETDUMP_FUNC_XNN_OP] = "xnnpack",
 };
 
 static const char *kind_name(unsigned int kind)

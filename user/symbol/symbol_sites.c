@@ -10,7 +10,9 @@
 #include "demangle.h"
 #include "log.h"
 #include "symbol_guard.h"
+#include "kernel_registry.h"
 #include "symbol_sites.h"
+#include "xnnpack_sites.h"
 
 /* One object's symbols being matched. */
 struct walk {
@@ -19,6 +21,7 @@ struct walk {
 	const char *path;
 	int fd;                 /* the object, for its entry instructions */
 	uint16_t machine;       /* its e_machine: whose uprobes take them */
+	struct xnn_found xnn;   /* XNNPACK's functions, to read after */
 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
@@ -97,27 +100,37 @@ static bool seen(const struct walk *w, uint64_t offset)
 	return false;
 }
 
+struct symbol_site *symbol_sites_new(struct symbol_sites *out)
+{
+	struct symbol_site *sites, *s;
+
+	sites = realloc(out->sites, (out->n + 1) * sizeof(*sites));
+	if (!sites)
+		return NULL;
+	out->sites = sites;
+	s = &sites[out->n];
+	memset(s, 0, sizeof(*s));
+	s->desc.id = out->n++;
+	return s;
+}
+
 static int add_site(struct walk *w, char *function, uint64_t offset,
 		    uint64_t size, const struct symbol_rule *rule,
 		    const char *event)
 {
 	struct symbol_sites *out = w->out;
-	struct symbol_site *sites, *s;
 	uint8_t insn[SYMBOL_GUARD_BYTES];
+	struct symbol_site *s;
 	bool guarded = false;
 	size_t skip;
 	ssize_t n;
 
-	sites = realloc(out->sites, (out->n + 1) * sizeof(*sites));
-	if (!sites)
+	s = symbol_sites_new(out);
+	if (!s)
 		return -ENOMEM;
-	out->sites = sites;
-	s = &sites[out->n];
-	memset(s, 0, sizeof(*s));
 	s->path = w->path;
 	s->offset = offset;
 	s->function = function;
-	s->desc.id = out->n;
 	s->desc.kind = rule->kind;
 	s->desc.name_len = strlen(event);
 	memcpy(s->desc.name, event, s->desc.name_len);
@@ -134,7 +147,6 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 			 !entry_simulated(w->machine, insn + skip, n - skip);
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
-	out->n++;
 	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,
 		(unsigned long long)s->offset, function, event, rule->where,
 		guarded ? ", after its guard" : skip ? ", after endbr64" : "",
@@ -150,6 +162,7 @@ static int on_symbol(void *ctx, const char *symbol, uint64_t offset,
 	char *function;
 	int rule, err;
 
+	xnnpack_sites_symbol(&w->xnn, symbol, offset, size);
 	/* aliases, and a symbol in both .symtab and .dynsym: one site */
 	if (seen(w, offset))
 		return 0;
@@ -169,6 +182,29 @@ static int on_symbol(void *ctx, const char *symbol, uint64_t offset,
 	if (err)
 		free(function);
 	return err;
+}
+
+/*
+ * The kernels of the object at path named as it registers them
+ * (kernel_registry.h): -ENOMEM, else 0.
+ */
+static int registered_names(struct symbol_sites *out, const char *path)
+{
+	struct kernel_registry reg;
+	struct etdump_func_site *d;
+	size_t i;
+	int ret = kernel_registry_read(&reg, path);
+
+	for (i = 0; !ret && i < out->n; i++) {
+		d = &out->sites[i].desc;
+		if (out->sites[i].path != path || d->kind != ETDUMP_FUNC_KERNEL)
+			continue;
+		d->name[d->name_len] = '\0';
+		kernel_registry_name(&reg, d->name, sizeof(d->name));
+		d->name_len = strlen(d->name);
+	}
+	kernel_registry_free(&reg);
+	return ret;
 }
 
 int symbol_sites_find(struct symbol_sites *out,
@@ -192,8 +228,16 @@ int symbol_sites_find(struct symbol_sites *out,
 		w.path = out->objects.paths[i];
 		w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
 		w.machine = elf_machine(w.fd);
+		memset(&w.xnn, 0, sizeof(w.xnn));
 		ret = elf_symbols_read(w.path, i ? NULL : debug_file, on_symbol,
 				       &w, &info, err, errlen);
+		/* x86-64 code: what xnnpack_ops.h decodes */
+		if (!ret && (registered_names(out, w.path) ||
+			     (w.machine == EM_X86_64 &&
+			      xnnpack_sites_add(out, w.path, &w.xnn)))) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			ret = -ENOMEM;
+		}
 		if (w.fd >= 0)
 			close(w.fd);
 		if (!i)
@@ -241,6 +285,7 @@ void symbol_sites_free(struct symbol_sites *s)
 	for (i = 0; i < s->n; i++)
 		free(s->sites[i].function);
 	free(s->sites);
+	xnn_ops_free(&s->xnn);
 	path_list_free(&s->objects);
 	memset(s, 0, sizeof(*s));
 }

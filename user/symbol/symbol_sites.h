@@ -17,6 +17,7 @@
 #include "process_objects.h"
 #include "symbol_rules.h"
 #include "symbol_values.h"
+#include "xnnpack_ops.h"
 
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */
@@ -26,6 +27,9 @@ struct symbol_site {
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
+	/* not 0: the exit is a plain uprobe at this file offset (an XNNPACK
+	   operator's: where its call returns), not a uretprobe */
+	uint64_t exit_offset;
 	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
 	/* record --values: its out tensors at return (value_sites.h) */
 	struct etdump_func_outputs outputs;
@@ -42,6 +46,9 @@ struct symbol_sites {
 	bool values;
 	uint64_t value_max;
 	struct etdump_tensor_layout tensor;
+	/* XNNPACK's operators, named from its tables (xnnpack_sites.h) */
+	struct xnn_ops xnn;
+	bool xnn_read;
 };
 
 /*
@@ -60,6 +67,11 @@ int symbol_sites_find(struct symbol_sites *out,
  * (An aarch64 object's entries are arm64_insn.h's to judge.)
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
+/*
+ * One more site, zeroed but for its id; NULL when out of memory. Its
+ * function is freed with the sites.
+ */
+struct symbol_site *symbol_sites_new(struct symbol_sites *s);
 /* How many sites are of this kind (enum etdump_func_kind). */
 size_t symbol_sites_count(const struct symbol_sites *s, int kind);
 /* Leave out the sites of a kind, the others renumbered (desc.id). */

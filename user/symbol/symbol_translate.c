@@ -18,6 +18,29 @@ struct open_call {
 	bool sets_state;        /* it set the instruction state: reset it */
 	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
 	bool stepped;           /* its entry is single-stepped */
+	bool xnn;               /* an XNNPACK operator object's run */
+};
+
+/*
+ * An XNNPACK operator: one delegate event from its first object's call to
+ * its last one's return (the profiler's, symbol_translate.h), written when
+ * the next call shows it done.
+ */
+struct xnn_op {
+	bool open, ended;
+	uint32_t index;         /* in the runtime, mod 8192 */
+	uint64_t start, end;
+	struct etdump_rec_hdr end_hdr;
+	char name[ETDUMP_NAME_MAX];
+};
+
+/* an operator's name and its microkernel type's, before " #k" */
+#define XNN_BASE_MAX (2 * ETDUMP_NAME_MAX + 2)
+
+/* How many operators of a name the runtime ran so far: " #k". */
+struct xnn_count {
+	char name[XNN_BASE_MAX];
+	uint32_t n;
 };
 
 struct thread {
@@ -40,6 +63,10 @@ struct thread {
 	uint64_t probe_ns, last_ts;
 	/* the instruction state last handed on, for values */
 	int32_t chain, instr;
+	struct xnn_op xnn;
+	struct xnn_count *xnn_counts;
+	size_t xnn_ncounts;
+	int64_t xnn_last;       /* the last operator's index, -1 none */
 };
 
 struct symbol_translator {
@@ -99,6 +126,7 @@ static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 	}
 	th->tid = tid;
 	th->chain = -1;
+	th->xnn_last = -1;
 	t->threads = grown;
 	t->threads[t->nthreads++] = th;
 	return th;
@@ -264,7 +292,7 @@ static bool in_instruction(const struct thread *th)
 }
 
 static int push_call(struct thread *th, uint32_t site, bool instruction,
-		     bool sets_state, bool op_call, bool stepped)
+		     bool sets_state, bool op_call, bool stepped, bool xnn)
 {
 	struct open_call *calls;
 
@@ -279,7 +307,7 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
 	}
 	th->calls[th->depth++] =
 		(struct open_call){ site, instruction, sets_state, op_call,
-				    stepped };
+				    stepped, xnn };
 	return 0;
 }
 
@@ -307,13 +335,111 @@ static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
 	 * A measure off by noise never runs time backwards, nor stops it:
 	 * the probes' own stamps strictly increase, and so do these, so two
 	 * calls never touch and no call lasts no time (a viewer takes
-	 * touching calls of one name for parent and child).
+	 * touching calls of one name for parent and child). What was taken
+	 * out too much is given back, or the error of every gap between
+	 * calls adds up until it eats the calls that follow.
 	 */
-	if (at <= th->last_ts && th->last_ts)
+	if (at <= th->last_ts && th->last_ts) {
 		at = th->last_ts + 1;
+		th->probe_ns = ts > at ? ts - at : 0;
+	}
 	th->last_ts = at;
 	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
 	return at;
+}
+
+/*
+ * The operator done, as ETDumpGen's XNNPACK profiler logs it: a delegate
+ * event named by string, in the delegate call's instruction, before the
+ * delegate call's own end. One whose return was not seen is dropped.
+ */
+static int xnn_flush(struct symbol_translator *t, struct thread *th)
+{
+	struct xnn_op *op = &th->xnn;
+	struct etdump_rec_delegate_log r;
+
+	if (!op->open)
+		return 0;
+	op->open = false;
+	if (!op->ended)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	stamp(&r.hdr, &op->end_hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(r));
+	r.start = op->start;
+	r.end = op->end;
+	r.id_int = -1;
+	r.name_len = copy_name(r.name, op->name, strlen(op->name));
+	return emit(t, th, &r, sizeof(r));
+}
+
+/* The k of " #k": the how-many-th operator of this name in the runtime. */
+static int xnn_count(struct thread *th, const char *name, uint32_t *k)
+{
+	struct xnn_count *grown;
+	size_t i;
+
+	for (i = 0; i < th->xnn_ncounts; i++) {
+		if (!strcmp(th->xnn_counts[i].name, name)) {
+			*k = ++th->xnn_counts[i].n;
+			return 0;
+		}
+	}
+	grown = realloc(th->xnn_counts, (i + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	th->xnn_counts = grown;
+	snprintf(grown[i].name, sizeof(grown[i].name), "%s", name);
+	grown[i].n = *k = 1;
+	th->xnn_ncounts++;
+	return 0;
+}
+
+/*
+ * An XNNPACK operator object starts (ETDUMP_FUNC_XNN_OP). The profiler
+ * makes one event of an operator's objects, named by its first, and none
+ * of an operator whose first object is missing.
+ */
+static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
+			const struct etdump_rec_func_entry *r)
+{
+	const struct etdump_func_site *s = &r->site;
+	uint32_t object = s->part & 7, index = s->part >> 3, k;
+	bool stepped = s->flags & ETDUMP_FUNC_STEPPED;
+	char base[XNN_BASE_MAX], name[ETDUMP_NAME_MAX];
+	uint64_t ts;
+	int err;
+
+	if (!th->depth)
+		th->probe_ns = 0;
+	ts = corrected(t, th, r->hdr.ts, stepped, true);
+	if (object && th->xnn.open && th->xnn.index == index) {
+		th->xnn.ended = false;
+		return push_call(th, s->id, false, false, false, stepped, true);
+	}
+	err = xnn_flush(t, th);
+	if (err)
+		return err;
+	/* the runtime invoked again within one delegate call */
+	if (!object && (int64_t)index <= th->xnn_last)
+		th->xnn_ncounts = 0;
+	if (!object)
+		th->xnn_last = index;
+	if (!object && !s->name_len && !t->stats.xnn_unnamed++)
+		p_warn("an XNNPACK operator of a type this cannot name (a copy, or one XNNPACK added) ran: such operators are not written");
+	if (!object && s->name_len) {
+		copy_name(name, s->name, s->name_len);
+		snprintf(base, sizeof(base), "%s%s%.*s", name,
+			 s->arg_len ? " " : "",
+			 s->arg_len < ETDUMP_NAME_MAX ? s->arg_len : 0, s->arg);
+		err = xnn_count(th, base, &k);
+		if (err)
+			return err;
+		th->xnn = (struct xnn_op){ .open = true, .index = index,
+					   .start = ts };
+		snprintf(th->xnn.name, sizeof(th->xnn.name), "%.50s #%u",
+			 base, k);
+	}
+	return push_call(th, s->id, false, false, false, stepped, true);
 }
 
 static int on_func_entry(struct symbol_translator *t, struct thread *th,
@@ -325,9 +451,19 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 			   s->kind == ETDUMP_FUNC_DELEGATE;
 	bool sets_state = false, op_call;
 	char name[ETDUMP_NAME_MAX];
-	int32_t chain, instr;
+	int32_t chain = -1, instr = 0;
 	int err;
 
+	if (s->kind == ETDUMP_FUNC_XNN_OP)
+		return on_xnn_entry(t, th, r);
+	/* the operators of a delegate call go before its own end */
+	err = xnn_flush(t, th);
+	if (err)
+		return err;
+	if (s->kind == ETDUMP_FUNC_DELEGATE) {
+		th->xnn_ncounts = 0;
+		th->xnn_last = -1;
+	}
 	if (!th->depth)
 		th->probe_ns = 0;
 	hdr.ts = corrected(t, th, r->hdr.ts, s->flags & ETDUMP_FUNC_STEPPED,
@@ -355,7 +491,7 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	 */
 	op_call = op_call && s->kind == ETDUMP_FUNC_KERNEL;
 	err = push_call(th, s->id, instruction, sets_state, op_call,
-			s->flags & ETDUMP_FUNC_STEPPED);
+			s->flags & ETDUMP_FUNC_STEPPED, false);
 	if (!err && sets_state)
 		err = emit_instruction(t, th, &hdr, chain, instr);
 	if (!err && op_call)
@@ -382,7 +518,7 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
 	struct etdump_rec_hdr hdr = r->hdr;
-	bool reset = false, op_call = false, stepped = false;
+	bool reset = false, op_call = false, stepped = false, xnn = false;
 	size_t i;
 	int err;
 
@@ -392,11 +528,21 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 			reset = th->calls[i].sets_state;
 			op_call = th->calls[i].operator_call;
 			stepped = th->calls[i].stepped;
+			xnn = th->calls[i].xnn;
 			th->depth = i;
 			break;
 		}
 	}
 	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
+	if (xnn) {
+		th->xnn.end = hdr.ts;
+		th->xnn.end_hdr = hdr;
+		th->xnn.ended = true;
+		return 0;
+	}
+	err = xnn_flush(t, th);
+	if (err)
+		return err;
 	err = flush_block(t, th);
 	if (err)
 		return err;
@@ -591,6 +737,7 @@ void symbol_translator_free(struct symbol_translator *t)
 		return;
 	for (i = 0; i < t->nthreads; i++) {
 		free(t->threads[i]->calls);
+		free(t->threads[i]->xnn_counts);
 		free(t->threads[i]->held);
 		free(t->threads[i]);
 	}

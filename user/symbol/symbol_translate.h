@@ -20,6 +20,13 @@
  *    the kernel's scope and ends just after, at the kernel's own times.
  *    A probe on execute_instruction would add two probe hits per
  *    instruction for the few instructions it runs outside the kernel.
+ *  - an XNNPACK operator (ETDUMP_FUNC_XNN_OP, xnnpack_ops.h) is a
+ *    DELEGATE_LOG named "NAME #k" (the k-th of that name in the runtime,
+ *    counted afresh in each delegate call), from its first object's call
+ *    to its last object's return, handed on when the next call shows it
+ *    done: before its delegate call's end, as ETDumpGen's XNNPACK
+ *    profiler logs it; an operator the probe could not name is not
+ *    written (said once);
  * Instruction ids:
  *  - a kernel or delegate call inside another one (a kernel calling a
  *    kernel) belongs to the outer call's instruction: it sets nothing;
@@ -53,6 +60,7 @@ struct symbol_translator;
 struct symbol_translator_stats {
 	uint64_t plan_matched;     /* calls given the plan's ids */
 	uint64_t plan_unmatched;   /* calls the plan had no instruction for */
+	uint64_t xnn_unnamed;      /* XNNPACK operators not named: not written */
 };
 
 /* plan may be NULL; it must outlive the translator. */

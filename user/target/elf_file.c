@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,21 +58,45 @@ Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
 	return NULL;
 }
 
-int elf_file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off)
+/*
+ * The PT_LOAD segment whose file bytes hold [off, off + len) when by_file,
+ * else [vaddr, vaddr + len) loaded: 0, -ENOENT, -ENOEXEC.
+ */
+static int load_segment(Elf *elf, uint64_t at, uint64_t len, bool by_file,
+			GElf_Phdr *ph)
 {
 	size_t i, n;
-	GElf_Phdr ph;
+	uint64_t base;
 
 	if (elf_getphdrnum(elf, &n))
 		return -ENOEXEC;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, i, ph) || ph->p_type != PT_LOAD)
 			continue;
-		if (vaddr >= ph.p_vaddr && len <= ph.p_filesz &&
-		    vaddr - ph.p_vaddr <= ph.p_filesz - len) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
+		base = by_file ? ph->p_offset : ph->p_vaddr;
+		if (at >= base && len <= ph->p_filesz &&
+		    at - base <= ph->p_filesz - len)
 			return 0;
-		}
 	}
 	return -ENOENT;
+}
+
+int elf_file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off)
+{
+	GElf_Phdr ph;
+	int ret = load_segment(elf, vaddr, len, false, &ph);
+
+	if (!ret)
+		*off = vaddr - ph.p_vaddr + ph.p_offset;
+	return ret;
+}
+
+int elf_file_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+{
+	GElf_Phdr ph;
+	int ret = load_segment(elf, off, 1, true, &ph);
+
+	if (!ret)
+		*vaddr = off - ph.p_offset + ph.p_vaddr;
+	return ret;
 }

@@ -27,6 +27,8 @@ void elf_file_close(struct elf_file *f);
  * when the file has no program headers.
  */
 int elf_file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off);
+/* The other way: the virtual address file offset `off` is loaded at. */
+int elf_file_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr);
 /* The first section of `type` (any when 0) named `name` (any when NULL). */
 Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
 			  const char *name, GElf_Shdr *shdr);

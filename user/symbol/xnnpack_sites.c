@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf_file.h"
+#include "log.h"
+#include "symbol_sites.h"
+#include "xnnpack_sites.h"
+
+void xnnpack_sites_symbol(struct xnn_found *f, const char *symbol,
+			  uint64_t offset, uint64_t size)
+{
+	int i;
+
+	for (i = 0; i < XNN_NFUNCS; i++) {
+		if (!strcmp(symbol, xnn_func_names[i])) {
+			f->offset[i] = offset;
+			f->size[i] = size;
+		}
+	}
+}
+
+/* xnn_read_fn over an ELF file's loaded bytes */
+static int read_vaddr(void *ctx, uint64_t vaddr, void *buf, size_t len)
+{
+	const struct elf_file *f = ctx;
+	uint64_t off;
+	int ret = elf_file_offset(f->elf, vaddr, len, &off);
+
+	if (ret)
+		return ret;
+	return pread(f->fd, buf, len, off) == (ssize_t)len ? 0 : -EIO;
+}
+
+static void add_site(struct symbol_site *s, const char *path,
+		     const struct elf_file *f, const struct xnn_ops *x)
+{
+	s->path = path;
+	s->function = strdup(xnn_func_names[XNN_RUN_OPERATOR]);
+	/* both are in the code the symbols were found in */
+	elf_file_offset(f->elf, x->call_at, 5, &s->offset);
+	elf_file_offset(f->elf, x->exit_at, 1, &s->exit_offset);
+	s->desc.kind = ETDUMP_FUNC_XNN_OP;
+	/* a call rel32, which the kernel emulates; the exit may not be */
+	s->single_step = x->exit_stepped;
+	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
+	p_debug("symbol mode: %s+0x%llx call of xnn_run_operator_with_index, exit at +0x%llx%s: XNNPACK operators, %u types named",
+		path, (unsigned long long)s->offset,
+		(unsigned long long)s->exit_offset,
+		x->exit_stepped ? " (single-stepped)" : "", x->ntypes);
+}
+
+int xnnpack_sites_add(struct symbol_sites *s, const char *path,
+		      const struct xnn_found *found)
+{
+	struct elf_file f = ELF_FILE_CLOSED;
+	struct xnn_image img = { .read = read_vaddr, .ctx = &f };
+	struct symbol_site *site;
+	char why[256] = "";
+	int i, ret;
+
+	if (s->xnn_read || !found->offset[XNN_INVOKE_RUNTIME])
+		return 0;
+	if (elf_file_open(&f, path, why, sizeof(why))) {
+		p_warn("%s: XNNPACK's operators are not recorded: %s", path,
+		       why);
+		elf_file_close(&f);
+		return 0;
+	}
+	for (i = 0; i < XNN_NFUNCS; i++) {
+		if (found->offset[i] &&
+		    elf_file_vaddr(f.elf, found->offset[i], &img.addr[i]))
+			img.addr[i] = 0;
+		img.size[i] = found->size[i];
+	}
+	ret = xnn_ops_read(&s->xnn, &img, why, sizeof(why));
+	if (ret == -EPROTO)
+		p_warn("%s: XNNPACK's operators are not recorded, their DELEGATE_CALL is: its code is not the layout this reads (XNNPACK 92a7ad5's): %s",
+		       path, why);
+	if (!ret) {
+		s->xnn_read = true;
+		site = symbol_sites_new(s);
+		if (site) {
+			add_site(site, path, &f, &s->xnn);
+			s->single_step += site->single_step;
+		}
+		ret = site && site->function ? 0 : -ENOMEM;
+	}
+	elf_file_close(&f);
+	return ret == -ENOMEM ? ret : 0;
+}
