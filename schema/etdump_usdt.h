@@ -385,8 +385,6 @@ struct etdump_batch_state {
 	unsigned long long last;     /* the buffer's last stamp */
 	int again;                   /* the buffer has a BEGIN: its args */
 	int last_a, last_b;
-	struct etdump_batch_state *next; /* the process's states, for exit */
-	struct etdump_batch_state **prev;
 	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this buffer */
 	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in records */
 	unsigned char name_len[ETDUMP__NAME_SLOTS]; /* ... how long */
@@ -401,10 +399,6 @@ pthread_once_t etdump_batch_once __attribute__((weak, visibility("hidden"))) =
 	PTHREAD_ONCE_INIT;
 pthread_key_t etdump_batch_key __attribute__((weak, visibility("hidden")));
 unsigned int etdump_batch_clock __attribute__((weak, visibility("hidden")));
-pthread_mutex_t etdump_batch_lock
-	__attribute__((weak, visibility("hidden"))) = PTHREAD_MUTEX_INITIALIZER;
-struct etdump_batch_state *etdump_batch_states
-	__attribute__((weak, visibility("hidden")));
 ETDUMP__EXTERN_C_END
 
 #define etdump__head(st) ((struct etdump_batch_head *)(void *)(st)->buf)
@@ -555,54 +549,21 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	memset(st->names, 0, sizeof(st->names));
 }
 
-/*
- * What other threads hold when the process exits: handed over as they
- * are, without touching their state (they may still run). The head names
- * the thread that wrote them; the recorder drops what it already has.
- */
-static inline void etdump__flush_others(struct etdump_batch_state *self)
-{
-	struct etdump_batch_state *st;
-	unsigned int len;
-
-	if (!etdump_semaphores.s.batch)
-		return;
-	pthread_mutex_lock(&etdump_batch_lock);
-	for (st = etdump_batch_states; st; st = st->next) {
-		len = __atomic_load_n(&etdump__head(st)->len, __ATOMIC_ACQUIRE);
-		if (st != self && len)
-			ETDUMP__SITE3(flush, st->buf,
-				      sizeof(struct etdump_batch_head) + len,
-				      etdump__head(st)->nevents);
-	}
-	pthread_mutex_unlock(&etdump_batch_lock);
-}
-
-static inline void etdump__unlink(struct etdump_batch_state *st)
-{
-	pthread_mutex_lock(&etdump_batch_lock);
-	if (st->prev) {
-		*st->prev = st->next;
-		if (st->next)
-			st->next->prev = st->prev;
-		st->prev = NULL;
-	}
-	pthread_mutex_unlock(&etdump_batch_lock);
-}
-
 static inline void etdump__flush_thread(void *p)
 {
 	struct etdump_batch_state *st = (struct etdump_batch_state *)p;
 
 	etdump__flush(st);
-	etdump__unlink(st);
 	etdump__head(st)->magic = 0; /* a reader from outside: gone */
 	st->registered = 0;
 }
 
+/*
+ * The other threads' buffers are read by the recorder's BPF program as
+ * each thread exits (the process's exit ends them all), in their memory.
+ */
 static inline void etdump__flush_at_exit(void)
 {
-	etdump__flush_others(&etdump_batch_state);
 	etdump__flush(&etdump_batch_state);
 }
 
@@ -635,13 +596,6 @@ etdump__register(struct etdump_batch_state *st)
 	st->bound = 0;
 	st->depth = 0;
 	memset(st->names, 0, sizeof(st->names));
-	pthread_mutex_lock(&etdump_batch_lock);
-	st->next = etdump_batch_states;
-	st->prev = &etdump_batch_states;
-	if (st->next)
-		st->next->prev = &st->next;
-	etdump_batch_states = st;
-	pthread_mutex_unlock(&etdump_batch_lock);
 	__atomic_store_n(&h->magic, ETDUMP_BATCH_MAGIC, __ATOMIC_RELEASE);
 	st->registered = 1;
 }
@@ -951,9 +905,9 @@ static inline void etdump__batch_delegate(unsigned short type,
  * for the child: on x86-64 from kernel 6.18 a patched 5-byte site is a
  * call into a uprobe trampoline mapped in the parent only, and the child
  * died of SIGSEGV at its next site. The child forgets the semaphores (a
- * tracer attaching to it later sets them again), the records its parent
- * had buffered, and the other threads' states (they are not in the child).
- * Registered once per executable or library before main(); a child made
+ * tracer attaching to it later sets them again) and the records its
+ * parent had buffered. Registered once per executable or library before
+ * main(); a child made
  * by vfork shares the parent's memory, trampoline included. A raw clone()
  * without CLONE_VM runs no fork handlers and is not covered.
  */
@@ -966,8 +920,6 @@ static inline void etdump__forget_in_child(void)
 	       sizeof(struct etdump_batch_head));
 	etdump_batch_state.depth = 0;
 	etdump_batch_state.registered = 0;
-	etdump_batch_states = NULL;
-	pthread_mutex_init(&etdump_batch_lock, NULL);
 }
 
 ETDUMP__EXTERN_C_BEGIN

@@ -11,6 +11,7 @@ time; loading, attaching and ETDumpGen's final file write left out):
   ETDumpGen         the same runner built with ExecuTorch's ETDumpGen
   batched           our EventTracer, etdump-bpf record -p attached
   per-scope         ... record -p --precise --no-counters
+  batched --every   ... record -p --every 100: one execution in 100 traced
 
 Time per execution = (T(MANY) - T(FEW)) / (MANY - FEW). Cost per event is
 what a tracer adds over its baseline, per event it writes: on cnn.pte the
@@ -80,7 +81,10 @@ def breakdown(build):
 
 
 def spread(xs, fmt):
-    return f"{fmt(min(xs))} .. {fmt(max(xs))}"
+    """The quartiles and the extremes of the rounds' ratios."""
+    q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
+    return (f"quartiles {fmt(q[0])} .. {fmt(q[2])}, all "
+            f"{fmt(min(xs))} .. {fmt(max(xs))}")
 
 
 def row_tracer(b, table, reps, log, median, fmt_ratio):
@@ -106,7 +110,9 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
             recorded = [("ETDumpGen", runner(etdumpgen), None),
                         ("batched", runner(ours), rec),
                         ("per-scope", runner(ours),
-                         rec + ["--precise", "--no-counters"])]
+                         rec + ["--precise", "--no-counters"]),
+                        ("batched --every 100", runner(ours),
+                         rec + ["--every", "100"])]
             t = {k: [] for k in list(cheap) + [v[0] for v in recorded]}
             rounds = {"detached": [], "null": [], "ours": []}
             events = {}
@@ -153,6 +159,11 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
                 table.add(label, f"{med[label] / 1000:.2f} us/exec", ratio,
                           note)
             r = {k: median(v) for k, v in rounds.items()}
+            every = (med["batched --every 100"] - med["untraced"]) / \
+                med["untraced"]
+            table.add("batched --every 100: added", f"{every:+.2%}", "",
+                      "one execution in 100 traced, the others one check "
+                      "each (over the untraced runner)")
             table.add("detached / untraced", "", f"{r['detached']:.3f}x",
                       f"spread {spread(rounds['detached'], '{:.3f}'.format)}"
                       f" over {len(rounds['detached'])} alternated rounds")

@@ -66,6 +66,8 @@
 #define RUN_AHEAD_EVENTS 4096
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
+/* the smallest ring batched mode records with: 4 flushes */
+#define BATCHED_MIN_RING_BYTES (4ull * ETDUMP_BATCH_BYTES)
 /* how often idle threads' batched buffers are read */
 #define PULL_INTERVAL_NS 50000000ull
 #define STATUS_INTERVAL_NS 250000000ull
@@ -569,12 +571,12 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
  * (a run there is seen within PULL_INTERVAL_NS, and none is lost at the
  * end of a recording that the target outlives).
  */
-static int pull_buffers(struct record_sink *sink)
+static int pull_buffers(struct record_sink *sink, uint64_t idle_ns)
 {
 	if (sink->sm)
 		return 0;
-	return batch_pull(collector_batch_threads(sink->col), feed_collector,
-			  sink);
+	return batch_pull(collector_batch_threads(sink->col), now_ns(),
+			  idle_ns, feed_collector, sink);
 }
 
 static void print_status(struct collector *col, struct capture *cap,
@@ -631,7 +633,7 @@ static int collect(const struct record_opts *o, struct target *t,
 		now = now_ns();
 		if (now - last_pull >= PULL_INTERVAL_NS) {
 			last_pull = now;
-			err = pull_buffers(sink);
+			err = pull_buffers(sink, PULL_INTERVAL_NS);
 			if (err)
 				return err;
 		}
@@ -675,7 +677,7 @@ static int collect(const struct record_opts *o, struct target *t,
 	while ((err = capture_consume(cap)) > 0)
 		;
 	/* then what its threads hold, if it lives on */
-	return err < 0 ? err : pull_buffers(sink);
+	return err < 0 ? err : pull_buffers(sink, 0);
 }
 
 static const char *const stop_reasons[] = {
@@ -1062,6 +1064,14 @@ int cmd_record(int argc, char **argv)
 	sym_alone = sink.sm && follow;
 	follow = follow && !sink.sm;
 	copts.batched = !sink.sm && choose_mode(&o, &objs, children_only);
+	/* a thread's whole buffer is one record: the ring holds a few */
+	if (copts.batched && o.ring_bytes < BATCHED_MIN_RING_BYTES) {
+		p_info("--ring-size %llu raised to %llu: a batched flush is %d bytes",
+		       (unsigned long long)o.ring_bytes,
+		       (unsigned long long)BATCHED_MIN_RING_BYTES,
+		       ETDUMP_BATCH_BYTES);
+		o.ring_bytes = BATCHED_MIN_RING_BYTES;
+	}
 	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
 		goto cleanup;
 	for (size_t i = 0; !sink.sm && i < more.n; i++)

@@ -83,7 +83,8 @@ static int pull_one(const struct batch_thread *t, struct etdump_rec_batch *r,
 	return fn(ctx, r, r->hdr.size);
 }
 
-int batch_pull(const struct batch_threads *bt, batch_pull_fn fn, void *ctx)
+int batch_pull(const struct batch_threads *bt, uint64_t now, uint64_t idle_ns,
+	       batch_pull_fn fn, void *ctx)
 {
 	struct etdump_rec_batch *r;
 	struct batch_thread *known;
@@ -101,7 +102,7 @@ int batch_pull(const struct batch_threads *bt, batch_pull_fn fn, void *ctx)
 		return -ENOMEM;
 	}
 	for (i = 0; i < bt->cap; i++)
-		if (bt->slot[i].tid)
+		if (bt->slot[i].tid && bt->slot[i].flushed_at + idle_ns <= now)
 			known[n++] = bt->slot[i];
 	for (i = 0; i < n && !err; i++)
 		err = pull_one(&known[i], r, fn, ctx);

@@ -16,10 +16,13 @@
 typedef int (*batch_pull_fn)(void *ctx, const void *rec, size_t len);
 
 /*
- * Every known thread's buffer past what was taken of it, through fn; a
- * thread gone, a buffer being flushed or a process that cannot be read
- * gives nothing. 0 or fn's error.
+ * Every known thread's buffer past what was taken of it, through fn, of
+ * the threads whose last flush is `idle_ns` or more before `now` (a busy
+ * thread's buffer comes whole soon: read now, a flush of it the ring then
+ * lost would be counted lost whole); a thread gone, a buffer being flushed
+ * or a process that cannot be read gives nothing. 0 or fn's error.
  */
-int batch_pull(const struct batch_threads *bt, batch_pull_fn fn, void *ctx);
+int batch_pull(const struct batch_threads *bt, uint64_t now, uint64_t idle_ns,
+	       batch_pull_fn fn, void *ctx);
 
 #endif /* ETDUMP_BATCH_PULL_H */

@@ -100,6 +100,8 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 	t->seq = b->seq;
 	t->taken = b->len;
 	t->skipped = b->skipped;
+	if (b->flushed_at)
+		t->flushed_at = b->flushed_at;
 	return 0;
 }
 

@@ -21,6 +21,7 @@ struct batch_thread {
 	uint32_t taken;     /* bytes of its records taken */
 	uint32_t skipped;   /* runs it said were left out (--every) */
 	bool lent;          /* its memory is a vfork child's too: not read */
+	uint64_t flushed_at; /* its last flush's time (CLOCK_MONOTONIC ns) */
 };
 
 struct batch_threads {
@@ -38,6 +39,7 @@ struct batch_buffer {
 	uint64_t addr, seq;
 	uint32_t len;       /* bytes of records */
 	uint32_t skipped;   /* runs left out in it */
+	uint64_t flushed_at; /* a flush's time; 0: read from the process */
 };
 
 /*

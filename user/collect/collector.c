@@ -1017,6 +1017,8 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 		struct batch_buffer buf = {
 			.pid = b->hdr.pid, .tid = head.tid, .addr = b->addr,
 			.seq = head.seq, .len = head.len, .skipped = head.skipped,
+			.flushed_at = b->hdr.flags & ETDUMP_REC_F_PULLED ?
+					      0 : b->hdr.ts,
 		};
 		uint32_t skipped;
 
