@@ -704,6 +704,17 @@ static inline unsigned int etdump__room(struct etdump_batch_state *st,
 				st->names[slot] == name);
 	unsigned int n = 0, need = size + ETDUMP__TIME_BYTES, nsize;
 
+	/*
+	 * An empty buffer of a thread that idled: a fresh first anchor, so
+	 * that its stamps lie within about a bound of both anchors.
+	 */
+	if (!etdump__head(st)->len && st->bound &&
+	    etdump__stamp() - etdump__head(st)->from_ctr > st->bound) {
+		etdump__anchor(&etdump__head(st)->from_ctr,
+			       &etdump__head(st)->from_ns);
+		st->last = etdump__head(st)->from_ctr;
+	}
+
 	if (!named) {
 		n = (unsigned int)strnlen((const char *)name,
 					  ETDUMP_BATCH_NAME_MAX);
@@ -937,8 +948,12 @@ ETDUMP__EXTERN_C_END
 
 /*
  * A site: nothing unless a tracer is attached; then the batched call when
- * the tracer attached `flush`, else the probe itself.
+ * the tracer attached `flush`, else the probe itself. In a run record
+ * --every leaves out, a batched site is this one check.
  */
+#define ETDUMP__KEPT(batched)                                                  \
+	(__builtin_expect(etdump_batch_state.skipping, 0) ? (void)0 :          \
+							    (void)(batched))
 #define ETDUMP__EVENT(batched, probe, nargs, ...)                              \
 	do {                                                                   \
 		if (ETDUMP_ENABLED(probe)) {                                   \
@@ -959,34 +974,35 @@ ETDUMP__EXTERN_C_END
 	ETDUMP__EVENT(etdump__batch(ETDUMP_BATCH_BLOCK, (name), 0, 0), block, \
 		      1, etdump__present(name))
 #define ETDUMP_PROFILE_BEGIN(name, chain, instr)                               \
-	ETDUMP__EVENT(etdump__batch(ETDUMP_BATCH_BEGIN, (name), (chain),       \
-				    (instr)),                                  \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_BEGIN, (name),   \
+						 (chain), (instr))),           \
 		      profile_begin, 3, etdump__present(name),                 \
 		      (long long)(chain), (long long)(instr))
 #define ETDUMP_PROFILE_END(name)                                               \
-	ETDUMP__EVENT(etdump__batch(ETDUMP_BATCH_END, (name), 0, 0),           \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_END, (name), 0,  \
+						 0)),                          \
 		      profile_end, 1, (name))
 #define ETDUMP_INSTRUCTION(chain, instr)                                       \
-	ETDUMP__EVENT(etdump__batch(ETDUMP_BATCH_INSTRUCTION, 0, (chain),      \
-				    (instr)),                                  \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_INSTRUCTION, 0,  \
+						 (chain), (instr))),           \
 		      instruction, 2, (long long)(chain), (long long)(instr))
 #define ETDUMP_DELEGATE_BEGIN(id_str, id_int)                                  \
-	ETDUMP__EVENT(etdump__batch(ETDUMP_BATCH_DELEGATE_BEGIN, (id_str),     \
-				    (id_int), 0),                              \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_DELEGATE_BEGIN,  \
+						 (id_str), (id_int), 0)),      \
 		      delegate_begin, 2, etdump__present(id_str),              \
 		      (long long)(id_int))
 #define ETDUMP_DELEGATE_END(metadata, metadata_len)                            \
-	ETDUMP__EVENT(etdump__batch_delegate(ETDUMP_BATCH_DELEGATE_END, 0, -1, \
-					     0, 0, (metadata),                 \
-					     (metadata_len)),                  \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch_delegate(                     \
+			      ETDUMP_BATCH_DELEGATE_END, 0, -1, 0, 0,          \
+			      (metadata), (metadata_len))),                    \
 		      delegate_end, 2, etdump__present(metadata),              \
 		      (metadata_len))
 #define ETDUMP_DELEGATE_LOG(id_str, id_int, start_ns, end_ns, metadata,        \
 			    metadata_len)                                      \
-	ETDUMP__EVENT(etdump__batch_delegate(ETDUMP_BATCH_DELEGATE_LOG,        \
-					     (id_str), (id_int), (start_ns),   \
-					     (end_ns), (metadata),             \
-					     (metadata_len)),                  \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch_delegate(                     \
+			      ETDUMP_BATCH_DELEGATE_LOG, (id_str), (id_int),   \
+			      (start_ns), (end_ns), (metadata),                \
+			      (metadata_len))),                                \
 		      delegate_log, 6, etdump__present(id_str),                \
 		      (long long)(id_int), (start_ns), (end_ns),               \
 		      etdump__present(metadata), (metadata_len))
