@@ -35,8 +35,10 @@ _etdump_bpf()
 		fi
 		return
 	fi
-	# after `record --`, the rest is the traced command's
+	# after `record --`, the rest is the traced command's; after
+	# `diff --`, the new recordings
 	for ((i = i + 1; i < COMP_CWORD; i++)); do
+		[[ ${COMP_WORDS[i]} == -- && $cmd == diff ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; }
 		[[ ${COMP_WORDS[i]} == -- ]] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
 	done
 	case $prev in
@@ -50,7 +52,11 @@ _etdump_bpf()
 		COMPREPLY=($(compgen -W "p10 p50 p90 avg min max share runs event_name" -- "$cur"))
 		return ;;
 	-F|--format)
-		COMPREPLY=($(compgen -W "etdump chrome" -- "$cur"))
+		if [[ $cmd == diff ]]; then
+			COMPREPLY=($(compgen -W "table markdown csv json" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "etdump chrome" -- "$cur"))
+		fi
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -75,6 +75,8 @@ class InstallTest(TempDirTest):
                          ["--sort"])
         self.assertIn("--fail-above",
                       self.complete(script, [CLI, "diff", "--"]))
+        self.assertEqual(self.complete(script, [CLI, "diff", "--format",
+                                                "m"]), ["markdown"])
         self.assertEqual(self.complete(script, [CLI, "report", "--units",
                                                 "m"]), ["ms"])
         self.assertIn("--raw", self.complete(script, [CLI, "record", "--r"]))

@@ -10,6 +10,7 @@
 #include "diff.h"
 #include "mann_whitney.h"
 #include "report_group.h"
+#include "welch.h"
 
 /* One timed event of one recording, with its runs. */
 struct entry {
@@ -23,8 +24,10 @@ struct entry {
 	bool paired;
 };
 
+/* One recording: the first of each side keeps its report in struct diff. */
 struct side {
 	const struct etd_dump *dump;
+	struct report *rep;
 	struct rg_blocks g;
 	struct entry *e;
 	size_t n;
@@ -166,8 +169,8 @@ static int counter_stats(const struct side *s, const struct entry *e,
 	return 0;
 }
 
-static int fill_side(const struct side *s, const struct entry *e,
-		     uint32_t ncounters, struct diff_side *out)
+static int fill_one(const struct side *s, const struct entry *e,
+		    uint32_t ncounters, struct diff_side *out)
 {
 	uint32_t c;
 	int ret;
@@ -176,6 +179,66 @@ static int fill_side(const struct side *s, const struct entry *e,
 	for (c = 0; !ret && c < ncounters; c++)
 		ret = counter_stats(s, e, c, out);
 	return ret;
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return report_percentile(v, n, 50);
+}
+
+/* The standard deviation between recordings; 0 for one. */
+static double spread(const double *v, size_t n)
+{
+	double mean = 0, ss = 0;
+	size_t k;
+
+	if (n < 2)
+		return 0;
+	for (k = 0; k < n; k++)
+		mean += v[k] / (double)n;
+	for (k = 0; k < n; k++)
+		ss += (v[k] - mean) * (v[k] - mean);
+	return sqrt(ss / (double)(n - 1));
+}
+
+/*
+ * A side over its recordings (ones[k] from recording k, absent where the
+ * recording lacks the event): median of the p50s, mean of the avgs, the
+ * spread of the p50s; the p50s themselves, in file order, into p50s.
+ */
+static void combine(const struct diff_side *ones, size_t n, uint32_t ncounters,
+		    struct diff_side *out, double *p50s, double *scratch)
+{
+	size_t k, m;
+	uint32_t c;
+	double sum;
+
+	*out = (struct diff_side){ .present = true };
+	for (k = 0, sum = 0; k < n; k++) {
+		if (!ones[k].present)
+			continue;
+		p50s[out->nrec++] = ones[k].p50;
+		out->nruns += ones[k].nruns;
+		sum += ones[k].avg;
+	}
+	out->avg = sum / (double)out->nrec;
+	memcpy(scratch, p50s, out->nrec * sizeof(*scratch));
+	out->p50 = median_of(scratch, out->nrec);
+	out->spread = spread(p50s, out->nrec);
+	for (c = 0; c < ncounters; c++) {
+		for (k = m = 0, sum = 0; k < n; k++) {
+			if (!ones[k].present || !ones[k].has_counter[c])
+				continue;
+			scratch[m++] = ones[k].counter_p50[c];
+			sum += ones[k].counter_avg[c];
+		}
+		if (!m)
+			continue;
+		out->has_counter[c] = true;
+		out->counter_avg[c] = sum / (double)m;
+		out->counter_p50[c] = median_of(scratch, m);
+	}
 }
 
 static bool same_event(const struct entry *a, const struct entry *b)
@@ -191,69 +254,162 @@ static double pct(double from, double to)
 	return from > 0 ? (to - from) / from * 100 : (to > 0 ? INFINITY : 0);
 }
 
-static int add_row(struct diff *d, const struct side *sides,
+/* The entry of recording s that pairs with e, or NULL. */
+static const struct entry *find_entry(const struct side *s,
+				      const struct entry *e)
+{
+	size_t j;
+
+	for (j = 0; j < s->n; j++)
+		if (same_event(e, &s->e[j]))
+			return &s->e[j];
+	return NULL;
+}
+
+/*
+ * Side `first` (n recordings from recs) of a row whose event is e in the
+ * side's first recording; p50s gets each recording's p50.
+ */
+static int fill_side(const struct diff *d, const struct side *recs, size_t n,
+		     const struct entry *e, struct diff_side *out, double *p50s)
+{
+	struct diff_side *ones = calloc(n, sizeof(*ones));
+	double *scratch = calloc(n, sizeof(*scratch));
+	size_t k;
+	int ret = ones && scratch ? 0 : -ENOMEM;
+
+	for (k = 0; !ret && k < n; k++) {
+		const struct entry *ek = k ? find_entry(&recs[k], e) : e;
+
+		if (ek)
+			ret = fill_one(&recs[k], ek, d->ncounters, &ones[k]);
+	}
+	if (!ret)
+		combine(ones, n, d->ncounters, out, p50s, scratch);
+	free(ones);
+	free(scratch);
+	return ret;
+}
+
+/* Welch's t on the logs of the recordings' p50s: new against base. */
+static int test_across(const double *bp, size_t nb, const double *np,
+		       size_t nn, double *t, double *p)
+{
+	double *lb = calloc(nb, sizeof(*lb)), *ln = calloc(nn, sizeof(*ln));
+	size_t k;
+	int ret = lb && ln ? 0 : -ENOMEM;
+
+	/* a p50 of 0 ns (a probe's resolution) counts as 1 ns */
+	for (k = 0; !ret && k < nb; k++)
+		lb[k] = log(fmax(bp[k], 1));
+	for (k = 0; !ret && k < nn; k++)
+		ln[k] = log(fmax(np[k], 1));
+	if (!ret)
+		ret = welch_t(ln, nn, lb, nb, t, p);
+	free(lb);
+	free(ln);
+	return ret;
+}
+
+static int test_row(struct diff *d, struct diff_row *r, const struct entry *b,
+		    const struct entry *n, const double *bp, const double *np)
+{
+	double stat, mid;
+	int ret;
+
+	if (!diff_across(d)) {
+		/* U of new against base: above its mean, new tends longer */
+		ret = mann_whitney(n->t, n->n, b->t, b->n, &stat, &r->p);
+		mid = (double)n->n * (double)b->n / 2;
+		r->significant = (stat > mid) == (r->delta_p50 > 0) &&
+				 r->delta_p50 != 0;
+		return ret;
+	}
+	r->noise = fmax(r->base.spread, r->new.spread);
+	if (r->base.nrec + r->new.nrec < 3)
+		return 0; /* one recording each holds it: nothing to test */
+	ret = test_across(bp, r->base.nrec, np, r->new.nrec, &stat, &r->p);
+	r->significant = (stat > 0) == (r->delta_p50 > 0) &&
+			 fabs(r->delta_p50) > r->noise;
+	return ret;
+}
+
+static int add_row(struct diff *d, const struct side *sides, size_t nbase,
 		   const struct entry *b, const struct entry *n)
 {
 	const struct entry *any = b ? b : n;
 	struct diff_row *r = &d->rows[d->nrows++];
-	int ret = 0;
+	size_t nnew = d->new_recordings;
+	double *bp = calloc(nbase, sizeof(*bp)), *np = calloc(nnew, sizeof(*np));
+	int ret = bp && np ? 0 : -ENOMEM;
 
 	*r = (struct diff_row){
 		.block = any->block->name,
 		.block_ordinal = any->block_ordinal,
 		.event = any->ev->name,
 		.op_call = any->ev->op_call,
+		.noise = NAN,
 		.p = 1,
 		.order = d->nrows - 1,
 	};
-	if (b)
-		ret = fill_side(&sides[0], b, d->ncounters, &r->base);
+	if (!ret && b)
+		ret = fill_side(d, sides, nbase, b, &r->base, bp);
 	if (!ret && n)
-		ret = fill_side(&sides[1], n, d->ncounters, &r->new);
-	if (ret)
-		return ret;
-	r->verdict = !b ? DIFF_ONLY_NEW : !n ? DIFF_ONLY_BASE : DIFF_SAME;
-	r->delta_p50 = (n ? r->new.p50 : 0) - (b ? r->base.p50 : 0);
-	if (b && n) {
-		double u;
-
+		ret = fill_side(d, sides + nbase, nnew, n, &r->new, np);
+	if (!ret) {
+		r->verdict = !b ? DIFF_ONLY_NEW : !n ? DIFF_ONLY_BASE : DIFF_SAME;
+		r->delta_p50 = (n ? r->new.p50 : 0) - (b ? r->base.p50 : 0);
+	}
+	if (!ret && b && n) {
 		r->p50_pct = pct(r->base.p50, r->new.p50);
 		r->avg_pct = pct(r->base.avg, r->new.avg);
-		/* U of new against base: above its mean, new tends longer */
-		ret = mann_whitney(n->t, n->n, b->t, b->n, &u, &r->p);
-		r->significant = (u > (double)n->n * (double)b->n / 2) ==
-				 (r->delta_p50 > 0) && r->delta_p50 != 0;
+		ret = test_row(d, r, b, n, bp, np);
 	}
+	free(bp);
+	free(np);
 	return ret;
 }
 
-static void match_counters(struct diff *d, struct side *sides)
+static int counter_in(const struct etd_dump *dump, const char *name)
 {
-	const struct etd_dump *b = sides[0].dump, *n = sides[1].dump;
-	uint32_t i, j;
+	uint32_t i;
+
+	for (i = 0; i < dump->ncounters && i < ETD_MAX_COUNTERS; i++)
+		if (dump->counter_names[i] && !strcmp(dump->counter_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The counters of both first recordings, by name; each recording's index
+ * of each (-1: it lacks it and is left out of that counter's numbers).
+ */
+static void match_counters(struct diff *d, struct side *sides, size_t nbase,
+			   size_t total)
+{
+	const struct etd_dump *b = sides[0].dump, *n = sides[nbase].dump;
+	uint32_t i;
+	size_t k;
 
 	for (i = 0; i < b->ncounters && i < ETD_MAX_COUNTERS; i++) {
-		for (j = 0; j < n->ncounters && j < ETD_MAX_COUNTERS; j++) {
-			if (!b->counter_names[i] || !n->counter_names[j] ||
-			    strcmp(b->counter_names[i], n->counter_names[j]))
-				continue;
-			d->counter_names[d->ncounters] =
-				d->reports[0].counter_names[i];
-			sides[0].counter_of[d->ncounters] = (int)i;
-			sides[1].counter_of[d->ncounters] = (int)j;
-			d->ncounters++;
-			break;
-		}
+		if (!b->counter_names[i] || counter_in(n, b->counter_names[i]) < 0)
+			continue;
+		d->counter_names[d->ncounters] = d->reports[0].counter_names[i];
+		for (k = 0; k < total; k++)
+			sides[k].counter_of[d->ncounters] =
+				counter_in(sides[k].dump, b->counter_names[i]);
+		d->ncounters++;
 	}
 }
 
-static int pair_rows(struct diff *d, struct side *sides,
+static int pair_rows(struct diff *d, struct side *sides, size_t nbase,
 		     const struct diff_options *o)
 {
+	struct side *first_new = &sides[nbase];
 	size_t i, j;
 	int ret = 0;
 
-	d->rows = calloc(sides[0].n + sides[1].n + 1, sizeof(*d->rows));
+	d->rows = calloc(sides[0].n + first_new->n + 1, sizeof(*d->rows));
 	if (!d->rows)
 		return -ENOMEM;
 	for (i = 0; !ret && i < sides[0].n; i++) {
@@ -261,21 +417,41 @@ static int pair_rows(struct diff *d, struct side *sides,
 
 		if (b->ev->op_call && !o->operator_call)
 			continue;
-		for (j = 0; j < sides[1].n && !n; j++)
-			if (!sides[1].e[j].paired &&
-			    same_event(b, &sides[1].e[j]))
-				n = &sides[1].e[j];
+		for (j = 0; j < first_new->n && !n; j++)
+			if (!first_new->e[j].paired &&
+			    same_event(b, &first_new->e[j]))
+				n = &first_new->e[j];
 		if (n)
 			n->paired = true;
-		ret = add_row(d, sides, b, n);
+		ret = add_row(d, sides, nbase, b, n);
 	}
-	for (j = 0; !ret && j < sides[1].n; j++) {
-		struct entry *n = &sides[1].e[j];
+	for (j = 0; !ret && j < first_new->n; j++) {
+		struct entry *n = &first_new->e[j];
 
 		if (!n->paired && (!n->ev->op_call || o->operator_call))
-			ret = add_row(d, sides, NULL, n);
+			ret = add_row(d, sides, nbase, NULL, n);
 	}
 	return ret;
+}
+
+/*
+ * Across recordings, a row whose change could not be called anyway (below
+ * min_delta or min_change, or within the noise) is no question asked: the
+ * Holm family is the rows that could be, which keeps a few recordings a
+ * side able to name one operator among many (the gates are the guard
+ * against alarms there, scripts/diff_alarms.py measures them). Over runs,
+ * every row is asked, as always.
+ */
+static bool asked(const struct diff *d, const struct diff_row *r,
+		  const struct diff_options *o)
+{
+	if (!r->base.present || !r->new.present)
+		return false;
+	if (!diff_across(d))
+		return true;
+	return fabs(r->delta_p50) >= o->min_delta_ns &&
+	       fabs(r->p50_pct) >= o->min_change_pct &&
+	       fabs(r->delta_p50) > r->noise;
 }
 
 static int judge(struct diff *d, const struct diff_options *o)
@@ -288,15 +464,17 @@ static int judge(struct diff *d, const struct diff_options *o)
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < d->nrows; i++)
-		if (d->rows[i].base.present && d->rows[i].new.present)
+		if (asked(d, &d->rows[i], o))
 			p[k++] = d->rows[i].p;
 	ret = holm_adjust(p, k);
 	d->ntested = k;
 	for (i = k = 0; !ret && i < d->nrows; i++) {
 		struct diff_row *r = &d->rows[i];
 
-		if (!r->base.present || !r->new.present)
+		if (!asked(d, r, o)) {
+			r->significant = false;
 			continue;
+		}
 		r->p = p[k++];
 		r->significant = r->significant && r->p < o->alpha;
 		r->large = fabs(r->delta_p50) >= o->min_delta_ns;
@@ -341,44 +519,84 @@ static void free_side(struct side *s)
 	report_group_free(&s->g);
 }
 
-int diff_build(const struct etd_dump *base, const struct etd_dump *new,
+/* Report and groups of each recording; the first of each side's report is out's. */
+static int read_sides(struct side *sides, size_t nbase, size_t total,
+		      struct diff *out, char *err, size_t errlen)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; !ret && k < total; k++) {
+		char why[400];
+
+		if (k == 0 || k == nbase)
+			sides[k].rep = &out->reports[k ? 1 : 0];
+		else
+			sides[k].rep = calloc(1, sizeof(*sides[k].rep));
+		if (!sides[k].rep)
+			return -ENOMEM;
+		ret = report_build(sides[k].dump, REPORT_NS, sides[k].rep, why,
+				   sizeof(why));
+		if (!ret)
+			ret = gather(&sides[k], sides[k].rep, why, sizeof(why));
+		if (ret == -EINVAL)
+			snprintf(err, errlen, "%s %zu: %s",
+				 k < nbase ? "base" : "new",
+				 (k < nbase ? k : k - nbase) + 1, why);
+	}
+	return ret;
+}
+
+int diff_build(const struct etd_dump *dumps, size_t nbase, size_t nnew,
 	       const struct diff_options *o, struct diff *out, char *err,
 	       size_t errlen)
 {
-	struct side sides[2] = { { .dump = base }, { .dump = new } };
-	const char *which[2] = { "base", "new" };
-	size_t i;
-	int ret = 0;
+	size_t i, total = nbase + nnew;
+	struct side *sides;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; !ret && i < 2; i++) {
-		char why[400];
-
-		ret = report_build(sides[i].dump, REPORT_NS, &out->reports[i],
-				   why, sizeof(why));
-		if (!ret)
-			ret = gather(&sides[i], &out->reports[i], why,
-				     sizeof(why));
-		if (ret == -EINVAL)
-			snprintf(err, errlen, "%s: %s", which[i], why);
+	if (!nbase || !nnew)
+		return -EINVAL;
+	sides = calloc(total, sizeof(*sides));
+	if (!sides) {
+		snprintf(err, errlen, "out of memory comparing the recordings");
+		return -ENOMEM;
 	}
+	for (i = 0; i < total; i++)
+		sides[i].dump = &dumps[i];
+	out->base_recordings = nbase;
+	out->new_recordings = nnew;
+	ret = read_sides(sides, nbase, total, out, err, errlen);
 	if (!ret) {
-		out->base_runs = out->reports[0].nruns;
-		out->new_runs = out->reports[1].nruns;
-		match_counters(out, sides);
-		ret = pair_rows(out, sides, o);
+		for (i = 0; i < total; i++)
+			*(i < nbase ? &out->base_runs : &out->new_runs) +=
+				sides[i].rep->nruns;
+		match_counters(out, sides, nbase, total);
+		ret = pair_rows(out, sides, nbase, o);
 	}
 	if (!ret)
 		ret = judge(out, o);
 	if (!ret)
 		qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_impact);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < total; i++) {
 		free_side(&sides[i]);
+		if (i != 0 && i != nbase && sides[i].rep) {
+			report_free(sides[i].rep);
+			free(sides[i].rep);
+		}
+	}
+	free(sides);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory comparing the recordings");
 	if (ret)
 		diff_free(out);
 	return ret;
+}
+
+bool diff_across(const struct diff *d)
+{
+	return d->base_recordings > 1 || d->new_recordings > 1;
 }
 
 void diff_free(struct diff *d)

@@ -20,6 +20,17 @@
  * when the adjusted p-value is below alpha, the runs of the new recording
  * tend to take longer (shorter), and its p50 changed by at least
  * min_change_pct percent and min_delta_ns.
+ *
+ * With several recordings on a side (or on both) each recording is one
+ * sample: a side's p50 is the median of its recordings' p50s (avg the
+ * mean of their avgs, counters alike), the test is Welch's t on the logs
+ * of the recordings' p50s (welch.h; logs: a process's noise scales its
+ * times), and the noise is the spread between recordings of one side
+ * (the standard deviation of their p50s, the larger side's): a change not
+ * larger than that is not significant, whatever the test says. Holm's
+ * family there is the rows whose change could be called (diff.c). Rows
+ * are those of each side's first recording; the side's other recordings
+ * join by the same pairing.
  */
 #ifndef ETDUMP_DIFF_H
 #define ETDUMP_DIFF_H
@@ -30,6 +41,13 @@
 #include "report_stats.h"
 
 #define DIFF_DEFAULT_ALPHA 0.01
+/*
+ * Across recordings, as pyperf and Google Benchmark's compare.py test
+ * theirs: with 5 a side, 0.01 would miss a 1.3x slowdown of an operator
+ * whose processes differ by 9% (relu here); the noise and min-change
+ * gates hold the alarms (scripts/diff_alarms.py: 0 of 20).
+ */
+#define DIFF_DEFAULT_ALPHA_ACROSS 0.05
 #define DIFF_DEFAULT_MIN_CHANGE 5.0
 /*
  * Two processes of one build differ by some ns in a sub-microsecond
@@ -48,7 +66,9 @@ enum diff_verdict {
 
 struct diff_side {
 	bool present;
-	size_t nruns;
+	size_t nruns;                     /* over its recordings */
+	size_t nrec;                      /* recordings holding the event */
+	double spread;                    /* std. deviation of their p50s, ns */
 	double p50, avg;                  /* ns */
 	bool has_counter[ETD_MAX_COUNTERS]; /* diff.counter_names order */
 	double counter_p50[ETD_MAX_COUNTERS];
@@ -63,8 +83,10 @@ struct diff_row {
 	struct diff_side base, new;
 	double delta_p50;                 /* new - base, ns */
 	double p50_pct, avg_pct;          /* change in % of base */
+	double noise;                     /* ns; NAN with one recording a side */
 	double p;                         /* Holm-adjusted; 1 untested */
-	bool significant;                 /* p < alpha, direction agrees */
+	bool significant;                 /* p < alpha, direction agrees,
+					     beyond the noise */
 	bool large;                       /* |delta_p50| >= min_delta_ns */
 	enum diff_verdict verdict;
 	size_t order;                     /* in file order, for equal impact */
@@ -84,16 +106,21 @@ struct diff {
 	const char *counter_names[ETD_MAX_COUNTERS]; /* in both files */
 	uint32_t ncounters;
 	size_t base_runs, new_runs;
+	size_t base_recordings, new_recordings;
 	struct report reports[2];         /* own the names rows point to */
 };
 
 /*
- * 0; -EINVAL with one sentence in err naming "base" or "new" for a file
- * the Inspector could not tabulate; -ENOMEM.
+ * dumps: nbase recordings of the base, then nnew of the new (1 or more
+ * each). 0; -EINVAL with err "base K: why" or "new K: why" (K from 1)
+ * for a file the Inspector could not tabulate; -ENOMEM.
  */
-int diff_build(const struct etd_dump *base, const struct etd_dump *new,
+int diff_build(const struct etd_dump *dumps, size_t nbase, size_t nnew,
 	       const struct diff_options *o, struct diff *out, char *err,
 	       size_t errlen);
+
+/* Several recordings on a side: the test is across recordings. */
+bool diff_across(const struct diff *d);
 void diff_free(struct diff *d);
 
 /* A row a --fail-above gate of pct percent stops on. */

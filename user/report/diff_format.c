@@ -22,7 +22,8 @@ struct dcell {
 
 enum dcol_id {
 	DC_BLOCK, DC_BLOCK_ORD, DC_EVENT, DC_RUNS_BASE, DC_RUNS_NEW,
-	DC_P50_BASE, DC_P50_NEW, DC_P50_CHANGE, DC_P50_PCT,
+	DC_RECS_BASE, DC_RECS_NEW,
+	DC_P50_BASE, DC_P50_NEW, DC_P50_CHANGE, DC_P50_PCT, DC_NOISE,
 	DC_AVG_BASE, DC_AVG_NEW, DC_AVG_PCT, DC_P, DC_SIGNIFICANT,
 	DC_VERDICT, DC_COUNTER_BASE, DC_COUNTER_NEW, DC_COUNTER_PCT,
 };
@@ -75,6 +76,12 @@ static struct dcell get(const struct dcol *c, const struct diff_row *r,
 		return (struct dcell){ .kind = DC_INT, .v = (double)b->nruns };
 	case DC_RUNS_NEW:
 		return (struct dcell){ .kind = DC_INT, .v = (double)n->nruns };
+	case DC_RECS_BASE:
+		return (struct dcell){ .kind = DC_INT, .v = (double)b->nrec };
+	case DC_RECS_NEW:
+		return (struct dcell){ .kind = DC_INT, .v = (double)n->nrec };
+	case DC_NOISE:
+		return num(both && !isnan(r->noise), r->noise / f);
 	case DC_P50_BASE:
 		return num(b->present, b->p50 / f);
 	case DC_P50_NEW:
@@ -121,6 +128,7 @@ static size_t make_columns(const struct diff *d, enum report_unit unit,
 			   struct dcol *cols)
 {
 	const char *u = report_unit_name(unit);
+	bool across = diff_across(d);
 	size_t n = 0;
 	uint32_t k;
 
@@ -129,10 +137,13 @@ static size_t make_columns(const struct diff *d, enum report_unit unit,
 	n = add(cols, n, DC_EVENT, 0, true, "%sevent_name", "");
 	n = add(cols, n, DC_RUNS_BASE, 0, true, "%sruns_base", "");
 	n = add(cols, n, DC_RUNS_NEW, 0, true, "%sruns_new", "");
+	n = add(cols, n, DC_RECS_BASE, 0, across, "%srecordings_base", "");
+	n = add(cols, n, DC_RECS_NEW, 0, across, "%srecordings_new", "");
 	n = add(cols, n, DC_P50_BASE, 0, true, "p50_base (%s)", u);
 	n = add(cols, n, DC_P50_NEW, 0, true, "p50_new (%s)", u);
 	n = add(cols, n, DC_P50_CHANGE, 0, true, "p50_change (%s)", u);
 	n = add(cols, n, DC_P50_PCT, 0, true, "%sp50_change_pct", "");
+	n = add(cols, n, DC_NOISE, 0, across, "noise (%s)", u);
 	n = add(cols, n, DC_AVG_BASE, 0, true, "avg_base (%s)", u);
 	n = add(cols, n, DC_AVG_NEW, 0, true, "avg_new (%s)", u);
 	n = add(cols, n, DC_AVG_PCT, 0, true, "%savg_change_pct", "");
@@ -266,24 +277,56 @@ static size_t shown(const struct diff *d, const struct diff_output *o)
 	return o->top && o->top < d->nrows ? o->top : d->nrows;
 }
 
-static int print_table(FILE *f, const struct diff *d,
-			const struct diff_output *o, const struct dcol *cols,
-			size_t ncols)
+/*
+ * What was compared and how it was judged: two lines, and with one
+ * recording a side a third saying what it cannot see (prefix: markdown's
+ * paragraph breaks and quote).
+ */
+static void print_head(FILE *f, const struct diff *d,
+		       const struct diff_output *o, bool markdown)
 {
-	size_t w[DIFF_MAX_COLUMNS], i, j, n = shown(d, o), slower = 0,
-	       faster = 0;
-	char buf[REPORT_NUM_LEN];
-	int err;
+	size_t i, slower = 0, faster = 0;
+	const char *end = markdown ? "\n\n" : "\n";
 
 	for (i = 0; i < d->nrows; i++) {
 		slower += d->rows[i].verdict == DIFF_SLOWER;
 		faster += d->rows[i].verdict == DIFF_FASTER;
 	}
-	fprintf(f, "base %s: %zu runs; new %s: %zu runs; times in %s\n",
-		o->base, d->base_runs, o->new, d->new_runs,
-		report_unit_name(o->unit));
-	fprintf(f, "%zu slower, %zu faster (Mann-Whitney U over the runs, Holm-adjusted p < %g, p50 change >= %g%% and >= %g ns); largest change first\n\n",
-		slower, faster, o->alpha, o->min_change_pct, o->min_delta_ns);
+	if (diff_across(d))
+		fprintf(f, "base %s: %zu recording%s, %zu runs; new %s: %zu recording%s, %zu runs; times in %s%s",
+			o->base, d->base_recordings,
+			d->base_recordings == 1 ? "" : "s", d->base_runs,
+			o->new, d->new_recordings,
+			d->new_recordings == 1 ? "" : "s", d->new_runs,
+			report_unit_name(o->unit), end);
+	else
+		fprintf(f, "base %s: %zu runs; new %s: %zu runs; times in %s%s",
+			o->base, d->base_runs, o->new, d->new_runs,
+			report_unit_name(o->unit), end);
+	if (diff_across(d)) {
+		fprintf(f, "%zu slower, %zu faster (Welch's t across recordings on each one's p50, Holm-adjusted p < %g, change beyond the noise: the std. deviation between one side's recordings, p50 change >= %g%% and >= %g ns); largest change first%s",
+			slower, faster, o->alpha, o->min_change_pct,
+			o->min_delta_ns, end);
+		if (!markdown)
+			fputc('\n', f);
+		return;
+	}
+	fprintf(f, "%zu slower, %zu faster (Mann-Whitney U over the runs, Holm-adjusted p < %g, p50 change >= %g%% and >= %g ns); largest change first%s",
+		slower, faster, o->alpha, o->min_change_pct, o->min_delta_ns,
+		end);
+	fprintf(f, "%sone recording a side cannot tell a change from the noise between processes: %s%s",
+		markdown ? "> " : "", o->repeat_hint, end);
+}
+
+static int print_table(FILE *f, const struct diff *d,
+			const struct diff_output *o, const struct dcol *cols,
+			size_t ncols)
+{
+	size_t w[DIFF_MAX_COLUMNS], i, j, n = shown(d, o);
+	char buf[REPORT_NUM_LEN];
+	int err;
+
+	print_head(f, d, o, false);
 	for (j = 0; j < ncols; j++) {
 		w[j] = width(cols[j].header);
 		for (i = 0; i < n; i++) {
@@ -298,6 +341,51 @@ static int print_table(FILE *f, const struct diff *d,
 	for (i = 0; !err && i < n; i++)
 		err = print_row(f, cols, ncols, w, &d->rows[i], o->unit);
 	return err;
+}
+
+/* A cell of a GitHub table: its pipes escaped, no line breaks. */
+static void put_md(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	}
+}
+
+static void print_markdown(FILE *f, const struct diff *d,
+			   const struct diff_output *o,
+			   const struct dcol *cols, size_t ncols)
+{
+	char buf[REPORT_NUM_LEN];
+	size_t i, j;
+
+	print_head(f, d, o, true);
+	for (j = 0; j < ncols; j++) {
+		if (!cols[j].table)
+			continue;
+		fputs("| ", f);
+		put_md(f, cols[j].header);
+		fputc(' ', f);
+	}
+	fputs("|\n", f);
+	for (j = 0; j < ncols; j++)
+		if (cols[j].table)
+			fputs(right_aligned(cols[j].id) ? "| --: " : "| :-- ",
+			      f);
+	fputs("|\n", f);
+	for (i = 0; i < shown(d, o); i++) {
+		for (j = 0; j < ncols; j++) {
+			struct dcell c = get(&cols[j], &d->rows[i], o->unit);
+
+			if (!cols[j].table)
+				continue;
+			fputs("| ", f);
+			put_md(f, text(&c, true, buf, sizeof(buf)));
+			fputc(' ', f);
+		}
+		fputs("|\n", f);
+	}
 }
 
 static void print_csv(FILE *f, const struct diff *d,
@@ -364,10 +452,13 @@ int diff_print(FILE *f, const struct diff *d, const struct diff_output *o)
 	int err = 0;
 
 	switch (o->format) {
-	case REPORT_CSV:
+	case DIFF_CSV:
 		print_csv(f, d, o, cols, ncols);
 		break;
-	case REPORT_JSON:
+	case DIFF_MARKDOWN:
+		print_markdown(f, d, o, cols, ncols);
+		break;
+	case DIFF_JSON:
 		err = print_json(f, d, o, cols, ncols);
 		break;
 	default:

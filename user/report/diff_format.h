@@ -4,11 +4,16 @@
  * (RFC 4180) or JSON for programs; the same columns in all three:
  *
  *   event_block_name, event_name, runs_base, runs_new,
- *   p50_base (U), p50_new (U), p50_change (U), p50_change_pct,
+ *   [recordings_base, recordings_new,]
+ *   p50_base (U), p50_new (U), p50_change (U), p50_change_pct, [noise (U),]
  *   avg_base (U), avg_new (U), avg_change_pct, p_value, verdict,
  *   <counter>_p50_base, <counter>_p50_new, <counter>_p50_change_pct
  *
- * CSV and JSON also carry event_block_ordinal and significant. The table
+ * the bracketed ones in the table and markdown only with several
+ * recordings on a side. Markdown is the table as a GitHub table, for a CI
+ * job's summary or a pull-request comment. CSV and JSON also carry
+ * event_block_ordinal and significant, and always the bracketed ones
+ * (noise null with one recording a side). The table
  * rounds to 6 significant digits, percentages to one decimal; CSV and
  * JSON give every number in full precision; what does not exist (a
  * side the event is missing from) is "-", an empty field, null.
@@ -20,10 +25,13 @@
 #include "diff.h"
 #include "report_format.h"
 
+enum diff_format { DIFF_TABLE, DIFF_CSV, DIFF_JSON, DIFF_MARKDOWN };
+
 struct diff_output {
-	enum report_format format;
+	enum diff_format format;
 	enum report_unit unit;
 	const char *base, *new;          /* named in the table's first line */
+	const char *repeat_hint;         /* how to record several: the note */
 	double alpha, min_change_pct, min_delta_ns;
 	size_t top;                      /* 0: every row */
 };
