@@ -464,8 +464,12 @@ static __always_inline void flush_left(__u64 id, __u16 flags)
 	addr = bpf_map_lookup_elem(&batch_buffers, &tid);
 	if (!addr)
 		return;
+	/*
+	 * The address is this thread's own, from its flush (the head's tid
+	 * is the thread's in its PID namespace, not the kernel's).
+	 */
 	if (bpf_probe_read_user(&head, sizeof(head), (const void *)*addr) ||
-	    head.magic != ETDUMP_BATCH_MAGIC || head.tid != tid ||
+	    head.magic != ETDUMP_BATCH_MAGIC ||
 	    head.len > ETDUMP_REC_BATCH_MAX - sizeof(head))
 		return;
 	if (flags)
