@@ -323,8 +323,9 @@ static int take(struct batch_threads *bt, uint32_t pid, uint64_t addr,
 {
 	struct batch_buffer b = { .pid = pid, .tid = 5, .addr = addr,
 				  .seq = seq, .len = len, .skipped = skipped };
+	uint32_t read_lost;
 
-	return batch_threads_take(bt, &b, skip, skipped_new);
+	return batch_threads_take(bt, &b, skip, skipped_new, &read_lost);
 }
 
 /*
@@ -529,6 +530,41 @@ TEST(the_sites_compact_records_come_back_whole)
 	free(b);
 }
 
+/*
+ * A buffer read from the process whose flush the ring lost: the next
+ * flush of the thread says how many of the events the kernel counted lost
+ * were written; a flush that came says none.
+ */
+TEST(events_read_before_their_flush_was_lost_are_told)
+{
+	struct batch_threads bt;
+	struct batch_buffer b = { .pid = 1, .tid = 7, .addr = 0x1000,
+				  .seq = 10, .len = 64, .nevents = 3 };
+	uint32_t skip, skipped, read_lost;
+
+	batch_threads_init(&bt);
+	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
+	b.seq = 11;
+	b.flushed_at = 5;
+	b.nevents = 9;
+	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
+	CHECK_EQ_INT(read_lost, 3);
+	/* read again, then its own flush comes: nothing lost */
+	b.seq = 12;
+	b.flushed_at = 0;
+	b.nevents = 2;
+	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
+	b.flushed_at = 6;
+	b.len = 128;
+	b.nevents = 4;
+	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
+	CHECK_EQ_INT(read_lost, 0);
+	b.seq = 13;
+	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
+	CHECK_EQ_INT(read_lost, 0);
+	batch_threads_free(&bt);
+}
+
 int main(void)
 {
 	RUN(flush_becomes_the_per_scope_events);
@@ -542,5 +578,6 @@ int main(void)
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	RUN(every_nth_run_is_kept_and_the_others_counted);
 	RUN(the_sites_compact_records_come_back_whole);
+	RUN(events_read_before_their_flush_was_lost_are_told);
 	return TEST_SUMMARY();
 }

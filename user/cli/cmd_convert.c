@@ -259,6 +259,8 @@ int cmd_convert(int argc, char **argv)
 		goto cleanup;
 	/* as record counts them: the kernel's and the runtime's losses */
 	drops = info->drops + stats.lost_in_flush;
+	/* the kernel counts a lost flush whole; some of it was read before */
+	drops -= stats.read_then_lost < drops ? stats.read_then_lost : drops;
 	report_end(&o, info, how, sizeof(how));
 	summary_totals(how, o.output, &dump, &stats, drops);
 	summary_notes(&stats, drops);

@@ -66,8 +66,8 @@
 #define RUN_AHEAD_EVENTS 4096
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
-/* the smallest ring batched mode records with: 4 flushes */
-#define BATCHED_MIN_RING_BYTES (4ull * ETDUMP_BATCH_BYTES)
+/* the smallest ring batched mode records with: a flush and some */
+#define BATCHED_MIN_RING_BYTES (2ull * ETDUMP_BATCH_BYTES)
 /* how often idle threads' batched buffers are read */
 #define PULL_INTERVAL_NS 50000000ull
 #define STATUS_INTERVAL_NS 250000000ull
@@ -1239,6 +1239,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	drops += stats.lost_in_flush;
+	/* the kernel counts a lost flush whole; some of it was read before */
+	drops -= stats.read_then_lost < drops ? stats.read_then_lost : drops;
 	if (!o.output && !o.raw) {
 		p_info("%s: %llu runs, %llu events, %llu dropped",
 		       stop_reasons[why], (unsigned long long)stats.runs,

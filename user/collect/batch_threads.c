@@ -74,12 +74,14 @@ static struct batch_thread *add(struct batch_threads *bt, uint32_t tid)
 }
 
 int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
-		       uint32_t *skip, uint32_t *skipped_new)
+		       uint32_t *skip, uint32_t *skipped_new,
+		       uint32_t *read_lost)
 {
 	struct batch_thread *t = lookup(bt, b->tid);
 
 	*skip = 0;
 	*skipped_new = b->skipped;
+	*read_lost = 0;
 	if (!t) {
 		t = add(bt, b->tid);
 		if (!t)
@@ -88,11 +90,17 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 		/* an earlier buffer, or this one read as far before */
 		if (b->seq < t->seq ||
 		    (b->seq == t->seq && b->len <= t->taken &&
-		     b->skipped <= t->skipped))
+		     b->skipped <= t->skipped)) {
+			if (b->seq == t->seq && b->flushed_at)
+				t->read_events = 0; /* its flush came */
 			return 1;
+		}
 		if (b->seq == t->seq) {
 			*skip = t->taken;
 			*skipped_new = b->skipped - t->skipped;
+		} else {
+			/* one thread's flushes come in order: that one is lost */
+			*read_lost = t->read_events;
 		}
 	}
 	t->pid = b->pid;
@@ -100,6 +108,7 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 	t->seq = b->seq;
 	t->taken = b->len;
 	t->skipped = b->skipped;
+	t->read_events = b->flushed_at ? 0 : b->nevents;
 	if (b->flushed_at)
 		t->flushed_at = b->flushed_at;
 	return 0;

@@ -22,6 +22,8 @@ struct batch_thread {
 	uint32_t skipped;   /* runs it said were left out (--every) */
 	bool lent;          /* its memory is a vfork child's too: not read */
 	uint64_t flushed_at; /* its last flush's time (CLOCK_MONOTONIC ns) */
+	uint32_t read_events; /* events of buffer `seq` read from the process,
+			       * of which no flush came yet */
 };
 
 struct batch_threads {
@@ -40,15 +42,20 @@ struct batch_buffer {
 	uint32_t len;       /* bytes of records */
 	uint32_t skipped;   /* runs left out in it */
 	uint64_t flushed_at; /* a flush's time; 0: read from the process */
+	uint32_t nevents;   /* ETDump events in it */
 };
 
 /*
  * 0 and *skip, the bytes of its records taken before (they are the
  * recorder's already), *skipped_new, the runs left out it says of that
  * the recorder has not counted; 1 when it holds nothing new; -ENOMEM.
+ * *read_lost: the events of an earlier buffer read from the process whose
+ * flush never came (the ring lost it, and the kernel counted them lost
+ * with the rest of it, though they were written).
  */
 int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
-		       uint32_t *skip, uint32_t *skipped_new);
+		       uint32_t *skip, uint32_t *skipped_new,
+		       uint32_t *read_lost);
 
 /*
  * The thread's memory is shared with a vfork child (lent), or the child

@@ -1019,13 +1019,16 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 			.seq = head.seq, .len = head.len, .skipped = head.skipped,
 			.flushed_at = b->hdr.flags & ETDUMP_REC_F_PULLED ?
 					      0 : b->hdr.ts,
+			.nevents = head.nevents,
 		};
-		uint32_t skipped;
+		uint32_t skipped, read_lost;
 
 		if (b->hdr.flags & (ETDUMP_REC_F_LENT | ETDUMP_REC_F_NOT_ITS_OWN))
 			return batch_threads_lend(&c->batches, &buf,
 						  b->hdr.flags & ETDUMP_REC_F_LENT);
-		err = batch_threads_take(&c->batches, &buf, &skip, &skipped);
+		err = batch_threads_take(&c->batches, &buf, &skip, &skipped,
+					 &read_lost);
+		c->stats.read_then_lost += read_lost;
 		if (err)
 			return err < 0 ? err : 0;
 		c->stats.runs_skipped += skipped;

@@ -62,6 +62,8 @@ struct collector_stats {
 	uint64_t counter_flushes; /* stamped with the CPU's counter */
 	uint64_t pulled;          /* buffers read from the process */
 	uint64_t runs_skipped;    /* left out by the runtime (record --every) */
+	uint64_t read_then_lost;  /* events the kernel counted lost with a
+				   * buffer the recorder had read before */
 	uint64_t worker_events;   /* of threads with no run: in another's */
 	uint32_t worker_threads;  /* threads that opened no run */
 	uint32_t threads;         /* threads seen */
