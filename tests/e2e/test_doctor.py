@@ -8,7 +8,7 @@ from etdump_e2e import CLI, EXAMPLE, EXAMPLE_NOPROBES, ROOT, TempDirTest, \
     run, start_waiting_example
 
 CHECKS = ["kernel", "BTF", "uprobes", "privileges", "ring buffer",
-          "perf_event_paranoid", "PMU", "tracefs", "lockdown"]
+          "perf_event_paranoid", "PMU", "tracefs", "leftovers", "lockdown"]
 VERDICTS = ("ok", "note", "MISSING")
 
 

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "probe_objects.h"
 #include "target.h"
+#include "tracefs_leftovers.h"
 #include "tracefs_uprobes.h"
 #include "usdt_arg_spec.h"
 
@@ -567,6 +568,7 @@ void capture_close_in_background(struct capture *cap)
 			while (read(done[0], &c, 1) > 0)
 				;
 			capture_close(cap);
+			tracefs_leftovers_settle();
 			_exit(0);
 		}
 		_exit(0);

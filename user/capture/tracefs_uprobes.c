@@ -2,23 +2,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <linux/mount.h>
 #include "tracefs_uprobes.h"
 
 struct tracefs_uprobes {
 	int mnt;                 /* the detached tracefs */
+	int alive;               /* the group's name bound: tracefs_group_bind */
 	int events;              /* its uprobe_events, opened to append */
 	char group[32];
 	unsigned int n;          /* events made: site0 .. site<n-1> */
 };
 
-/* A tracefs of our own, reachable through its fd alone. */
-static int mount_tracefs(void)
+int tracefs_mount(void)
 {
 	int fs, mnt;
 
@@ -37,9 +40,29 @@ static int mount_tracefs(void)
 	return mnt;
 }
 
+int tracefs_group_bind(const char *group)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	/* abstract (sun_path[0] '\0'): nothing in any file system */
+	len = offsetof(struct sockaddr_un, sun_path) + 1 +
+	      snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+		       "etdump-bpf/%s", group);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, len)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
 /*
- * A group no event is in: a recorder killed before its cleanup leaves its
- * group, which is not ours to remove, and a later one may get its pid.
+ * A group no event is in and no one holds the name of: a recorder killed
+ * before its cleanup leaves its group, and a later one may get its pid.
  */
 static int choose_group(struct tracefs_uprobes *t)
 {
@@ -50,7 +73,10 @@ static int choose_group(struct tracefs_uprobes *t)
 		snprintf(t->group, sizeof(t->group), i ? "etdump_bpf_%d_%u" :
 			 "etdump_bpf_%d", (int)getpid(), i);
 		snprintf(dir, sizeof(dir), "events/%s", t->group);
-		if (faccessat(t->mnt, dir, F_OK, 0) && errno == ENOENT)
+		if (!faccessat(t->mnt, dir, F_OK, 0) || errno != ENOENT)
+			continue;
+		t->alive = tracefs_group_bind(t->group);
+		if (t->alive >= 0)
 			return 0;
 	}
 	return -EEXIST;
@@ -64,8 +90,8 @@ int tracefs_uprobes_open(struct tracefs_uprobes **out)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->events = -1;
-	t->mnt = mount_tracefs();
+	t->events = t->alive = -1;
+	t->mnt = tracefs_mount();
 	if (t->mnt < 0) {
 		err = t->mnt;
 		free(t);
@@ -154,5 +180,7 @@ void tracefs_uprobes_free(struct tracefs_uprobes *t)
 		close(t->events);
 	if (t->mnt >= 0)
 		close(t->mnt);
+	if (t->alive >= 0)
+		close(t->alive);
 	free(t);
 }

@@ -8,7 +8,8 @@
  * The events are in a group of their own, named after the recorder's pid
  * (etdump_bpf_PID, or etdump_bpf_PID_N when a recorder of that pid killed
  * before its cleanup left that one); only the events made here are
- * removed, at free.
+ * removed, at free. A recorder killed before then leaves them: the next
+ * one removes them (tracefs_leftovers.h).
  */
 #ifndef ETDUMP_TRACEFS_UPROBES_H
 #define ETDUMP_TRACEFS_UPROBES_H
@@ -16,6 +17,16 @@
 #include <stdint.h>
 
 struct tracefs_uprobes;
+
+/* A tracefs of our own, reachable through its fd alone; negative errno. */
+int tracefs_mount(void);
+/*
+ * The group's name, bound as an abstract unix socket for as long as the
+ * recorder or the background closer it forks (capture.h) holds the fd:
+ * the kernel lets it go when both are gone, killed or not. Its fd, or
+ * -EADDRINUSE while a live one holds it.
+ */
+int tracefs_group_bind(const char *group);
 
 /* Negative errno (-ENOSYS, -EPERM, -ENODEV: no tracefs to make events in). */
 int tracefs_uprobes_open(struct tracefs_uprobes **out);

@@ -27,6 +27,7 @@
 #include "process_objects.h"
 #include "symbol_rules.h"
 #include "symbol_sites.h"
+#include "tracefs_leftovers.h"
 #include "usdt_notes.h"
 
 static const char doctor_usage[] =
@@ -34,8 +35,9 @@ static const char doctor_usage[] =
 	"\n"
 	"Check what recording needs here: kernel version, BTF, uprobes, the\n"
 	"BPF ring buffer, privileges, perf_event_paranoid, hardware counters,\n"
-	"tracefs, lockdown; with -p PID or a BINARY, also that it has etdump\n"
-	"probes or functions the built-in rules name, and their symbols.\n"
+	"tracefs, uprobe events killed recorders left, lockdown; with -p PID\n"
+	"or a BINARY, also that it has etdump probes or functions the\n"
+	"built-in rules name, and their symbols.\n"
 	"Each line says ok, or what is missing and how to fix it.\n"
 	"\n"
 	"Exit status: 0 recording can work, 1 something it needs is missing,\n"
@@ -44,6 +46,9 @@ static const char doctor_usage[] =
 /* ring buffer maps: the oldest kernel recording runs on */
 #define MIN_MAJOR 5
 #define MIN_MINOR 8
+
+/* groups of killed recorders listed one a line */
+#define MAX_LEFTOVER_LINES 3
 
 enum verdict { OK, NOTE, MISSING };
 
@@ -205,6 +210,37 @@ static void check_tracefs(struct doctor *d)
 	else
 		say(d, NOTE, "tracefs",
 		    "not mounted (mount -t tracefs nodev /sys/kernel/tracing); needed only on kernels without the uprobe event source");
+}
+
+/* Listed, never removed: the next record does that (tracefs_leftovers.h). */
+static void check_leftovers(struct doctor *d)
+{
+	struct tracefs_leftovers l;
+	size_t i;
+	int err;
+
+	if (!d->privileged) {
+		say(d, NOTE, "leftovers",
+		    "not checked: reading tracefs needs the privileges above");
+		return;
+	}
+	err = tracefs_leftovers_scan(&l, false);
+	if (err) {
+		say(d, NOTE, "leftovers", "not checked: %s", err == -EXDEV ?
+		    "inside a PID namespace" : strerror(-err));
+		return;
+	}
+	if (!l.n)
+		say(d, OK, "leftovers", "no uprobe event of a killed recorder");
+	/* a screen still: the first few, then how many more */
+	for (i = 0; i < l.n && i < MAX_LEFTOVER_LINES; i++)
+		say(d, NOTE, "leftovers",
+		    "tracefs group %s: %u uprobe event(s) of a killed recorder (PID %d); the next record removes them",
+		    l.v[i].group, l.v[i].events, l.v[i].pid);
+	if (l.n > MAX_LEFTOVER_LINES)
+		say(d, NOTE, "leftovers", "and %zu more such group(s)",
+		    l.n - MAX_LEFTOVER_LINES);
+	tracefs_leftovers_free(&l);
 }
 
 /* "none [integrity] confidentiality": the bracketed word is the mode. */
@@ -378,6 +414,7 @@ int cmd_doctor(int argc, char **argv)
 	check_paranoid(&d);
 	check_pmu(&d);
 	check_tracefs(&d);
+	check_leftovers(&d);
 	check_lockdown(&d);
 	check_selinux(&d);
 	if (target)

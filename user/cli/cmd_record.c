@@ -24,6 +24,7 @@
 #include "more_targets.h"
 #include "pid_list.h"
 #include "stdout_output.h"
+#include "tracefs_leftovers.h"
 #include "debug_buffer.h"
 #include "commands.h"
 #include "etdump_ahead_thread.h"
@@ -1014,6 +1015,8 @@ int cmd_record(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* the kernel keeps these after a SIGKILL: no one else removes them */
+	tracefs_leftovers_clean();
 
 	if (open_target(&o, &t, &objs))
 		goto cleanup;

@@ -139,6 +139,60 @@ static int create_temp(const char *path, char **tmp)
 	return fd;
 }
 
+/*
+ * A file with no name yet in path's folder (O_TMPFILE): a writer killed
+ * before link_unnamed() leaves nothing behind. Negative errno; the file
+ * systems without it (-EOPNOTSUPP, -EISDIR on old kernels) get a name.
+ */
+static int create_unnamed(const char *path)
+{
+	char *copy = strdup(path);
+	int fd;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (fd < 0)
+		fd = -errno;
+	free(copy);
+	return fd;
+}
+
+/* Give the unnamed file at fd the name dst, never replacing one there. */
+static int link_unnamed(int fd, const char *dst)
+{
+	char proc[64];
+
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc needs /proc */
+	if (!linkat(fd, "", AT_FDCWD, dst, AT_EMPTY_PATH))
+		return 0;
+	if (errno != ENOENT && errno != EPERM)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) ?
+	       -errno : 0;
+}
+
+/* The unnamed file at fd under a temporary name next to path, in *tmp. */
+static int link_temp(int fd, const char *path, char **tmp)
+{
+	unsigned int n;
+	int err = -EEXIST;
+
+	for (n = 0; n < 100 && err == -EEXIST; n++) {
+		if (asprintf(tmp, "%s.tmp.%d.%u", path, (int)getpid(), n) < 0) {
+			*tmp = NULL;
+			return -ENOMEM;
+		}
+		err = link_unnamed(fd, *tmp);
+		if (err) {
+			free(*tmp);
+			*tmp = NULL;
+		}
+	}
+	return err;
+}
+
 /* Whether a file can be created next to path: made, then removed. */
 static int can_create(const char *path)
 {
@@ -200,6 +254,47 @@ int file_replace(const char *path, const void *buf, size_t len, bool force,
 	return file_replace_with(path, write_buf, &b, force, kept);
 }
 
+/*
+ * The data in a file with no name until it is whole: linked at path (never
+ * replacing), or with force under a temporary name moved over it. -ENOSYS
+ * when the file system makes no unnamed files.
+ */
+static int replace_unnamed(const char *path, file_write_fn fn, void *ctx,
+			   bool force, char **kept)
+{
+	char *tmp = NULL;
+	struct stat st;
+	int fd, err;
+
+	fd = create_unnamed(path);
+	if (fd == -EOPNOTSUPP || fd == -EISDIR || fd == -EINVAL)
+		return -ENOSYS;
+	if (fd < 0)
+		return fd;
+	err = fn(ctx, fd, true);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (!err && !lstat(path, &st) && S_ISLNK(st.st_mode))
+		err = -ELOOP;
+	else if (!err && !force)
+		err = link_unnamed(fd, path);
+	else if (!err && !(err = link_temp(fd, path, &tmp)) &&
+		 rename(tmp, path))
+		err = -errno;
+	/* kept as the named path does: under a temporary name */
+	if ((err == -ELOOP || err == -EEXIST) && (tmp ||
+	    !link_temp(fd, path, &tmp))) {
+		*kept = tmp;
+		tmp = NULL;
+	} else if (err && tmp) {
+		unlink(tmp);
+	}
+	if (close(fd) && !err)
+		err = -errno;
+	free(tmp);
+	return err;
+}
+
 int file_replace_with(const char *path, file_write_fn fn, void *ctx,
 		      bool force, char **kept)
 {
@@ -211,6 +306,9 @@ int file_replace_with(const char *path, file_write_fn fn, void *ctx,
 	if (!lstat(path, &st) && !S_ISLNK(st.st_mode) &&
 	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_special(path, fn, ctx);
+	err = replace_unnamed(path, fn, ctx, force, kept);
+	if (err != -ENOSYS)
+		return err;
 	fd = create_temp(path, &tmp);
 	if (fd < 0)
 		return fd;

@@ -26,7 +26,9 @@ int pwrite_all(int fd, const void *buf, size_t len, off_t off);
 int pread_all(int fd, void *buf, size_t len, off_t off);
 /*
  * Write to a temporary file next to path, sync it, then move it to path:
- * rename() over it with force, else link() (which never replaces). A
+ * rename() over it with force, else link() (which never replaces). The
+ * file has no name until it is whole where the file system allows
+ * (O_TMPFILE): a writer killed meanwhile leaves nothing. A
  * symbolic link at path is never followed nor replaced (-ELOOP), a file
  * there without force is kept (-EEXIST): then the data stays in the
  * temporary file, whose name *kept gets (the caller frees it). On other

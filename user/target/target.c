@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 #include <sys/wait.h>
 #include "process_objects.h"
 #include "target.h"
+
+/* at the gate: exit without running (any other byte: run) */
+#define GATE_STOP 'x'
 
 static void target_init(struct target *t)
 {
@@ -94,6 +98,28 @@ static int resolve_command(const char *cmd, char *out)
 	return -ENOENT;
 }
 
+/*
+ * A gate never released: told not to run, then closed. A command killed
+ * at the gate makes the write fail with SIGPIPE, not ours to die of.
+ */
+static void close_gate(struct target *t)
+{
+	const struct timespec now = { 0 };
+	char stop = GATE_STOP;
+	sigset_t pipe_sig, old;
+
+	if (t->gate_fd < 0)
+		return;
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
+	if (write(t->gate_fd, &stop, 1) != 1 && errno == EPIPE)
+		sigtimedwait(&pipe_sig, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(t->gate_fd);
+	t->gate_fd = -1;
+}
+
 int target_spawn(struct target *t, char *const argv[], char *err,
 		 size_t errlen)
 {
@@ -120,8 +146,12 @@ int target_spawn(struct target *t, char *const argv[], char *err,
 	}
 	if (t->pid == 0) {
 		close(gate[1]);
-		/* the recorder closing the gate unopened means: do not run */
-		if (read(gate[0], &go, 1) != 1)
+		/*
+		 * GATE_STOP: the recorder's word not to run. The gate closed
+		 * without a word: the recorder died (SIGKILL) before letting it
+		 * go, and it runs untraced as it would have without one.
+		 */
+		if (read(gate[0], &go, 1) == 1 && go == GATE_STOP)
 			_exit(127);
 		close(gate[0]);
 		/* exec_stop.h: stopped at the exec, for the recorder to write */
@@ -192,9 +222,8 @@ void target_stop(struct target *t)
 	if (!t->spawned || t->exited)
 		return;
 	if (t->gate_fd >= 0) {
-		/* never released: closing the gate makes it exit */
-		close(t->gate_fd);
-		t->gate_fd = -1;
+		/* never released: it exits at the gate */
+		close_gate(t);
 	} else {
 		kill(t->pid, SIGTERM);
 	}
@@ -204,8 +233,7 @@ void target_stop(struct target *t)
 
 void target_close(struct target *t)
 {
-	if (t->gate_fd >= 0)
-		close(t->gate_fd);
+	close_gate(t);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->gate_fd = -1;

@@ -24,7 +24,11 @@ struct target {
 
 /* -ESRCH: no such process; -EACCES: cannot see it. Message in err. */
 int target_open_pid(struct target *t, pid_t pid, char *err, size_t errlen);
-/* Start argv[0] (searched in PATH) stopped at the gate. */
+/*
+ * Start argv[0] (searched in PATH) stopped at the gate. target_stop() and
+ * target_close() before the release tell it not to run; a recorder that
+ * dies (SIGKILL) without a word lets it run untraced.
+ */
 int target_spawn(struct target *t, char *const argv[], char *err,
 		 size_t errlen);
 /* Open the gate: the spawned command execs now. */
