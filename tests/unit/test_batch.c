@@ -542,26 +542,26 @@ TEST(events_read_before_their_flush_was_lost_are_told)
 				  .seq = 10, .len = 64, .nevents = 3 };
 	uint32_t skip, skipped, read_lost;
 
+	/* (seq, flushed at, bytes, events) and the events said read and lost */
+	static const struct { uint64_t seq, at; uint32_t len, ev, lost; } steps[] = {
+		{ 10, 0, 64, 3, 0 },  /* read from the process */
+		{ 11, 5, 64, 9, 3 },  /* the next flush: 10's was lost */
+		{ 12, 0, 64, 2, 0 },  /* read again... */
+		{ 12, 6, 128, 4, 0 }, /* ...then its own flush came */
+		{ 13, 6, 128, 4, 0 },
+	};
+	unsigned int i;
+
 	batch_threads_init(&bt);
-	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
-	b.seq = 11;
-	b.flushed_at = 5;
-	b.nevents = 9;
-	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
-	CHECK_EQ_INT(read_lost, 3);
-	/* read again, then its own flush comes: nothing lost */
-	b.seq = 12;
-	b.flushed_at = 0;
-	b.nevents = 2;
-	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
-	b.flushed_at = 6;
-	b.len = 128;
-	b.nevents = 4;
-	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
-	CHECK_EQ_INT(read_lost, 0);
-	b.seq = 13;
-	CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped, &read_lost), 0);
-	CHECK_EQ_INT(read_lost, 0);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		b.seq = steps[i].seq;
+		b.flushed_at = steps[i].at;
+		b.len = steps[i].len;
+		b.nevents = steps[i].ev;
+		CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped,
+						&read_lost), 0);
+		CHECK_EQ_INT(read_lost, steps[i].lost);
+	}
 	batch_threads_free(&bt);
 }
 
