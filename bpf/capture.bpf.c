@@ -406,11 +406,21 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 	r = len <= ETDUMP_REC_BATCH_MAX ?
 		bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
 	if (!r) {
+		__u32 tid = (__u32)id;
+		bool first = !bpf_map_lookup_elem(&lost_threads, &tid);
+		__u8 *flags;
+
 		count_drops(nevents);
 		/* the buffer held a run's start: what follows is that run's */
-		if (!bpf_probe_read_user(&head, sizeof(head), buf) &&
-		    head.blocks)
-			mark_block_lost();
+		if (bpf_probe_read_user(&head, sizeof(head), buf) ||
+		    !head.blocks)
+			return;
+		mark_block_lost();
+		/* ... and, when it began with it, the run before is whole */
+		flags = first && !head.lead ?
+			bpf_map_lookup_elem(&lost_threads, &tid) : NULL;
+		if (flags)
+			*flags |= ETDUMP_REC_F_LOST_CLEAN;
 		return;
 	}
 	if (n > ETDUMP_REC_BATCH_MAX ||

@@ -80,6 +80,12 @@ struct etdump_rec_hdr {
  */
 #define ETDUMP_REC_F_LENT 0x8
 #define ETDUMP_REC_F_NOT_ITS_OWN 0x10
+/*
+ * With LOST_BEFORE and LOST_BLOCK: the first buffer lost began with a
+ * block, so the run open before it lost nothing: it is whole once its
+ * scopes are closed.
+ */
+#define ETDUMP_REC_F_LOST_CLEAN 0x20
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for

@@ -162,7 +162,8 @@ struct etdump_batch_head {
 	unsigned int blocks;   /* BLOCK records: a lost buffer with one took
 				* a run's start with it */
 	unsigned int skipped;  /* runs left out (--every) since the last flush */
-	unsigned int pad;
+	unsigned int lead;     /* events before its first BLOCK: a lost buffer
+				* without took none of the run open before */
 	unsigned long long from_ctr, from_ns; /* anchor before the first stamp */
 	unsigned long long to_ctr, to_ns;     /* ... after the last: the flush */
 };
@@ -544,6 +545,7 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	h->nevents = 0;
 	h->blocks = 0;
 	h->skipped = 0;
+	h->lead = 0;
 	st->last = h->from_ctr;
 	st->again = 0;
 	memset(st->names, 0, sizeof(st->names));
@@ -636,6 +638,8 @@ static inline void etdump__publish(struct etdump_batch_state *st,
 	struct etdump_batch_head *h = etdump__head(st);
 
 	h->nevents += events;
+	if (!h->blocks)
+		h->lead += events;
 	__atomic_store_n(&h->len, h->len + size, __ATOMIC_RELEASE);
 }
 

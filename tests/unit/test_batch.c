@@ -565,6 +565,45 @@ TEST(events_read_before_their_flush_was_lost_are_told)
 	batch_threads_free(&bt);
 }
 
+/*
+ * A run whose scopes are all closed, then buffers the ring lost that
+ * held the next run's start: the first lost one began with that start
+ * (LOST_CLEAN), so the run before is whole and written; without that
+ * word it may have lost events, and is left out.
+ */
+TEST(a_run_before_lost_buffers_that_began_with_the_next_is_whole)
+{
+	int clean;
+
+	for (clean = 0; clean < 2; clean++) {
+		struct collector *c = collector_new();
+		struct collector_stats stats;
+		struct etd_dump d = { 0 };
+		struct etdump_rec_batch *b1, *b2;
+
+		add(ETDUMP_BATCH_BLOCK, "Default", 0, 0, 100, 0);
+		add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 110, ARGS);
+		add(ETDUMP_BATCH_END, EXEC, 0, 0, 120, 0);
+		b1 = flush_of(9);
+		/* the lost buffers held "Execute" and OP's begin */
+		add(ETDUMP_BATCH_END, OP, 0, 0, 300, 0);
+		b2 = flush_of(9);
+		((struct etdump_batch_head *)b2->data)->seq = 103;
+		b2->hdr.flags = ETDUMP_REC_F_LOST_BEFORE | ETDUMP_REC_F_LOST_BLOCK |
+				(clean ? ETDUMP_REC_F_LOST_CLEAN : 0);
+		CHECK_EQ_INT(collector_feed(c, b1, sizeof(*b1)), 0);
+		CHECK_EQ_INT(collector_feed(c, b2, sizeof(*b2)), 0);
+		CHECK_EQ_INT(collector_finish(c, &d, &stats), 0);
+		CHECK_EQ_INT(d.nruns, clean);
+		if (clean && d.nruns)
+			CHECK_EQ_STR(d.runs[0].name, "Default");
+		free(b1);
+		free(b2);
+		collector_free(c);
+		etd_dump_free(&d);
+	}
+}
+
 int main(void)
 {
 	RUN(flush_becomes_the_per_scope_events);
@@ -579,5 +618,6 @@ int main(void)
 	RUN(every_nth_run_is_kept_and_the_others_counted);
 	RUN(the_sites_compact_records_come_back_whole);
 	RUN(events_read_before_their_flush_was_lost_are_told);
+	RUN(a_run_before_lost_buffers_that_began_with_the_next_is_whole);
 	return TEST_SUMMARY();
 }

@@ -51,6 +51,7 @@ struct thread_state {
 	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
 	bool flush_lost_block;  /* ... holding a block */
+	bool flush_lost_clean;  /* ... first: none of the open run's */
 	bool worker;            /* gave events to another thread's run */
 	size_t run_allocations; /* allocation events in the open run */
 	size_t ahead_events;    /* of the open run, sent ahead (c->on_ahead) */
@@ -1090,25 +1091,32 @@ static void open_unseen_run(struct collector *c, struct thread_state *t,
  * flush lost before one that opens a run, while the last run had ended,
  * held whole runs: nothing received is short of them.
  */
-static void note_loss(struct collector *c, struct thread_state *t,
-		      const struct etdump_rec_hdr *h)
+static int note_loss(struct collector *c, struct thread_state *t,
+		     const struct etdump_rec_hdr *h)
 {
 	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
 			  !run_has_open_scope(t);
 
 	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
 			  t->flush_lost_block;
+	bool clean = t->flush_lost_clean;
+	int err = 0;
 
 	t->flush_lost = false;
 	t->flush_lost_block = false;
+	t->flush_lost_clean = false;
 	if (whole_runs)
-		return;
+		return 0;
 	t->loss_epoch++;
+	/* the lost buffers began with the next run: this one is whole */
+	if (t->in_run && clean && lost_block && !run_has_open_scope(t))
+		err = close_run(c, t, h->ts);
 	if (t->in_run)
 		t->run.lost_events = true;
 	else if (lost_block)
 		open_unseen_run(c, t, h->ts);
 	t->state_lost = true;
+	return err;
 }
 
 int collector_feed(struct collector *c, const void *rec, size_t len)
@@ -1127,9 +1135,13 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	if (h->type == ETDUMP_REC_BATCH) {
 		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
 		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
+		t->flush_lost_clean = h->flags & ETDUMP_REC_F_LOST_CLEAN;
+	} else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost) {
+		int err = note_loss(c, t, h);
+
+		if (err)
+			return err;
 	}
-	else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost)
-		note_loss(c, t, h);
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
 		return on_block(c, t, rec);
