@@ -98,7 +98,7 @@ static void header(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *flush,
  */
 struct stamp_rate {
 	int counter;
-	int64_t from_ctr, from_ns;
+	uint64_t from_ctr, from_ns;
 	__int128 ns_per_tick; /* << 32 */
 };
 
@@ -106,21 +106,28 @@ static void stamp_rate_of(const struct etdump_batch_head *h,
 			  struct stamp_rate *r)
 {
 	__int128 span_ctr = (__int128)h->to_ctr - h->from_ctr;
+	__int128 span_ns = (__int128)h->to_ns - h->from_ns;
 
 	r->counter = h->clock == ETDUMP_BATCH_CLOCK_COUNTER;
-	r->from_ctr = (int64_t)h->from_ctr;
-	r->from_ns = (int64_t)h->from_ns;
-	r->ns_per_tick = span_ctr > 0 ?
-		(((__int128)h->to_ns - h->from_ns) << 32) / span_ctr : 0;
+	r->from_ctr = h->from_ctr;
+	r->from_ns = h->from_ns;
+	r->ns_per_tick = 0;
+	/* a counter runs forward at well under 2^16 ns a tick, or not at all */
+	if (span_ctr > 0 && span_ns >= 0 && span_ns < ((__int128)1 << 62))
+		r->ns_per_tick = span_ns * ((__int128)1 << 32) / span_ctr;
+	if (r->ns_per_tick >= ((__int128)1 << 48))
+		r->ns_per_tick = 0;
 }
 
 static uint64_t stamp_at(const struct stamp_rate *r, uint64_t ts)
 {
+	__int128 ticks = (int64_t)(ts - r->from_ctr);
+
 	if (!r->counter)
 		return ts;
-	return (uint64_t)(r->from_ns +
-			  (int64_t)((((__int128)(int64_t)(ts - r->from_ctr)) *
-				     r->ns_per_tick) >> 32));
+	/* unsigned: a wrong stamp wraps, it never overflows */
+	return r->from_ns + (uint64_t)(ticks * r->ns_per_tick /
+				       ((__int128)1 << 32));
 }
 
 uint64_t batch_stamp_ns(const struct etdump_batch_head *h, uint64_t ts)
