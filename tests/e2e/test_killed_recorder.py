@@ -274,7 +274,9 @@ class KilledRecorderTest(TempDirTest):
     def next_record_works(self, dead, what):
         nxt = self.path("next.etdp")
         before = uprobe_groups() if dead else {}
-        proc = run([CLI, "record", "-o", nxt, "--", EXAMPLE, "-n", "2"])
+        # -v: what it removed is said at debug level, not to every user
+        proc = run([CLI, "record", "-v", "-o", nxt, "--", EXAMPLE, "-n",
+                    "2"])
         self.assertEqual(proc.returncode, 0, f"{what}: next record\n"
                          + proc.stderr)
         self.assertEqual(len(decode(nxt)["run_data"]), 3, what)

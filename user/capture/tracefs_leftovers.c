@@ -240,12 +240,12 @@ void tracefs_leftovers_clean(void)
 	}
 	for (i = 0; i < l.n; i++) {
 		if (l.v[i].removed == l.v[i].events) {
-			p_info("removed %u uprobe event(s) of a killed recorder (PID %d, tracefs group %s)",
+			p_debug("removed %u uprobe event(s) of a killed recorder (PID %d, tracefs group %s)",
 			       l.v[i].removed, l.v[i].pid, l.v[i].group);
 			continue;
 		}
 		held = true;
-		p_info("removed %u of %u uprobe event(s) of a killed recorder (PID %d, tracefs group %s): the kernel still releases the rest, removed when this recording ends",
+		p_debug("removed %u of %u uprobe event(s) of a killed recorder (PID %d, tracefs group %s): the kernel still releases the rest, removed when this recording ends",
 		       l.v[i].removed, l.v[i].events, l.v[i].pid,
 		       l.v[i].group);
 	}
