@@ -259,12 +259,20 @@ static __always_inline __u8 read_counters(struct etdump_counter_sample *out,
 SEC("usdt")
 int BPF_USDT(on_block, const char *name)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	/* the thread lost nothing since its last record in the ring */
+	bool first = !any_lost || !bpf_map_lookup_elem(&lost_threads, &tid);
 	struct etdump_rec_block *r;
+	__u8 *flags;
 
 	r = reserve(sizeof(*r), ETDUMP_REC_BLOCK);
 	if (!r) {
 		/* no entry unless a target's record was just counted lost */
 		mark_block_lost();
+		/* lost first: the run before lost nothing of its own */
+		flags = first ? bpf_map_lookup_elem(&lost_threads, &tid) : NULL;
+		if (flags)
+			*flags |= ETDUMP_REC_F_LOST_CLEAN;
 		return 0;
 	}
 	r->name_len = copy_name(r->name, name);

@@ -81,9 +81,9 @@ struct etdump_rec_hdr {
 #define ETDUMP_REC_F_LENT 0x8
 #define ETDUMP_REC_F_NOT_ITS_OWN 0x10
 /*
- * With LOST_BEFORE and LOST_BLOCK: the first buffer lost began with a
- * block, so the run open before it lost nothing: it is whole once its
- * scopes are closed.
+ * With LOST_BEFORE and LOST_BLOCK: the first record lost was a block (or
+ * the first batched buffer lost began with one), so the run open before
+ * it lost nothing: it is whole once its scopes are closed.
  */
 #define ETDUMP_REC_F_LOST_CLEAN 0x20
 

@@ -1099,7 +1099,8 @@ static int note_loss(struct collector *c, struct thread_state *t,
 
 	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
 			  t->flush_lost_block;
-	bool clean = t->flush_lost_clean;
+	bool clean = t->flush_lost_clean ||
+		     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
 	int err = 0;
 
 	t->flush_lost = false;
