@@ -23,7 +23,7 @@
 #define EXIT_REGRESSION 3
 
 #define REPEAT_HINT \
-	"record several a side (run record N times: for i in 1 2 3 4 5; do etdump-bpf record -o base$i.etdp -- CMD; done) and give them as diff BASE1 BASE2 ... -- NEW1 NEW2 ..."
+	"record several a side (etdump-bpf record --repeat 5 -o base.etdp -- CMD writes base.0001.etdp ... base.0005.etdp) and give them as diff base.0*.etdp -- new.0*.etdp"
 
 static const char diff_usage[] =
 	"usage: etdump-bpf diff BASE NEW [OPTIONS]\n"

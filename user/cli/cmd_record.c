@@ -38,6 +38,7 @@
 #include "raw_threads.h"
 #include "raw_writer.h"
 #include "record_every.h"
+#include "record_repeat.h"
 #include "every_word.h"
 #include "live_view.h"
 #include "run_sink.h"
@@ -136,6 +137,10 @@ static const char record_usage[] =
 	"                       a recorder attached; the summary says which\n"
 	"                       share of the runs the ETDump holds. Not with\n"
 	"                       --precise, -e, --values, --allocations, --symbols\n"
+	"      --repeat N       record the command N times, one process after\n"
+	"                       the other, each into its own files numbered\n"
+	"                       as a series (run.0001.etdp, ...): the\n"
+	"                       recordings diff BASE... -- NEW... compares\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
 	"                       the timeline convert makes\n"
@@ -196,6 +201,7 @@ struct record_opts {
 	bool live;
 	bool no_inherit;           /* --no-inherit: no child followed */
 	uint32_t every;            /* --every N, or 0 */
+	uint32_t repeat;           /* --repeat N, or 0 */
 	/* --follow-binary: armed as if the command line named them */
 	char *follow_binaries[MAX_FOLLOW_BINARIES];
 	size_t nfollow_binaries;
@@ -230,7 +236,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
-       OPT_FOLLOW_BINARY, OPT_EVERY };
+       OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -268,6 +274,22 @@ static const char *every_refused(const struct record_opts *o)
 	       o->sym.force ? "--symbols" : NULL;
 }
 
+/* What --repeat cannot go with: one process, one stream, one name. */
+static const char *repeat_refused(const struct record_opts *o)
+{
+	if (o->pid)
+		return "-p (a running process is recorded once: give a command)";
+	if (o->output && stdout_output_is(o->output))
+		return "-o - (several ETDumps cannot share standard output)";
+	if (run_sink_wanted(&o->sink))
+		return "--rotate, --keep-slower-than or --flight-recorder";
+	if (o->live)
+		return "--live";
+	if (o->debug_buffer)
+		return "--debug-buffer (each ETDump's debug buffer goes beside it)";
+	return NULL;
+}
+
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -297,11 +319,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
 		{ "every", required_argument, NULL, OPT_EVERY },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
 	};
-	uint64_t flight, pct, every;
+	uint64_t flight, pct, every, repeat;
 	int c;
 
 	char err[256];
@@ -424,6 +447,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 						       optarg);
 			o->every = (uint32_t)every;
 			break;
+		case OPT_REPEAT:
+			if (parse_u64(optarg, 1, 9999, &repeat))
+				return cli_usage_error("record", "invalid --repeat '%s' (a count of recordings, 1 to 9999)",
+						       optarg);
+			o->repeat = (uint32_t)repeat;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -465,6 +494,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "--rotate and --raw: a raw capture is one stream that convert replays whole; rotate the ETDumps (-o) or keep one capture (--raw)");
 	if (run_sink_wanted(&o->sink) && !o->output)
 		return usage_error("%s", "--rotate, --keep-slower-than and --flight-recorder write ETDumps: give -o FILE");
+	if (o->repeat > 1 && repeat_refused(o))
+		return cli_usage_error("record", "--repeat records a command several times, each into its own numbered files: not with %s",
+				       repeat_refused(o));
 	o->sink.output = o->output;
 	o->sink.force = o->force;
 	return 0;
@@ -994,6 +1026,16 @@ int cmd_record(int argc, char **argv)
 	err = parse_record_args(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
+	if (o.repeat > 1) {
+		struct record_repeat rr = { .n = o.repeat, .output = o.output,
+					    .raw = o.raw, .force = o.force,
+					    .values = o.values };
+
+		err = record_repeat(&rr, &o.output, &o.raw);
+		if (err != RECORD_REPEAT_CHILD)
+			return err;
+		o.sink.output = o.output;
+	}
 	if (privileges_check_record(msg, sizeof(msg))) {
 		p_err("%s", msg);
 		return EXIT_FAIL;
