@@ -48,10 +48,16 @@ class PidNamespaceTest(TempDirTest):
 
     def test_attach_with_a_pid_of_the_namespace(self):
         out = self.path("p.etdp")
-        script = (f"{EXAMPLE} --wait-signal -n 3 > /dev/null & P=$!; "
-                  f"{CLI} record -o {out} -p $P 2> {self.path('err')} & R=$!; "
-                  f"while ! grep -q attached {self.path('err')}; do "
-                  f"sleep 0.05; done; kill -USR1 $P; wait $R")
+        # the recorder is given the runtime once it is one ("ready": a
+        # PID taken before the exec is a shell's), and the wait for its
+        # attach ends when it exits without one
+        ready, err = self.path("ready"), self.path("err")
+        script = (f"{EXAMPLE} --wait-signal -n 3 > {ready} & P=$!; "
+                  f"while ! grep -q ready {ready}; do sleep 0.05; done; "
+                  f"{CLI} record -o {out} -p $P 2> {err} & R=$!; "
+                  f"while ! grep -q attached {err}; do "
+                  f"kill -0 $R || break; sleep 0.05; done; "
+                  f"kill -USR1 $P; wait $R; S=$?; cat {err} >&2; exit $S")
         proc = run(IN_NAMESPACE + ["sh", "-c", script], timeout=120)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assert_runs(decode(out))
