@@ -6,13 +6,13 @@
 #   make test-asan  the suite again with AddressSanitizer + UBSan
 #   make test-valgrind  unit tests and recordings under valgrind's leak check
 #   make fuzz       every libFuzzer target FUZZ_SECONDS (60) each; fuzz-short 10
-#   make bench      what tracing costs: a table of ratios (README: Benchmark)
+#   make bench      what tracing costs: a table of ratios (docs/benchmark.md)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 #   V=1             show commands
 
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-# --- arm64 and static builds (README: arm64 and Android) ---
+# --- arm64 and static builds (docs/arm64-android.md) ---
 #   make ARCH=arm64        cross-build for aarch64 into build/arm64 with
 #                          Debian's aarch64-linux-gnu toolchain and the arm64
 #                          multiarch -dev packages (make deps ARCH=arm64)

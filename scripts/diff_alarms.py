@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How often `diff` cries wolf, and how often it catches a real slowdown,
-on this machine as it is now (README: Diff):
+on this machine as it is now (docs/report-and-diff.md):
 
   scripts/diff_alarms.py [--build build] [--pool 20] [--side 5]
                          [--trials 20] [--executions 200] [--factor 1.3]

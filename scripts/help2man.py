@@ -51,7 +51,8 @@ def main():
         print(roff(helptext(cli, name)))
         print(".fi")
     print(".SH SEE ALSO")
-    print("perf-record(1), bpftrace(8); the project's README.md")
+    print("perf-record(1), bpftrace(8); the project's docs/: a page per "
+          "command (docs/etdump-bpf-record.md, ...) and per topic")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ killed mid-execution, exiting, exec'ing; the recorder interrupted; the ring
 buffer overflowing; a second process of the same binary; an output that
 cannot be written; missing privileges. In each case the exit status says what
 happened, a file that could be written is a valid ETDump (flatc) of whole
-runs (but for per-scope drops: README, exit status 3), a drop count is exact,
+runs (but for per-scope drops: docs/recording.md, exit status 3), a drop count is exact,
 and nothing hangs."""
 import os
 import re

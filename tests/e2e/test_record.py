@@ -13,7 +13,7 @@ from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE,
 
 # Batched stamps read from the CPU's counter are turned into CLOCK_MONOTONIC
 # between two (counter, clock) anchors: each is as exact as the anchor's own
-# reads (tens of ns; README: batched stamps), not the kernel's clock to the
+# reads (tens of ns; docs/design.md: batched stamps), not the kernel's clock to the
 # ns as a probe's or a clock_gettime stamp is.
 COUNTER_STAMP_BOUND_NS = 250
 CLOCK_NS = dict(os.environ, ETDUMP_BATCH_CLOCK="ns")
