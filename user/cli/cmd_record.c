@@ -15,45 +15,46 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "huge_pages.h"
-#include "batch_pull.h"
-#include "capture.h"
-#include "collector.h"
-#include "counters.h"
-#include "cli.h"
-#include "more_targets.h"
-#include "pid_list.h"
-#include "stdout_output.h"
-#include "tracefs_leftovers.h"
-#include "debug_buffer.h"
-#include "commands.h"
-#include "etdump_ahead_thread.h"
-#include "etdump_log_writer.h"
-#include "etdump_writer.h"
-#include "file_io.h"
-#include "follow_children.h"
-#include "log.h"
-#include "parse.h"
-#include "privileges.h"
-#include "raw_threads.h"
-#include "raw_writer.h"
-#include "record_every.h"
-#include "every_word.h"
-#include "live_view.h"
-#include "run_sink.h"
-#include "sched_lanes.h"
-#include "summary.h"
-#include "symbol_mode.h"
-#include "target.h"
-#include "thread_names.h"
-#include "version.h"
+#include "capture/capture.h"
+#include "capture/counters.h"
+#include "capture/follow_children.h"
+#include "capture/more_targets.h"
+#include "capture/thread_names.h"
+#include "capture/tracefs_leftovers.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/record_every.h"
+#include "collect/batch_pull.h"
+#include "collect/collector.h"
+#include "collect/live_view.h"
+#include "lib/clock.h"
+#include "lib/file_io.h"
+#include "lib/huge_pages.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/version.h"
+#include "model/debug_buffer.h"
+#include "symbol/symbol_mode.h"
+#include "target/every_word.h"
+#include "target/pid_list.h"
+#include "target/privileges.h"
+#include "target/target.h"
+#include "write/etdump_ahead_thread.h"
+#include "write/etdump_log_writer.h"
+#include "write/etdump_writer.h"
+#include "write/raw_threads.h"
+#include "write/raw_writer.h"
+#include "write/run_sink.h"
+#include "write/sched_lanes.h"
+#include "write/stdout_output.h"
+#include "write/summary.h"
 /* the batched buffer's bound */
 #define ETDUMP_USDT_DISABLE
-#include "etdump_usdt.h"
-#include "probe_objects.h"
-#include "probe_semaphores.h"
-#include "report_memory.h"
-#include "value_capture.h"
+#include "collect/value_capture.h"
+#include "report/report_memory.h"
+#include "schema/etdump_usdt.h"
+#include "target/probe_objects.h"
+#include "target/probe_semaphores.h"
 
 #define DEFAULT_RING_BYTES (8u << 20)
 /* record --values: a whole tensor up to this, the rest cut (and counted) */
@@ -510,14 +511,6 @@ static int check_output(struct record_opts *o)
 	return output_check(o->debug_buffer_path, o->force);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * Every record goes to the raw capture first, then to the collector, in
  * the ring's order: convert replays the capture into the same collector.
@@ -576,7 +569,7 @@ static int pull_buffers(struct record_sink *sink, uint64_t idle_ns)
 {
 	if (sink->sm)
 		return 0;
-	return batch_pull(collector_batch_threads(sink->col), now_ns(),
+	return batch_pull(collector_batch_threads(sink->col), monotonic_ns(),
 			  idle_ns, feed_collector, sink);
 }
 
@@ -599,7 +592,7 @@ static int collect(const struct record_opts *o, struct target *t,
 {
 	struct collector *col = sink->col;
 	struct raw_writer *raw = sink->raw;
-	uint64_t start = now_ns(), last_status = 0, last_pull = start, now;
+	uint64_t start = monotonic_ns(), last_status = 0, last_pull = start, now;
 	/* the live view has the terminal */
 	bool tty = isatty(STDERR_FILENO) && !lv;
 	struct pollfd pfd[3] = {
@@ -631,7 +624,7 @@ static int collect(const struct record_opts *o, struct target *t,
 		/* a crash loses at most one poll interval of the raw capture */
 		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
 			return err;
-		now = now_ns();
+		now = monotonic_ns();
 		if (now - last_pull >= PULL_INTERVAL_NS) {
 			last_pull = now;
 			err = pull_buffers(sink, PULL_INTERVAL_NS);
@@ -1165,7 +1158,7 @@ int cmd_record(int argc, char **argv)
 	if (sym_alone)
 		p_info("symbol mode records PID %d alone: children are followed in USDT mode only",
 		       t.pid);
-	start = now_ns();
+	start = monotonic_ns();
 	collector_set_start(col, start);
 	if (children_only) {
 		/* said once a child is recorded; a refusal at the end if none */

@@ -3,14 +3,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "batch.h"
-#include "batch_threads.h"
-#include "grow_array.h"
-#include "collector.h"
-#include "etdump_record.h"
-#include "run_log.h"
-#include "strtab.h"
-#include "value_capture.h"
+#include "collect/batch.h"
+#include "collect/batch_threads.h"
+#include "collect/collector.h"
+#include "collect/value_capture.h"
+#include "lib/grow_array.h"
+#include "lib/strtab.h"
+#include "model/run_log.h"
+#include "schema/etdump_record.h"
 
 struct scope {
 	bool delegate;

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report_group.h"
-#include "report_stats.h"
-#include "report_total.h"
+#include "report/report_group.h"
+#include "report/report_stats.h"
+#include "report/report_total.h"
 
 #define MAX_UINT32_TICKS 4294967295ull
 

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 enum report_unit { REPORT_NS, REPORT_US, REPORT_MS, REPORT_S };
 

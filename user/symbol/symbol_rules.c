@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_reader.h"
-#include "file_io.h"
-#include "symbol_rules.h"
-#include "value_rules.h"
+#include "lib/file_io.h"
+#include "read/etdump_reader.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/value_rules.h"
 
 #define CAPTURE "{op}"
 #define CAPTURE_LEN (sizeof(CAPTURE) - 1)

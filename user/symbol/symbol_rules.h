@@ -32,8 +32,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "etdump_record.h"
-#include "symbol_values.h"
+#include "schema/etdump_record.h"
+#include "schema/symbol_values.h"
 
 struct symbol_rule {
 	enum etdump_func_kind kind;

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "arm64_insn.h"
-#include "demangle.h"
-#include "log.h"
-#include "symbol_guard.h"
-#include "kernel_registry.h"
-#include "symbol_sites.h"
-#include "xnnpack_sites.h"
+#include "lib/log.h"
+#include "symbol/arm64_insn.h"
+#include "symbol/kernel_registry.h"
+#include "symbol/symbol_guard.h"
+#include "symbol/symbol_sites.h"
+#include "symbol/xnnpack_sites.h"
+#include "target/demangle.h"
 
 /* One object's symbols being matched. */
 struct walk {

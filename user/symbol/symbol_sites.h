@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "elf_symbols.h"
-#include "etdump_record.h"
-#include "process_objects.h"
-#include "symbol_rules.h"
-#include "symbol_values.h"
-#include "xnnpack_ops.h"
+#include "schema/etdump_record.h"
+#include "schema/symbol_values.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/xnnpack_ops.h"
+#include "target/elf_symbols.h"
+#include "target/process_objects.h"
 
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */

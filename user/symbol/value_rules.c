@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "value_rules.h"
+#include "symbol/value_rules.h"
 
 static const struct {
 	const char *name;

@@ -4,10 +4,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "fb_builder.h"
-#include "file_io.h"
-#include "huge_pages.h"
-#include "strtab.h"
+#include "lib/file_io.h"
+#include "lib/huge_pages.h"
+#include "lib/strtab.h"
+#include "write/fb_builder.h"
 
 /* soffsets are int32; stay clear of their limit, 8-aligned */
 #define FB_MAX_SIZE 0x7ffffff8u

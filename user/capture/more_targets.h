@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "capture.h"
-#include "probe_objects.h"
-#include "target.h"
+#include "capture/capture.h"
+#include "target/probe_objects.h"
+#include "target/target.h"
 
 struct more_targets {
 	struct target t[CAPTURE_MAX_MORE];

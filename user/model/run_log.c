@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "huge_pages.h"
-#include "run_log.h"
+#include "lib/huge_pages.h"
+#include "model/run_log.h"
 
 /*
  * Slabs are mapped, not malloc'd: a slab written and unmapped gives its

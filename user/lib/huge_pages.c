@@ -2,7 +2,7 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include "huge_pages.h"
+#include "lib/huge_pages.h"
 
 static void populate_huge(void *mem, size_t len)
 {

@@ -8,8 +8,8 @@
 #define ETDUMP_RAW_THREADS_H
 
 #include <stddef.h>
-#include "raw_writer.h"
-#include "thread_names.h"
+#include "capture/thread_names.h"
+#include "write/raw_writer.h"
 
 /* The thread of a ring-buffer record, named in w when first seen. */
 int raw_name_thread(struct raw_writer *w, struct thread_names *tn,

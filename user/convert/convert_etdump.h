@@ -9,8 +9,8 @@
 #define ETDUMP_CONVERT_ETDUMP_H
 
 #include <stdbool.h>
-#include "etdump_model.h"
-#include "pprof_writer.h"
+#include "model/etdump_model.h"
+#include "write/pprof_writer.h"
 
 /* Give each run a track (tid 1, 2, ...) no earlier run on it overlaps. */
 int etdump_assign_tracks(struct etd_dump *dump);

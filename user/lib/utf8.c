@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stddef.h>
-#include "utf8.h"
+#include "lib/utf8.h"
 
 /* Length of the valid sequence starting at s, or 0. */
 static size_t sequence_len(const unsigned char *s)

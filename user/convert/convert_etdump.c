@@ -3,13 +3,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chrome_writer.h"
-#include "commands.h"
-#include "convert_etdump.h"
-#include "etdump_counters.h"
-#include "etdump_reader.h"
-#include "file_io.h"
-#include "log.h"
+#include "convert/convert_etdump.h"
+#include "lib/exit_code.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
+#include "model/etdump_counters.h"
+#include "read/etdump_reader.h"
+#include "write/chrome_writer.h"
 
 /* The span of a run's profile events; false when it has none. */
 static bool run_span(const struct etd_run *run, uint64_t *first,

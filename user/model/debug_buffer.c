@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debug_buffer.h"
-#include "file_io.h"
+#include "lib/file_io.h"
+#include "model/debug_buffer.h"
 
 int debug_buffer_grow(struct debug_buffer *b, size_t need)
 {

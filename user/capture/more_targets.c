@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <string.h>
-#include "log.h"
-#include "more_targets.h"
+#include "capture/more_targets.h"
+#include "lib/log.h"
 
 int more_targets_open(struct more_targets *m, const pid_t *pids, size_t n)
 {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 /*
  * Copied rather than memset: GCC turns the copy of this known constant

@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_out.h"
-#include "utf8.h"
+#include "lib/json_out.h"
+#include "lib/utf8.h"
 
 int json_out_str(FILE *f, const char *s)
 {

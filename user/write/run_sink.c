@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "etdump_log_writer.h"
-#include "file_io.h"
-#include "log.h"
-#include "log_hist.h"
-#include "run_sink.h"
+#include "collect/log_hist.h"
+#include "lib/clock.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
+#include "write/etdump_log_writer.h"
+#include "write/run_sink.h"
 
 struct run_sink {
 	struct run_sink_opts o;
@@ -24,14 +25,6 @@ struct run_sink {
 	struct run_sink_stats st;
 	struct log_hist spans;     /* --keep-slower-than pNN: every run's */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 bool run_sink_series(const struct run_sink_opts *o)
 {
@@ -145,7 +138,7 @@ int run_sink_open(struct run_sink **out, const struct run_sink_opts *o,
 		run_sink_free(s);
 		return -ENOMEM;
 	}
-	s->file_start = now_ns();
+	s->file_start = monotonic_ns();
 	collector_set_run_sink(col, on_run, s);
 	*out = s;
 	return 0;
@@ -162,7 +155,7 @@ static int write_log(struct run_sink *s)
 
 	s->due = false;
 	s->held_bytes = 0;
-	s->file_start = now_ns();
+	s->file_start = monotonic_ns();
 	if (!runs)
 		return 0;
 	if (run_sink_series(&s->o)) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
-#include "raw_replay.h"
-#include "symbol_translate.h"
+#include "convert/raw_replay.h"
+#include "symbol/symbol_translate.h"
 
 int raw_replay(struct raw_reader *r, struct collector *col,
 	       struct sched_lanes *lanes,

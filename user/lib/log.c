@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdio.h>
 #include <bpf/libbpf.h>
-#include "log.h"
+#include "lib/log.h"
 
 int log_verbose;
 int log_quiet;

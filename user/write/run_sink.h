@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "collector.h"
+#include "collect/collector.h"
 
 struct run_sink_opts {
 	const char *output;       /* -o FILE */

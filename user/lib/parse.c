@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parse.h"
+#include "lib/parse.h"
 
 /* strtoull accepts a sign and leading blanks; we accept digits only. */
 static int parse_digits(const char *s, const char **end, uint64_t *out)

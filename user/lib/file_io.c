@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "direct_write.h"
-#include "file_io.h"
-#include "log.h"
+#include "lib/direct_write.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
 
 static int can_create(const char *path);
 

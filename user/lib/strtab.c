@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdlib.h>
 #include <string.h>
-#include "strtab.h"
-#include "utf8.h"
+#include "lib/strtab.h"
+#include "lib/utf8.h"
 
 /* strings live in chunks that never move: their addresses are the ids */
 #define CHUNK_BYTES (64u << 10)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_counters.h"
+#include "model/etdump_counters.h"
 
 bool etd_counters_encodable(const struct etd_event *ev)
 {

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 enum {
 	PACKED_DELEGATE = 1,  /* str is the delegate's string id; has metadata */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "grow_array.h"
-#include "huge_pages.h"
+#include "lib/grow_array.h"
+#include "lib/huge_pages.h"
 
 size_t grow_array_mapped(size_t cap, size_t elem)
 {

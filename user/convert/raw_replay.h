@@ -8,10 +8,10 @@
 #ifndef ETDUMP_RAW_REPLAY_H
 #define ETDUMP_RAW_REPLAY_H
 
-#include "collector.h"
-#include "raw_reader.h"
-#include "sched_lanes.h"
-#include "symbol_calibrate.h"
+#include "collect/collector.h"
+#include "read/raw_reader.h"
+#include "symbol/symbol_calibrate.h"
+#include "write/sched_lanes.h"
 
 /*
  * Every readable record, in file order: 0, or a negative errno (-ENOMEM).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <string.h>
-#include "etdump_record.h"
-#include "raw_threads.h"
+#include "schema/etdump_record.h"
+#include "write/raw_threads.h"
 
 int raw_name_thread(struct raw_writer *w, struct thread_names *tn,
 		    const void *rec, size_t len)

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 #define ETD_COUNTERS_MAGIC "etdump-bpf-counters:1"
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "direct_write.h"
-#include "file_io.h"
-#include "huge_pages.h"
+#include "lib/direct_write.h"
+#include "lib/file_io.h"
+#include "lib/huge_pages.h"
 
 /*
  * Memory, file offsets and lengths of O_DIRECT must be multiples of the
