@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "lib/direct_write.h"
-#include "lib/file_io.h"
 #include "lib/huge_pages.h"
+#include "lib/io_all.h"
 
 /*
  * Memory, file offsets and lengths of O_DIRECT must be multiples of the

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * file_io.h - what every command that writes a file needs: refusing a bad
- * output before the work starts, writing all of a buffer, and replacing a
- * file so that it holds either its old content or the whole new one.
+ * output before the work starts, and replacing a file so that it holds
+ * either its old content or the whole new one.
  */
 #ifndef ETDUMP_FILE_IO_H
 #define ETDUMP_FILE_IO_H
@@ -19,11 +19,6 @@
 int output_check(const char *path, bool force);
 /* Whether two output names are one file (./x and x, dir/../x). */
 bool output_same(const char *a, const char *b);
-/* Every byte, retrying short writes and EINTR; negative errno. */
-int write_all(int fd, const void *buf, size_t len);
-/* The same at an offset, and every byte read there (-EIO at the end). */
-int pwrite_all(int fd, const void *buf, size_t len, off_t off);
-int pread_all(int fd, void *buf, size_t len, off_t off);
 /*
  * Write to a temporary file next to path, sync it, then move it to path:
  * rename() over it with force, else link() (which never replaces). The

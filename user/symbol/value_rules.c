@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "symbol/rule_glob.h"
 #include "symbol/value_rules.h"
 
 static const struct {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/log.h"
-#include "symbol/symbol_sites.h"
+#include "symbol/site_list.h"
 #include "symbol/xnnpack_sites.h"
 #include "target/elf_file.h"
 

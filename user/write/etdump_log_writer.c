@@ -11,6 +11,7 @@
 #include "lib/direct_write.h"
 #include "lib/file_io.h"
 #include "lib/grow_array.h"
+#include "lib/io_all.h"
 #include "write/etdump_log_writer.h"
 #include "write/etdump_writer.h"
 #include "write/fb_builder.h"

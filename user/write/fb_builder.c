@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "lib/file_io.h"
 #include "lib/huge_pages.h"
+#include "lib/io_all.h"
 #include "lib/strtab.h"
 #include "write/fb_builder.h"
 

@@ -10,7 +10,7 @@
 #include <zlib.h>
 #include "capture/counters.h"
 #include "lib/clock.h"
-#include "lib/file_io.h"
+#include "lib/io_all.h"
 #include "read/etdump_reader.h"
 #include "schema/raw_format.h"
 #include "target/process_objects.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "lib/file_io.h"
+#include "lib/io_all.h"
 #include "write/etdump_log_writer.h"
 #include "write/etdump_writer.h"
 #include "write/stdout_output.h"
