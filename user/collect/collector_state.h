@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * collector_state.h - the collector's state, shared by its files and no
- * other: collector.c (records in, the runs out), collector_scopes.c (the
- * per-scope probes' records) and collector_runs.c (events into runs).
+ * collector_state.h - the collector's state (collector.h), shared by its
+ * files and no other: collector_feed.c (records in, the runs out),
+ * collector_scopes.c (the per-scope probes' records) and collector_runs.c
+ * (events into runs).
  */
 #ifndef ETDUMP_COLLECTOR_STATE_H
 #define ETDUMP_COLLECTOR_STATE_H
@@ -107,7 +108,7 @@ struct collector {
 	struct batch_threads batches; /* how far each thread's buffers came */
 };
 
-/* collector.c */
+/* collector_feed.c */
 /* A bounded name from a record, interned, made valid UTF-8 for flatc. */
 const char *collector_name_intern(struct collector *c, const char *name,
 				  uint16_t len);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * collector.c - records into runs: the collector made and set up, each
+ * collector_feed.c - records into runs: the collector made and set up, each
  * record checked and handed to its kind (collector_scopes.c; batched
  * buffers expanded here), losses noted, and the runs given out at the end
  * (collector_runs.c builds them).
