@@ -102,8 +102,9 @@ PYTHON ?= python3
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror
-# every folder of user/ (see LIB_SRCS below): headers are named alone
-INCLUDES := -Ischema $(patsubst %/,-I%,$(sort $(dir $(wildcard user/*/*.h)))) -I$(OUT)
+# every include names its folder: "lib/log.h" (user/), "schema/etdump_record.h"
+# (the repository's root); the BPF skeletons are generated into $(OUT)
+INCLUDES := -Iuser -I. -I$(OUT)
 # -ffp-contract=off: report's numbers are the Inspector's (numpy's), one IEEE
 # operation at a time; aarch64 gcc would fuse a*b+c into one fmadd
 ALL_CFLAGS := $(CFLAGS) $(WARN) $(SANFLAGS) -std=gnu11 -D_GNU_SOURCE -ffp-contract=off $(INCLUDES)
@@ -117,7 +118,7 @@ CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 # BPF_USDT() hands every program a ctx it may not use.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
-	-Ivmlinux/$(ARCH) -Ischema $(CLANG_BPF_SYS_INCLUDES)
+	-Ivmlinux/$(ARCH) -I. $(CLANG_BPF_SYS_INCLUDES)
 
 ifeq ($(V),1)
 Q :=
@@ -131,12 +132,15 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-# user/ in the order of the data path: target/ (which process, which files,
-# which probes), capture/ (BPF programs attached, the ring read), symbol/
-# (symbol mode's uprobes and their translation), collect/ (records into
-# runs), write/ and read/ (ETDumps, raw captures, timelines), report/, and
-# cli/ (the commands). user/cli/main.c is the CLI entry; everything else is
-# the library the CLI, the unit tests and the fuzzers link against.
+# user/ in layers, each using only those below it (scripts/check_layers.py
+# declares the order and checks it): lib/ (what every layer uses), model/
+# (the data model of a run), read/ (decoding files), target/ (which process,
+# which files, which probes), capture/ (BPF programs attached, the ring
+# read), collect/ (records into runs), symbol/ (symbol mode's uprobes and
+# their translation), write/ (ETDumps, raw captures, timelines), convert/
+# (recorded files replayed), report/, and cli/ (the commands).
+# user/cli/main.c is the CLI entry; everything else is the library the CLI,
+# the unit tests and the fuzzers link against.
 USER_HDRS := $(wildcard user/*/*.h)
 LIB_SRCS := $(filter-out user/cli/main.c,$(wildcard user/*/*.c))
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/obj/%.o,$(LIB_SRCS))
@@ -311,12 +315,12 @@ $(OUT)/bench-loop-nop1: LOOP_FLAGS := -DBENCH_NOP1
 $(OUT)/bench-loop-noprobes: LOOP_FLAGS := -DETDUMP_USDT_DISABLE
 $(BENCH_LOOPS): tests/bench/loop.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $(LOOP_FLAGS) $< -lpthread -o $@
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $(LOOP_FLAGS) $< -lpthread -o $@
 
 # the EventTracer's own work, in the runtime's thread (the tracer row)
 $(OUT)/bench-tracer: tests/bench/tracer.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema $< -lpthread -o $@
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $< -lpthread -o $@
 
 $(BENCH_TOOLS): $(OUT)/bench-%: tests/bench/%.c $(LIB) $(SKELS)
 	$(call msg,LINK,$@)

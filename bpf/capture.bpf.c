@@ -15,7 +15,7 @@
 #include "ring.bpf.h"
 /* the batched buffer's head */
 #define ETDUMP_USDT_DISABLE
-#include "etdump_usdt.h"
+#include "schema/etdump_usdt.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

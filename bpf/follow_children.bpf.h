@@ -15,7 +15,7 @@
 #define FOLLOW_CHILDREN_BPF_H
 
 #include <bpf/bpf_core_read.h>
-#include "etdump_follow.h"
+#include "schema/etdump_follow.h"
 #include "followed_map.bpf.h"
 
 struct {

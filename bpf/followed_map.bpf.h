@@ -7,7 +7,7 @@
 #ifndef FOLLOWED_MAP_BPF_H
 #define FOLLOWED_MAP_BPF_H
 
-#include "etdump_follow.h"
+#include "schema/etdump_follow.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -7,8 +7,8 @@
 #ifndef ETDUMP_RING_BPF_H
 #define ETDUMP_RING_BPF_H
 
-#include "etdump_record.h"
-#include "etdump_follow.h"
+#include "schema/etdump_follow.h"
+#include "schema/etdump_record.h"
 
 /* Set by the collector before load. */
 const volatile __u32 target_tgid = 0;

@@ -26,8 +26,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "ring.bpf.h"
-#include "symbol_values.h"
-#include "symbol_xnnpack.h"
+#include "schema/symbol_values.h"
+#include "schema/symbol_xnnpack.h"
 #include "value_copy.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

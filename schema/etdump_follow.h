@@ -4,7 +4,7 @@
  * --no-inherit): the map of the processes descended from the targets,
  * shared by bpf/follow_children.bpf.h (which fills it at fork and empties it at
  * exit), bpf/ring.bpf.h (whose filter lets a recorded one's events in) and
- * user/target/follow_children.c (which marks the ones it attached to), and
+ * user/capture/follow_children.c (which marks the ones it attached to), and
  * the record bpf/follow_children.bpf.h sends when one of them execs.
  */
 #ifndef ETDUMP_FOLLOW_H

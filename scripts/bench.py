@@ -42,7 +42,6 @@ import platform
 import re
 import resource
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +50,7 @@ import time
 import bench_executorch
 import bench_tracer
 import bench_values
+from bench_table import Build, Table, fmt_ratio, log, median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -109,14 +109,6 @@ BPFTRACE_PRINTF = (
 BPFTRACE_COUNT = ('usdt:{exe}:etdump:block, '
                   'usdt:{exe}:etdump:profile_begin, '
                   'usdt:{exe}:etdump:profile_end {{ @ = count(); }}')
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 def keyvals(text):
@@ -311,35 +303,6 @@ def alternate(variants, reps):
         log(f"  repetition {rep + 1}/{reps} done")
     settle()
     return results
-
-
-# --- the table ------------------------------------------------------------
-
-class Table:
-    def __init__(self):
-        self.rows = []
-
-    def section(self, title):
-        self.rows.append((title,))
-
-    def add(self, what, measured, ratio="", note=""):
-        self.rows.append(("   " + what, measured, ratio, note))
-
-    def render(self):
-        cells = [r for r in self.rows if len(r) > 1]
-        w = [max(len(r[i]) for r in cells) for i in range(3)]
-        lines = []
-        for r in self.rows:
-            if len(r) == 1:
-                lines.append(r[0])
-            else:
-                lines.append(f"{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  "
-                             f"{r[2]:>{w[2]}}  {r[3]}".rstrip())
-        return "\n".join(lines)
-
-
-def fmt_ratio(x):
-    return f"{x:.2f}x"
 
 
 def machine():
@@ -711,16 +674,6 @@ def row_tracer(b, table, reps):
 
 def row_values(b, table, reps):
     bench_values.row_values(b, table, reps, log, median, fmt_ratio)
-
-
-class Build:
-    def __init__(self, d):
-        self.dir = d
-        self.loop5 = os.path.join(d, "bench-loop")
-        self.loop1 = os.path.join(d, "bench-loop-nop1")
-        self.noprobes = os.path.join(d, "bench-loop-noprobes")
-        self.writer = os.path.join(d, "bench-writer")
-        self.example = os.path.join(d, "example-runtime")
 
 
 def main():

@@ -325,14 +325,15 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
 def main():
     """Row 7 alone: scripts/bench_executorch.py [--build DIR] [--reps N]"""
     import argparse
-    import bench
+    import bench_table as bt
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=main.__doc__)
-    ap.add_argument("--build", default=os.path.join(bench.ROOT, "build"))
+    ap.add_argument("--build", default=os.path.join(root, "build"))
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
-    table = bench.Table()
-    row_executorch(bench.Build(os.path.abspath(args.build)), table,
-                   args.reps, bench.log, bench.median, bench.fmt_ratio)
+    table = bt.Table()
+    row_executorch(bt.Build(os.path.abspath(args.build)), table,
+                   args.reps, bt.log, bt.median, bt.fmt_ratio)
     print(table.render())
 
 

@@ -23,11 +23,11 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "bench_floor.skel.h"
-#include "symbol_rules.h"
-#include "symbol_sites.h"
-#include "log.h"
-#include "parse.h"
-#include "uprobe_multi.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/symbol_sites.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "capture/uprobe_multi.h"
 
 #define MAX_PROBES 32
 

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "etdump_usdt.h"
+#include "schema/etdump_usdt.h"
 
 #ifdef BENCH_NOP1
 /*

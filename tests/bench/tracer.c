@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "etdump_usdt.h"
+#include "schema/etdump_usdt.h"
 
 #define EVENTS 21
 

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include "collector.h"
-#include "etdump_record.h"
-#include "etdump_log_writer.h"
-#include "parse.h"
+#include "collect/collector.h"
+#include "lib/parse.h"
+#include "schema/etdump_record.h"
+#include "write/etdump_log_writer.h"
 
 #define SCOPES_PER_RUN 15 /* inside the outer scope: 16 events a run */
 

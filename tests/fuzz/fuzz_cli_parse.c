@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * fuzz_cli_parse - the command line's numbers (user/cli/parse.h) and counter
+ * fuzz_cli_parse - the command line's numbers (user/lib/parse.h) and counter
  * lists (counters_parse) against straightforward reference parsers: the
  * first byte picks the parser, the rest is the argument. Any difference,
  * in acceptance or in value, aborts.
@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "counters.h"
+#include "capture/counters.h"
 #include "fuzz_copy.h"
-#include "parse.h"
+#include "lib/parse.h"
 
 /* Digits at *s, to *v; false when there are none or they overflow. */
 static bool ref_digits(const char **s, uint64_t *v)

@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
-#include "etdump_reader.h"
-#include "etdump_record.h"
-#include "etdump_writer.h"
+#include "collect/collector.h"
+#include "read/etdump_reader.h"
+#include "schema/etdump_record.h"
+#include "write/etdump_writer.h"
 #include "fuzz_copy.h"
 
 static const char *const counter_names[ETDUMP_MAX_COUNTERS] = {

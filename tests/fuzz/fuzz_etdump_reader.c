@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chrome_writer.h"
-#include "convert_etdump.h"
-#include "etdump_counters.h"
-#include "etdump_reader.h"
-#include "etdump_writer.h"
+#include "convert/convert_etdump.h"
+#include "model/etdump_counters.h"
+#include "read/etdump_reader.h"
+#include "write/chrome_writer.h"
+#include "write/etdump_writer.h"
 
 /* as convert_etdump() does, in memory */
 static void timeline(struct etd_dump *d)

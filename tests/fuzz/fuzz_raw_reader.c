@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "chrome_writer.h"
-#include "collector.h"
-#include "etdump_writer.h"
+#include "write/chrome_writer.h"
+#include "collect/collector.h"
+#include "write/etdump_writer.h"
 #include "fuzz_copy.h"
-#include "raw_format.h"
-#include "raw_reader.h"
-#include "sched_lanes.h"
+#include "schema/raw_format.h"
+#include "read/raw_reader.h"
+#include "write/sched_lanes.h"
 
 static void fix_checksums(uint8_t *p, size_t size)
 {

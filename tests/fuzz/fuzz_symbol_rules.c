@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "symbol_rules.h"
+#include "symbol/symbol_rules.h"
 
 #define MAX_WILDCARDS 4
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_copy.h"
-#include "usdt_notes.h"
+#include "target/usdt_notes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 static inline char *db_strdup(const char *s)
 {

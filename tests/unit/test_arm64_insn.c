@@ -3,7 +3,7 @@
  * Which first instructions arm64 uprobes simulate (cheap) and which they
  * single-step; encodings as aarch64-linux-gnu-as assembles them.
  */
-#include "arm64_insn.h"
+#include "symbol/arm64_insn.h"
 #include "testlib.h"
 
 static bool simulated(uint32_t insn)

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_usdt.h"
-#include "batch.h"
-#include "batch_threads.h"
-#include "collector.h"
+#include "schema/etdump_usdt.h"
+#include "collect/batch.h"
+#include "collect/batch_threads.h"
+#include "collect/collector.h"
 #include "testlib.h"
 
 static struct etdump_batch_state st;

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
-#include "etdump_record.h"
+#include "collect/collector.h"
+#include "schema/etdump_record.h"
 #include "testlib.h"
 
 static uint64_t clock_ns = 1000;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "command_words.h"
+#include "target/command_words.h"
 #include "testlib.h"
 
 static char dir[] = "/tmp/etdump-words-XXXXXX";

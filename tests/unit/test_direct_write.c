@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "direct_write.h"
+#include "lib/direct_write.h"
 #include "testlib.h"
 
 /* Write len bytes from buf into a new file in dir, read them back. */

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_counters.h"
-#include "etdump_reader.h"
-#include "etdump_writer.h"
+#include "model/etdump_counters.h"
+#include "read/etdump_reader.h"
+#include "write/etdump_writer.h"
 #include "testlib.h"
 
 static void two_counters(struct etd_dump *d)

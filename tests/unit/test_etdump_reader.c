@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "etdump_reader.h"
-#include "etdump_writer.h"
-#include "fb_builder.h"
-#include "fb_reader.h"
+#include "read/etdump_reader.h"
+#include "write/etdump_writer.h"
+#include "write/fb_builder.h"
+#include "read/fb_reader.h"
 #include "testlib.h"
 
 static const char *const fixtures[] = {

@@ -23,10 +23,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "etdump_reader.h"
-#include "etdump_writer.h"
-#include "fb_builder.h"
-#include "fb_reader.h"
+#include "read/etdump_reader.h"
+#include "write/etdump_writer.h"
+#include "write/fb_builder.h"
+#include "read/fb_reader.h"
 #include "testlib.h"
 
 extern char **environ;

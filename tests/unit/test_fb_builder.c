@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "fb_builder.h"
-#include "fb_reader.h"
+#include "write/fb_builder.h"
+#include "read/fb_reader.h"
 #include "testlib.h"
 
 #define IDENT "TEST"

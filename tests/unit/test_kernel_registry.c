@@ -6,9 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "kernel_registry.h"
+#include "symbol/kernel_registry.h"
 #include "testlib.h"
-#include "etdump_record.h"
+#include "schema/etdump_record.h"
 
 /* the first name packed after a double (1.0), no NUL between */
 static const char rodata[] = "\0\0\0\0\0\0\xf0?aten::_softmax.out\0"

@@ -5,7 +5,7 @@
  * Holm's adjustment.
  */
 #include <math.h>
-#include "mann_whitney.h"
+#include "report/mann_whitney.h"
 #include "testlib.h"
 
 #define CHECK_NEAR(a, b) CHECK(fabs((a) - (b)) < 1e-12)

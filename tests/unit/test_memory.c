@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "collector.h"
-#include "etdump_reader.h"
-#include "etdump_record.h"
-#include "etdump_writer.h"
-#include "report_memory.h"
+#include "collect/collector.h"
+#include "read/etdump_reader.h"
+#include "schema/etdump_record.h"
+#include "write/etdump_writer.h"
+#include "report/report_memory.h"
 #include "testlib.h"
 
 static uint64_t clock_ns = 1000;

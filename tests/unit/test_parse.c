@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Command-line numbers: the whole string is the number, or it is refused. */
 #include <errno.h>
-#include "parse.h"
+#include "lib/parse.h"
 #include "testlib.h"
 
 TEST(pid)

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "dump_builder.h"
-#include "gzip_buffer.h"
-#include "pprof_writer.h"
-#include "protobuf_encode.h"
+#include "write/gzip_buffer.h"
+#include "write/pprof_writer.h"
+#include "write/protobuf_encode.h"
 #include "testlib.h"
 
 static bool bytes_are(const struct pb_buf *b, const uint8_t *want, size_t n)

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_reader.h"
-#include "pte_reader.h"
+#include "read/etdump_reader.h"
+#include "symbol/pte_reader.h"
 #include "testlib.h"
 
 static void fixture(const char *name, char path[4096])

@@ -15,13 +15,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <zlib.h>
-#include "collector.h"
-#include "counters.h"
-#include "etdump_record.h"
-#include "etdump_writer.h"
-#include "raw_format.h"
-#include "raw_reader.h"
-#include "raw_writer.h"
+#include "collect/collector.h"
+#include "capture/counters.h"
+#include "schema/etdump_record.h"
+#include "write/etdump_writer.h"
+#include "schema/raw_format.h"
+#include "read/raw_reader.h"
+#include "write/raw_writer.h"
 #include "testlib.h"
 
 #define NRECORDS 42

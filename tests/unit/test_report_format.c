@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include "dump_builder.h"
-#include "report_format.h"
+#include "report/report_format.h"
 #include "testlib.h"
 
 static const char *readable(double v)

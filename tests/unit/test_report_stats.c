@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include "dump_builder.h"
-#include "report_stats.h"
+#include "report/report_stats.h"
 #include "testlib.h"
 
 #define CHECK_NEAR(a, b) CHECK((a) - (b) < 1e-12 && (b) - (a) < 1e-12)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "etdump_writer.h"
-#include "report_values.h"
+#include "write/etdump_writer.h"
+#include "report/report_values.h"
 #include "testlib.h"
 
 static char dir[] = "/tmp/test_report_values.XXXXXX";

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "demangle.h"
-#include "symbol_rules.h"
+#include "target/demangle.h"
+#include "symbol/symbol_rules.h"
 #include "testlib.h"
 
 static int parse(struct symbol_rules *rs, const char *text, char *err,

@@ -10,17 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "etdump_ahead_thread.h"
-#include "etdump_log_writer.h"
-#include "etdump_reader.h"
-#include "etdump_writer.h"
-#include "fb_builder.h"
-#include "grow_array.h"
-#include "parse.h"
-#include "run_log.h"
-#include "run_sink.h"
-#include "strtab.h"
-#include "summary.h"
+#include "write/etdump_ahead_thread.h"
+#include "write/etdump_log_writer.h"
+#include "read/etdump_reader.h"
+#include "write/etdump_writer.h"
+#include "write/fb_builder.h"
+#include "lib/grow_array.h"
+#include "lib/parse.h"
+#include "model/run_log.h"
+#include "write/run_sink.h"
+#include "lib/strtab.h"
+#include "write/summary.h"
 #include "testlib.h"
 
 TEST(interned_names_are_one_pointer_each)

@@ -7,7 +7,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "symbol_guard.h"
+#include "symbol/symbol_guard.h"
 #include "testlib.h"
 
 #define SKIP(code) symbol_guard_skip(code, sizeof(code))

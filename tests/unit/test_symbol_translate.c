@@ -11,14 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
-#include "etdump_record.h"
-#include "pte_reader.h"
-#include "report_note.h"
-#include "symbol_calibrate.h"
-#include "symbol_translate.h"
+#include "collect/collector.h"
+#include "schema/etdump_record.h"
+#include "symbol/pte_reader.h"
+#include "report/report_note.h"
+#include "symbol/symbol_calibrate.h"
+#include "symbol/symbol_translate.h"
 #include "testlib.h"
-#include "value_capture.h"
+#include "collect/value_capture.h"
 
 enum site_id { S_LOAD, S_INIT, S_EXEC, S_MUL, S_ADD, S_DELEGATE, S_SUB };
 

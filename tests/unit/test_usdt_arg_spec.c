@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <asm/ptrace.h>
 #include "testlib.h"
-#include "usdt_arg_spec.h"
+#include "capture/usdt_arg_spec.h"
 
 static void check_arg(const struct usdt_arg *a, unsigned int kind,
 		      int reg_off, long long val_off, int size)

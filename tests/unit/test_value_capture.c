@@ -9,11 +9,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
-#include "debug_buffer.h"
-#include "etdump_record.h"
-#include "etdump_usdt.h"
-#include "value_capture.h"
+#include "collect/collector.h"
+#include "model/debug_buffer.h"
+#include "schema/etdump_record.h"
+#include "schema/etdump_usdt.h"
+#include "collect/value_capture.h"
 #include "testlib.h"
 
 static uint64_t clock_ns = 1000;

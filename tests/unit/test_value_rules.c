@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "symbol_rules.h"
+#include "symbol/symbol_rules.h"
 #include "testlib.h"
-#include "value_rules.h"
+#include "symbol/value_rules.h"
 
 static int parse(struct symbol_rules *rs, const char *text, char *err,
 		 size_t errlen)

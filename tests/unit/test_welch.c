@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
-#include "welch.h"
+#include "report/welch.h"
 #include "testlib.h"
 
 #define CHECK_CLOSE(a, b, tol) CHECK(fabs((a) - (b)) < (tol))

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "testlib.h"
-#include "xnnpack_ops.h"
+#include "symbol/xnnpack_ops.h"
 
 #define BASE 0x1000
 static uint8_t image[0x800];

@@ -8,14 +8,14 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
-#include "armed_binaries.h"
-#include "capture.h"
-#include "command_words.h"
-#include "etdump_follow.h"
-#include "log.h"
-#include "tracefs_uprobes.h"
-#include "usdt_arg_spec.h"
-#include "usdt_sites.h"
+#include "capture/armed_binaries.h"
+#include "capture/capture.h"
+#include "capture/tracefs_uprobes.h"
+#include "capture/usdt_arg_spec.h"
+#include "lib/log.h"
+#include "schema/etdump_follow.h"
+#include "target/command_words.h"
+#include "target/usdt_sites.h"
 
 /* What arming needs across files: the events' tracefs, the specs set. */
 struct arming {

@@ -9,15 +9,15 @@
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "capture.h"
+#include "capture/capture.h"
 #include "capture.skel.h"
-#include "counters.h"
-#include "log.h"
-#include "probe_objects.h"
-#include "target.h"
-#include "tracefs_leftovers.h"
-#include "tracefs_uprobes.h"
-#include "usdt_arg_spec.h"
+#include "capture/counters.h"
+#include "lib/log.h"
+#include "target/probe_objects.h"
+#include "target/target.h"
+#include "capture/tracefs_leftovers.h"
+#include "capture/tracefs_uprobes.h"
+#include "capture/usdt_arg_spec.h"
 
 struct capture {
 	struct capture_bpf *skel;

@@ -7,8 +7,8 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
-#include "counters.h"
-#include "log.h"
+#include "capture/counters.h"
+#include "lib/log.h"
 
 static const struct {
 	const char *name;

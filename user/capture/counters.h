@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "etdump_record.h"
+#include "schema/etdump_record.h"
 
 struct counter_spec {
 	char name[32];          /* as the user wrote it: perf's name or rNNNN */

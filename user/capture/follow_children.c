@@ -13,12 +13,12 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "armed_binaries.h"
-#include "etdump_follow.h"
-#include "follow_children.h"
-#include "log.h"
-#include "probe_objects.h"
-#include "usdt_notes.h"
+#include "capture/armed_binaries.h"
+#include "capture/follow_children.h"
+#include "lib/log.h"
+#include "schema/etdump_follow.h"
+#include "target/probe_objects.h"
+#include "target/usdt_notes.h"
 
 /* The summary names this many followed processes, then counts the rest. */
 #define SUMMARY_NAMED 8

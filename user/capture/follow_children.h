@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "capture.h"
+#include "capture/capture.h"
 
 struct follow_children;
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "thread_names.h"
+#include "capture/thread_names.h"
 
 /* /proc/PID/task/TID/comm into name; false when it cannot be read. */
 static bool read_comm(uint32_t pid, uint32_t tid, char *name)

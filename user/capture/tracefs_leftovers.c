@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "log.h"
-#include "target.h"
-#include "tracefs_leftovers.h"
-#include "tracefs_uprobes.h"
+#include "capture/tracefs_leftovers.h"
+#include "capture/tracefs_uprobes.h"
+#include "lib/log.h"
+#include "target/target.h"
 
 #define GROUP_PREFIX "etdump_bpf_"
 /*

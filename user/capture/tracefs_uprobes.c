@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <linux/mount.h>
-#include "tracefs_uprobes.h"
+#include "capture/tracefs_uprobes.h"
 
 struct tracefs_uprobes {
 	int mnt;                 /* the detached tracefs */

@@ -5,7 +5,7 @@
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
-#include "uprobe_multi.h"
+#include "capture/uprobe_multi.h"
 
 /* From Linux 6.6's uapi <linux/bpf.h>; Debian 12's headers predate it. */
 #define TRACE_UPROBE_MULTI 48           /* enum bpf_attach_type */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <asm/ptrace.h>
-#include "usdt_arg_spec.h"
+#include "capture/usdt_arg_spec.h"
 
 _Static_assert(sizeof(struct usdt_arg) == 16, "struct __bpf_usdt_arg_spec");
 _Static_assert(offsetof(struct usdt_spec, usdt_cookie) == 16 * USDT_MAX_ARGS &&

@@ -2,9 +2,9 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "lib/log.h"
 
 bool cli_common_option(int c)
 {

@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "commands.h"
-#include "diff.h"
-#include "diff_format.h"
-#include "etdump_reader.h"
-#include "log.h"
-#include "parse.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "read/etdump_reader.h"
+#include "report/diff.h"
+#include "report/diff_format.h"
 
 /* a status of its own, that a CI job tells from a failure to compare */
 #define EXIT_REGRESSION 3

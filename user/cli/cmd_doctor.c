@@ -18,17 +18,17 @@
 #include <sys/utsname.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
-#include "cli.h"
-#include "commands.h"
-#include "file_io.h"
-#include "log.h"
-#include "parse.h"
-#include "privileges.h"
-#include "process_objects.h"
-#include "symbol_rules.h"
-#include "symbol_sites.h"
-#include "tracefs_leftovers.h"
-#include "usdt_notes.h"
+#include "capture/tracefs_leftovers.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/symbol_sites.h"
+#include "target/privileges.h"
+#include "target/process_objects.h"
+#include "target/usdt_notes.h"
 
 static const char doctor_usage[] =
 	"usage: etdump-bpf doctor [-p PID | BINARY]\n"

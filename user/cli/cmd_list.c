@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
-#include "parse.h"
-#include "process_objects.h"
-#include "symbol_preview.h"
-#include "usdt_notes.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "symbol/symbol_preview.h"
+#include "target/process_objects.h"
+#include "target/usdt_notes.h"
 
 static const char list_usage[] =
 	"usage: etdump-bpf list [--rules FILE] [--debug-file F] BINARY | -p PID\n"

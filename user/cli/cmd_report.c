@@ -10,16 +10,16 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
-#include "commands.h"
-#include "etdump_reader.h"
-#include "log.h"
-#include "parse.h"
-#include "report_format.h"
-#include "report_stats.h"
-#include "report_memory.h"
-#include "report_note.h"
-#include "report_values.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "read/etdump_reader.h"
+#include "report/report_format.h"
+#include "report/report_memory.h"
+#include "report/report_note.h"
+#include "report/report_stats.h"
+#include "report/report_values.h"
 
 static const char report_usage[] =
 	"usage: etdump-bpf report FILE [--csv | --json] [--units ns|us|ms|s]\n"

@@ -5,7 +5,7 @@
  * It is `record --live` without an output, and takes record's options.
  */
 #include <stdlib.h>
-#include "commands.h"
+#include "cli/commands.h"
 
 int cmd_top(int argc, char **argv)
 {

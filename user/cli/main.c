@@ -5,13 +5,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
-#include "etdump_record.h"
+#include "cli/commands.h"
+#include "schema/etdump_record.h"
 #define ETDUMP_USDT_DISABLE /* the version only, no probes in the tracer */
-#include "etdump_usdt.h"
-#include "log.h"
+#include "lib/log.h"
+#include "schema/etdump_usdt.h"
 
-#include "version.h"
+#include "lib/version.h"
 
 static const struct command {
 	const char *name;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
-#include "every_word.h"
-#include "log.h"
-#include "probe_objects.h"
-#include "probe_semaphores.h"
-#include "record_every.h"
-#include "target.h"
+#include "cli/record_every.h"
+#include "lib/log.h"
+#include "target/every_word.h"
+#include "target/probe_objects.h"
+#include "target/probe_semaphores.h"
+#include "target/target.h"
 
 /* Does another recorder hold the process's batched probes? */
 static bool batch_held(const struct target *t,

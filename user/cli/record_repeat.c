@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "commands.h"
-#include "debug_buffer.h"
-#include "file_io.h"
-#include "log.h"
-#include "record_repeat.h"
-#include "run_sink.h"
+#include "cli/commands.h"
+#include "cli/record_repeat.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
+#include "model/debug_buffer.h"
+#include "write/run_sink.h"
 
 #define NAME_MAX_LEN 4096
 

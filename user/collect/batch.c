@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <string.h>
-#include "batch.h"
+#include "collect/batch.h"
 
 _Static_assert(ETDUMP_REC_BATCH_MAX == ETDUMP_BATCH_BYTES,
 	       "a flush must fit one ring-buffer record");

@@ -9,12 +9,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_record.h"
+#include "schema/etdump_record.h"
 /* the buffer's layout; a file that runs the sites includes it first */
 #ifndef ETDUMP_USDT_H
 #define ETDUMP_USDT_DISABLE
 #endif
-#include "etdump_usdt.h"
+#include "schema/etdump_usdt.h"
 
 /*
  * A record, and the name it carries as the flush's intern function made

@@ -4,8 +4,9 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
-#include "batch.h"
-#include "batch_pull.h"
+#include "collect/batch.h"
+#include "collect/batch_pull.h"
+#include "lib/clock.h"
 
 static int read_from(uint32_t pid, uint64_t addr, void *dst, size_t len)
 {
@@ -30,14 +31,6 @@ static uint64_t read_counter(void)
 #else
 	return 0;
 #endif
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* The recorder's own anchor closes what it read: every stamp is before it. */

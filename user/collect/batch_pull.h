@@ -11,7 +11,7 @@
 #define ETDUMP_BATCH_PULL_H
 
 #include <stddef.h>
-#include "batch_threads.h"
+#include "collect/batch_threads.h"
 
 typedef int (*batch_pull_fn)(void *ctx, const void *rec, size_t len);
 

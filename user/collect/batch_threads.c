@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "batch_threads.h"
+#include "collect/batch_threads.h"
 
 void batch_threads_init(struct batch_threads *bt)
 {

@@ -38,8 +38,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
-#include "run_log.h"
+#include "model/etdump_model.h"
+#include "model/run_log.h"
 
 struct collector;
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
-#include "live_view.h"
-#include "log_hist.h"
+#include "collect/live_view.h"
+#include "collect/log_hist.h"
 
 #define INTERVAL_NS 1000000000ull
 #define MAX_ROWS 40

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "collector.h"
+#include "collect/collector.h"
 
 struct live_view;
 

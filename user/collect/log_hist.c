@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "log_hist.h"
+#include "collect/log_hist.h"
 
 static unsigned int bucket_of(uint64_t v)
 {

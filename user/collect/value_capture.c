@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debug_buffer.h"
-#include "log.h"
-#include "etdump_usdt.h"
-#include "utf8.h"
-#include "value_capture.h"
+#include "collect/value_capture.h"
+#include "lib/log.h"
+#include "lib/utf8.h"
+#include "model/debug_buffer.h"
+#include "schema/etdump_usdt.h"
 
 /* The record carries the runtime's descriptor as it is. */
 #define SAME_FIELD(a, b)                                                       \

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
-#include "etdump_record.h"
+#include "model/etdump_model.h"
+#include "schema/etdump_record.h"
 
 struct value_capture;
 

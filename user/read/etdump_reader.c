@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "etdump_reader.h"
-#include "etdump_counters.h"
-#include "fb_reader.h"
-#include "file_io.h"
-#include "file_kind.h"
+#include "lib/file_io.h"
+#include "model/etdump_counters.h"
+#include "read/etdump_reader.h"
+#include "read/fb_reader.h"
+#include "read/file_kind.h"
 
 /*
  * Offsets may be shared, so a small file can name the same events or

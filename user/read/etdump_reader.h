@@ -30,7 +30,7 @@
 #define ETDUMP_READER_H
 
 #include <stddef.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 int etdump_read(const void *buf, size_t len, struct etd_dump *out, char *err,
 		size_t errlen);

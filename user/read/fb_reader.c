@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "fb_reader.h"
+#include "read/fb_reader.h"
 
 void fb_reader_init(struct fb_reader *r, const void *data, size_t len)
 {

@@ -2,8 +2,8 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
-#include "file_kind.h"
-#include "raw_format.h"
+#include "read/file_kind.h"
+#include "schema/raw_format.h"
 
 static const struct {
 	size_t at;

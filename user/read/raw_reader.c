@@ -11,10 +11,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
-#include "etdump_reader.h"
-#include "file_io.h"
-#include "raw_format.h"
-#include "raw_reader.h"
+#include "lib/file_io.h"
+#include "read/etdump_reader.h"
+#include "read/raw_reader.h"
+#include "schema/raw_format.h"
 
 /* in 64 bits: a u32 length near 4 GiB must not wrap to 0 */
 #define ALIGN_UP(n) (((uint64_t)(n) + RAW_ALIGN - 1) & ~(uint64_t)(RAW_ALIGN - 1))

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_record.h"
+#include "schema/etdump_record.h"
 
 struct raw_reader;
 

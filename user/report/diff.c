@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "diff.h"
-#include "mann_whitney.h"
-#include "report_group.h"
-#include "welch.h"
+#include "report/diff.h"
+#include "report/mann_whitney.h"
+#include "report/report_group.h"
+#include "report/welch.h"
 
 /* One timed event of one recording, with its runs. */
 struct entry {

@@ -37,8 +37,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "etdump_model.h"
-#include "report_stats.h"
+#include "model/etdump_model.h"
+#include "report/report_stats.h"
 
 #define DIFF_DEFAULT_ALPHA 0.01
 /*

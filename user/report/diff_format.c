@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "diff_format.h"
-#include "json_out.h"
+#include "lib/json_out.h"
+#include "report/diff_format.h"
 
 enum dcell_kind { DC_NONE, DC_STR, DC_NUM, DC_PCT, DC_PROB, DC_INT, DC_BOOL };
 

@@ -22,8 +22,8 @@
 #define ETDUMP_DIFF_FORMAT_H
 
 #include <stdio.h>
-#include "diff.h"
-#include "report_format.h"
+#include "report/diff.h"
+#include "report/report_format.h"
 
 enum diff_format { DIFF_TABLE, DIFF_CSV, DIFF_JSON, DIFF_MARKDOWN };
 

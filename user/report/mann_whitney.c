@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mann_whitney.h"
+#include "report/mann_whitney.h"
 
 struct ranked {
 	double v;

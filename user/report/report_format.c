@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_out.h"
-#include "report_format.h"
+#include "lib/json_out.h"
+#include "report/report_format.h"
 
 enum cell_kind { CELL_NONE, CELL_STR, CELL_NUM, CELL_INT, CELL_BOOL,
 		 CELL_LIST };

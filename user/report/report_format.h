@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "report_stats.h"
+#include "report/report_stats.h"
 
 enum report_format { REPORT_TABLE, REPORT_CSV, REPORT_JSON };
 

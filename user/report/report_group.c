@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report_group.h"
+#include "report/report_group.h"
 
 /* An event signature as one run produced it, before duplicates collapse. */
 struct entry {

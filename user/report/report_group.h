@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 /* An event signature: what makes two events of two runs "the same". */
 struct rg_sig {

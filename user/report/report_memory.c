@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "collector.h"
-#include "etdump_reader.h"
-#include "file_io.h"
-#include "log.h"
-#include "raw_format.h"
-#include "raw_reader.h"
-#include "raw_replay.h"
-#include "report_memory.h"
+#include "collect/collector.h"
+#include "convert/raw_replay.h"
+#include "lib/file_io.h"
+#include "lib/log.h"
+#include "read/etdump_reader.h"
+#include "read/raw_reader.h"
+#include "report/report_memory.h"
+#include "schema/raw_format.h"
 
 /* What one allocator, or one operator of one allocator, handed out. */
 struct tally {

@@ -13,7 +13,7 @@
 #define ETDUMP_REPORT_MEMORY_H
 
 #include <stdio.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 /* The closing lines of record: one per allocator. */
 void memory_summary(const struct etd_dump *dump);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <string.h>
-#include "report_note.h"
-#include "symbol_calibrate.h"
+#include "report/report_note.h"
+#include "symbol/symbol_calibrate.h"
 
 /* Our notes start so; a runtime's own metadata (counters, delegates) not. */
 #define NOTE_PREFIX "etdump-bpf-"

@@ -10,7 +10,7 @@
 #define ETDUMP_REPORT_NOTE_H
 
 #include <stdbool.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 /*
  * Whether a run's note says its instruction ids are call-order ids

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "report_total.h"
+#include "report/report_total.h"
 
 static int cmp_outer_first(const void *pa, const void *pb)
 {

@@ -10,8 +10,8 @@
 #ifndef ETDUMP_REPORT_TOTAL_H
 #define ETDUMP_REPORT_TOTAL_H
 
-#include "report_group.h"
-#include "report_stats.h"
+#include "report/inspector_stats.h"
+#include "report/report_group.h"
 
 /* 0, -ENOMEM, or -ERANGE for a duration report_duration() rejects. */
 int report_block_total(const struct rg_block *b, enum report_unit unit,

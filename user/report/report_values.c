@@ -5,10 +5,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debug_buffer.h"
-#include "etdump_reader.h"
-#include "log.h"
-#include "report_values.h"
+#include "lib/log.h"
+#include "model/debug_buffer.h"
+#include "read/etdump_reader.h"
+#include "report/report_values.h"
 
 /* One tensor or scalar of a DebugEvent, where it was logged. */
 struct item {

@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
-#include "welch.h"
+#include "report/welch.h"
 
 /*
  * The continued fraction of I_x(a, b) (DLMF 8.17.22), evaluated by the

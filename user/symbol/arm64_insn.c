@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "arm64_insn.h"
+#include "symbol/arm64_insn.h"
 
 /* A64 encodings: bits set in mask must equal value. */
 static const struct {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_file.h"
-#include "kernel_registry.h"
+#include "symbol/kernel_registry.h"
+#include "target/elf_file.h"
 
 #define KERNEL_PREFIX "native_call_"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <ctype.h>
 #include <string.h>
-#include "plan_walk.h"
-#include "pte_reader.h"
+#include "symbol/plan_walk.h"
+#include "symbol/pte_reader.h"
 
 /* "native_call__softmax.out" and "native_call_softmax.out" are one op. */
 static bool same_operator(const char *observed, const char *planned)

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "etdump_record.h"
+#include "schema/etdump_record.h"
 
 
 struct pte_plan;

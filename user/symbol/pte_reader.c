@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_reader.h"
-#include "fb_reader.h"
-#include "file_io.h"
-#include "pte_reader.h"
+#include "lib/file_io.h"
+#include "read/etdump_reader.h"
+#include "read/fb_reader.h"
+#include "symbol/pte_reader.h"
 
 /* Field slots, in declaration order in ExecuTorch's schema/program.fbs. */
 enum {

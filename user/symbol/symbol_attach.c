@@ -7,15 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "capture.h"
-#include "log.h"
-#include "symbol_attach.h"
-#include "symbol_sites.h"
-#include "symbol_values.h" /* the skeleton's rodata holds its types */
-#include "symbol_xnnpack.h"
+#include "capture/capture.h"
+#include "lib/log.h"
+#include "symbol/symbol_attach.h"
+#include "symbol/symbol_sites.h"
+#include "schema/symbol_values.h" /* the skeleton's rodata holds its types */
+#include "schema/symbol_xnnpack.h"
 #include "symbols.skel.h"
-#include "target.h"
-#include "uprobe_multi.h"
+#include "target/target.h"
+#include "capture/uprobe_multi.h"
 
 /* at most 64: a bit each in a mask */
 #define DETACH_THREADS 32

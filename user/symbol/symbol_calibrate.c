@@ -8,13 +8,14 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "etdump_model.h"
-#include "etdump_record.h"
-#include "log.h"
-#include "symbol_attach.h"
-#include "collector.h"
-#include "symbol_calibrate.h"
-#include "symbol_sites.h"
+#include "collect/collector.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "model/etdump_model.h"
+#include "schema/etdump_record.h"
+#include "symbol/symbol_attach.h"
+#include "symbol/symbol_calibrate.h"
+#include "symbol/symbol_sites.h"
 
 #define BATCHES 9
 #define BATCH_CALLS 200
@@ -69,14 +70,6 @@ struct scopes {
 	uint64_t *ns[SYMBOL_ENTRY_KINDS];
 	size_t n[SYMBOL_ENTRY_KINDS];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -169,10 +162,10 @@ static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
 	*call = *scope = UINT64_MAX;
 	for (b = -1; b < BATCHES; b++) {
 		from = s ? s->n[kind] : 0;
-		t0 = now_ns();
+		t0 = monotonic_ns();
 		for (i = 0; i < BATCH_CALLS; i++)
 			fn_call();
-		per_call = (now_ns() - t0) / BATCH_CALLS;
+		per_call = (monotonic_ns() - t0) / BATCH_CALLS;
 		if (rb)
 			ring_buffer__consume(rb);
 		if (s && b + 1 < BATCHES)

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "etdump_record.h"
+#include "schema/etdump_record.h"
 
 struct collector;
 

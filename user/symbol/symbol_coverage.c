@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
-#include "plan_walk.h"
-#include "pte_reader.h"
-#include "symbol_coverage.h"
-#include "symbol_sites.h"
+#include "lib/log.h"
+#include "symbol/plan_walk.h"
+#include "symbol/pte_reader.h"
+#include "symbol/symbol_coverage.h"
+#include "symbol/symbol_sites.h"
 
 #define TEXT_MAX 1024
 

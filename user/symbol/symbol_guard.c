@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdbool.h>
-#include "symbol_guard.h"
-#include "symbol_sites.h"
+#include "symbol/symbol_guard.h"
+#include "symbol/x86_insn.h"
 
 #define RSP 4
 #define MAX_STEPS 16

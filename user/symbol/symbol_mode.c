@@ -3,16 +3,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
-#include "pte_reader.h"
-#include "symbol_attach.h"
-#include "symbol_calibrate.h"
-#include "symbol_coverage.h"
-#include "symbol_mode.h"
-#include "symbol_sites.h"
-#include "symbol_translate.h"
-#include "target.h"
-#include "value_sites.h"
+#include "lib/log.h"
+#include "symbol/pte_reader.h"
+#include "symbol/symbol_attach.h"
+#include "symbol/symbol_calibrate.h"
+#include "symbol/symbol_coverage.h"
+#include "symbol/symbol_mode.h"
+#include "symbol/symbol_sites.h"
+#include "symbol/symbol_translate.h"
+#include "symbol/value_sites.h"
+#include "target/target.h"
 
 struct symbol_mode {
 	struct symbol_mode_opts opts;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "capture.h"
+#include "capture/capture.h"
 
 struct collector;
 struct etd_dump;

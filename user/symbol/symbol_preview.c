@@ -3,10 +3,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "log.h"
-#include "symbol_preview.h"
-#include "symbol_rules.h"
-#include "symbol_sites.h"
+#include "lib/log.h"
+#include "symbol/symbol_preview.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/symbol_sites.h"
 
 static const char *const kind_names[] = {
 	[ETDUMP_FUNC_EVENT] = "event",

@@ -5,13 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_reader.h"
-#include "file_io.h"
-#include "symbol_rules.h"
-#include "value_rules.h"
+#include "lib/file_io.h"
+#include "read/etdump_reader.h"
+#include "symbol/rule_glob.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/value_rules.h"
 
-#define CAPTURE "{op}"
-#define CAPTURE_LEN (sizeof(CAPTURE) - 1)
 #define MAX_FIELDS 4
 
 /*
@@ -41,11 +40,6 @@ static const char *const kind_names[] = {
 	[ETDUMP_FUNC_ALLOCATE] = "allocate",
 };
 
-static bool is_ident(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
 static void rule_free(struct symbol_rule *r)
 {
 	free(r->pattern);
@@ -70,7 +64,7 @@ static int count_captures(const char *s)
 	int n = 0;
 
 	for (s = strchr(s, '{'); s; s = strchr(s + 1, '{')) {
-		if (strncmp(s, CAPTURE, CAPTURE_LEN))
+		if (strncmp(s, RULE_CAPTURE, RULE_CAPTURE_LEN))
 			return -1;
 		n++;
 	}
@@ -219,52 +213,6 @@ int symbol_rules_load_builtin(struct symbol_rules *rs, char *err,
 				  "schema/executorch.rules", err, errlen);
 }
 
-/*
- * Does pattern p match all of s? '*' backtracks; {op} takes the longest
- * identifier that lets the rest match, recorded in *cap and *caplen.
- */
-static bool glob(const char *p, const char *s, const char **cap,
-		 size_t *caplen)
-{
-	size_t n;
-
-	for (; *p; p++, s++) {
-		if (*p == '*') {
-			while (p[1] == '*')
-				p++;
-			for (;; s++) {
-				if (glob(p + 1, s, cap, caplen))
-					return true;
-				if (!*s)
-					return false;
-			}
-		}
-		if (!strncmp(p, CAPTURE, CAPTURE_LEN)) {
-			for (n = 0; is_ident(s[n]); n++)
-				;
-			for (; n > 0; n--) {
-				if (glob(p + CAPTURE_LEN, s + n, cap, caplen)) {
-					*cap = s;
-					*caplen = n;
-					return true;
-				}
-			}
-			return false;
-		}
-		if (*p != *s)
-			return false;
-	}
-	return !*s;
-}
-
-bool symbol_rules_glob(const char *p, const char *func)
-{
-	const char *cap = NULL;
-	size_t caplen = 0;
-
-	return glob(p, func, &cap, &caplen);
-}
-
 /* EVENT with every {op} replaced by the capture. */
 static int expand(const char *tmpl, const char *cap, size_t caplen,
 		  char out[ETDUMP_NAME_MAX])
@@ -275,10 +223,10 @@ static int expand(const char *tmpl, const char *cap, size_t caplen,
 	while (*tmpl) {
 		from = tmpl;
 		n = 1;
-		if (!strncmp(tmpl, CAPTURE, CAPTURE_LEN)) {
+		if (!strncmp(tmpl, RULE_CAPTURE, RULE_CAPTURE_LEN)) {
 			from = cap;
 			n = caplen;
-			tmpl += CAPTURE_LEN;
+			tmpl += RULE_CAPTURE_LEN;
 		} else {
 			tmpl++;
 		}
@@ -299,7 +247,7 @@ int symbol_rules_match(const struct symbol_rules *rs, const char *func,
 	int err;
 
 	for (i = 0; i < rs->n; i++) {
-		if (!glob(rs->rules[i].pattern, func, &cap, &caplen))
+		if (!rule_glob(rs->rules[i].pattern, func, &cap, &caplen))
 			continue;
 		err = expand(rs->rules[i].event, cap, caplen, event);
 		return err ? err : (int)i;

@@ -32,31 +32,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "etdump_record.h"
-#include "symbol_values.h"
-
-struct symbol_rule {
-	enum etdump_func_kind kind;
-	char *pattern;
-	char *event;
-	char *run;              /* block rules only, else NULL */
-	char *where;            /* "FILE:LINE", for messages */
-};
-
-/* An `outputs` line: the kernels it names, and where their out tensors are. */
-struct symbol_output_rule {
-	char *pattern;
-	struct etdump_func_outputs out;
-	char *where;
-};
-
-struct symbol_rules {
-	struct symbol_rule *rules;
-	size_t n;
-	struct symbol_output_rule *outputs;
-	size_t noutputs;
-	struct etdump_tensor_layout tensor;  /* the first line of a field wins */
-};
+#include "schema/etdump_record.h"
+#include "symbol/rule_glob.h"
+#include "symbol/rule_set.h"
 
 /*
  * Append the rules of `text` (len bytes; `source` names it in messages).
@@ -77,8 +55,6 @@ int symbol_rules_load_builtin(struct symbol_rules *rs, char *err,
  */
 int symbol_rules_match(const struct symbol_rules *rs, const char *func,
 		       char event[ETDUMP_NAME_MAX]);
-/* Does FUNCTION pattern p match all of func? */
-bool symbol_rules_glob(const char *p, const char *func);
 void symbol_rules_free(struct symbol_rules *rs);
 
 #endif /* ETDUMP_SYMBOL_RULES_H */

@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "arm64_insn.h"
-#include "demangle.h"
-#include "log.h"
-#include "symbol_guard.h"
-#include "kernel_registry.h"
-#include "symbol_sites.h"
-#include "xnnpack_sites.h"
+#include "lib/log.h"
+#include "symbol/arm64_insn.h"
+#include "symbol/kernel_registry.h"
+#include "symbol/symbol_guard.h"
+#include "symbol/symbol_sites.h"
+#include "symbol/x86_insn.h"
+#include "symbol/xnnpack_sites.h"
+#include "target/demangle.h"
 
 /* One object's symbols being matched. */
 struct walk {
@@ -25,18 +26,6 @@ struct walk {
 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-
-bool symbol_entry_emulated(const uint8_t *b, size_t len)
-{
-	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
-	if (len >= 1 && ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90))
-		return true;    /* push %rax..%rdi; nop */
-	if (len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
-		return true;    /* push %r8..%r15 */
-	/* optimized into a call; other multi-byte nops are single-stepped */
-	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
-}
 
 /* What the uprobes of the object's own architecture make of its entry. */
 static bool entry_simulated(uint16_t machine, const uint8_t *b, size_t len)
@@ -98,20 +87,6 @@ static bool seen(const struct walk *w, uint64_t offset)
 		    w->out->sites[i].path == w->path)
 			return true;
 	return false;
-}
-
-struct symbol_site *symbol_sites_new(struct symbol_sites *out)
-{
-	struct symbol_site *sites, *s;
-
-	sites = realloc(out->sites, (out->n + 1) * sizeof(*sites));
-	if (!sites)
-		return NULL;
-	out->sites = sites;
-	s = &sites[out->n];
-	memset(s, 0, sizeof(*s));
-	s->desc.id = out->n++;
-	return s;
 }
 
 static int add_site(struct walk *w, char *function, uint64_t offset,
@@ -250,42 +225,4 @@ int symbol_sites_find(struct symbol_sites *out,
 			p_debug("symbol mode: %s", err);
 	}
 	return 0;
-}
-
-size_t symbol_sites_count(const struct symbol_sites *s, int kind)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->n; i++)
-		n += s->sites[i].desc.kind == kind;
-	return n;
-}
-
-void symbol_sites_drop(struct symbol_sites *s, int kind)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->n; i++) {
-		if (s->sites[i].desc.kind == kind) {
-			s->single_step -= s->sites[i].single_step;
-			free(s->sites[i].function);
-			continue;
-		}
-		s->sites[n] = s->sites[i];
-		s->sites[n].desc.id = n;
-		n++;
-	}
-	s->n = n;
-}
-
-void symbol_sites_free(struct symbol_sites *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->sites[i].function);
-	free(s->sites);
-	xnn_ops_free(&s->xnn);
-	path_list_free(&s->objects);
-	memset(s, 0, sizeof(*s));
 }

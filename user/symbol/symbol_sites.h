@@ -3,7 +3,7 @@
  * symbol_sites.h - where symbol mode attaches: every function of a
  * process's executable and libraries (process_objects.h) whose symbol
  * (elf_symbols.h, demangled by demangle.h) a rule names, once per entry
- * address, with the event it becomes.
+ * address, with the event it becomes (site_list.h).
  */
 #ifndef ETDUMP_SYMBOL_SITES_H
 #define ETDUMP_SYMBOL_SITES_H
@@ -12,44 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "elf_symbols.h"
-#include "etdump_record.h"
-#include "process_objects.h"
-#include "symbol_rules.h"
-#include "symbol_values.h"
-#include "xnnpack_ops.h"
-
-struct symbol_site {
-	const char *path;       /* the object, in symbol_sites.objects */
-	uint64_t offset;        /* file offset to attach at: the entry, just
-				   after its endbr64, or past its guard
-				   (symbol_guard.h) */
-	char *function;         /* the name the rule matched */
-	/* the kernel must single-step its first instruction: ~10x the cost */
-	bool single_step;
-	/* not 0: the exit is a plain uprobe at this file offset (an XNNPACK
-	   operator's: where its call returns), not a uretprobe */
-	uint64_t exit_offset;
-	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
-	/* record --values: its out tensors at return (value_sites.h) */
-	struct etdump_func_outputs outputs;
-};
-
-struct symbol_sites {
-	struct symbol_site *sites;      /* one object's after another's */
-	size_t n;
-	struct path_list objects;
-	struct elf_symbols_info exe;   /* where the executable's came from */
-	size_t functions;              /* symbols looked at, all objects */
-	size_t single_step;            /* sites that must be single-stepped */
-	/* record --values: read out tensors, at most value_max bytes each */
-	bool values;
-	uint64_t value_max;
-	struct etdump_tensor_layout tensor;
-	/* XNNPACK's operators, named from its tables (xnnpack_sites.h) */
-	struct xnn_ops xnn;
-	bool xnn_read;
-};
+#include "symbol/site_list.h"
+#include "symbol/symbol_rules.h"
 
 /*
  * debug_file applies to the executable (objects.paths[0]). Negative errno
@@ -59,23 +23,5 @@ int symbol_sites_find(struct symbol_sites *out,
 		      const struct symbol_rules *rules, pid_t pid,
 		      const char *exe, bool running, const char *debug_file,
 		      char *err, size_t errlen);
-/*
- * Can x86-64 uprobes run this first instruction without single-stepping
- * it? Measured (scripts/bench-uprobes.sh): they emulate a push of a
- * register and a one-byte nop, and turn a 5-byte nop into a call; endbr64,
- * other nops, moves and arithmetic are single-stepped, ~20x the cost.
- * (An aarch64 object's entries are arm64_insn.h's to judge.)
- */
-bool symbol_entry_emulated(const uint8_t *insn, size_t len);
-/*
- * One more site, zeroed but for its id; NULL when out of memory. Its
- * function is freed with the sites.
- */
-struct symbol_site *symbol_sites_new(struct symbol_sites *s);
-/* How many sites are of this kind (enum etdump_func_kind). */
-size_t symbol_sites_count(const struct symbol_sites *s, int kind);
-/* Leave out the sites of a kind, the others renumbered (desc.id). */
-void symbol_sites_drop(struct symbol_sites *s, int kind);
-void symbol_sites_free(struct symbol_sites *s);
 
 #endif /* ETDUMP_SYMBOL_SITES_H */

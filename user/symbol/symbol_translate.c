@@ -4,13 +4,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
-#include "etdump_record.h"
-#include "log.h"
-#include "plan_walk.h"
-#include "pte_reader.h"
-#include "symbol_calibrate.h"
-#include "symbol_translate.h"
+#include "collect/collector.h"
+#include "lib/log.h"
+#include "schema/etdump_record.h"
+#include "symbol/plan_walk.h"
+#include "symbol/pte_reader.h"
+#include "symbol/symbol_calibrate.h"
+#include "symbol/symbol_translate.h"
 
 struct open_call {
 	uint32_t site;

@@ -51,7 +51,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "capture.h"
+#include "capture/capture.h"
 
 struct pte_plan;
 struct symbol_calibration;

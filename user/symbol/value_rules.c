@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "value_rules.h"
+#include "symbol/rule_glob.h"
+#include "symbol/value_rules.h"
 
 static const struct {
 	const char *name;

@@ -24,7 +24,7 @@
 #define ETDUMP_VALUE_RULES_H
 
 #include <stdbool.h>
-#include "symbol_rules.h"
+#include "symbol/rule_set.h"
 
 /*
  * An `outputs` or `tensor` line (f[0..n-1]) added to rs: 0; -EINVAL with

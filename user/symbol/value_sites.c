@@ -3,9 +3,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "log.h"
-#include "value_rules.h"
-#include "value_sites.h"
+#include "lib/log.h"
+#include "symbol/value_rules.h"
+#include "symbol/value_sites.h"
 
 /*
  * arm64 passes the address of a result returned in memory in x8 and does

@@ -9,8 +9,8 @@
 #define ETDUMP_VALUE_SITES_H
 
 #include <stdint.h>
-#include "symbol_rules.h"
-#include "symbol_sites.h"
+#include "symbol/symbol_rules.h"
+#include "symbol/symbol_sites.h"
 
 /*
  * Set s's outputs and layout to capture at most max bytes a tensor. Says

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "xnnpack_ops.h"
+#include "symbol/xnnpack_ops.h"
 
 const char *const xnn_func_names[XNN_NFUNCS] = {
 	[XNN_INVOKE_RUNTIME] = "xnn_invoke_runtime",

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "elf_file.h"
-#include "log.h"
-#include "symbol_sites.h"
-#include "xnnpack_sites.h"
+#include "lib/log.h"
+#include "symbol/site_list.h"
+#include "symbol/xnnpack_sites.h"
+#include "target/elf_file.h"
 
 void xnnpack_sites_symbol(struct xnn_found *f, const char *symbol,
 			  uint64_t offset, uint64_t size)

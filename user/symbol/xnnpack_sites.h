@@ -11,7 +11,7 @@
 #define ETDUMP_XNNPACK_SITES_H
 
 #include <stdint.h>
-#include "xnnpack_ops.h"
+#include "symbol/xnnpack_ops.h"
 
 struct symbol_sites;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "command_words.h"
+#include "target/command_words.h"
 
 #define DEFAULT_PATH "/bin:/usr/bin"
 

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "demangle.h"
+#include "target/demangle.h"
 
 /* libstdc++'s demangler (<cxxabi.h>), a C-callable function. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,

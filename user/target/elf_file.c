@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "elf_file.h"
-#include "file_io.h"
+#include "lib/file_io.h"
+#include "target/elf_file.h"
 
 int elf_file_open(struct elf_file *f, const char *path, char *err,
 		  size_t errlen)

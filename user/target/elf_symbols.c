@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "elf_file.h"
-#include "elf_symbols.h"
+#include "target/elf_file.h"
+#include "target/elf_symbols.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3
 #define CRC_CHUNK (64 * 1024)

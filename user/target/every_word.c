@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include "elf_file.h"
-#include "every_word.h"
-#include "exec_stop.h"
-#include "log.h"
-#include "probe_objects.h"
-#include "probe_semaphores.h"
-#include "target.h"
+#include "lib/log.h"
+#include "target/elf_file.h"
+#include "target/every_word.h"
+#include "target/exec_stop.h"
+#include "target/probe_objects.h"
+#include "target/probe_semaphores.h"
+#include "target/target.h"
 
 #define SEMAPHORES_SYMBOL "etdump_semaphores"
 

@@ -5,8 +5,8 @@
 #include <unistd.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include "exec_stop.h"
-#include "target.h"
+#include "target/exec_stop.h"
+#include "target/target.h"
 
 /* a system-call stop, with PTRACE_O_TRACESYSGOOD */
 #define SYSCALL_STOP (SIGTRAP | 0x80)

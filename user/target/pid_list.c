@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "parse.h"
-#include "pid_list.h"
+#include "lib/parse.h"
+#include "target/pid_list.h"
 
 int parse_pid_list(const char *s, pid_t *pids, size_t max, size_t *n,
 		   char *err, size_t errlen)

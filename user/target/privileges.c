@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
-#include "privileges.h"
+#include "target/privileges.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38

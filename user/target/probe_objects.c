@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
-#include "probe_objects.h"
-#include "process_objects.h"
+#include "lib/log.h"
+#include "target/probe_objects.h"
+#include "target/process_objects.h"
 
 static int add(struct probe_objects *objs, const char *path,
 	       struct usdt_probe_list *probes)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "usdt_notes.h"
+#include "target/usdt_notes.h"
 
 struct probe_object {
 	char *path;

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "elf_file.h"
-#include "probe_objects.h"
-#include "probe_semaphores.h"
+#include "target/elf_file.h"
+#include "target/probe_objects.h"
+#include "target/probe_semaphores.h"
 
 /* The file offset of a semaphore: it lives in a PT_LOAD segment's bytes. */
 static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t len,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "elf_file.h"
-#include "process_objects.h"
+#include "target/elf_file.h"
+#include "target/process_objects.h"
 
 /*
  * The loader's built-in search path, with Debian's multiarch folders of

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "process_objects.h"
-#include "target.h"
+#include "target/process_objects.h"
+#include "target/target.h"
 
 /* at the gate: exit without running (any other byte: run) */
 #define GATE_STOP 'x'

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "usdt_notes.h"
+#include "target/usdt_notes.h"
 
 #define STAPSDT_NOTE_TYPE 3
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_file.h"
-#include "usdt_notes.h"
-#include "usdt_sites.h"
+#include "target/elf_file.h"
+#include "target/usdt_notes.h"
+#include "target/usdt_sites.h"
 
 /* Where .stapsdt.base is now (0: no such section). */
 static uint64_t stapsdt_base(Elf *elf)

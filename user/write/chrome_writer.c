@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "chrome_writer.h"
-#include "file_io.h"
-#include "sched_lanes.h"
-#include "slice_nesting.h"
-#include "utf8.h"
-#include "version.h"
+#include "lib/file_io.h"
+#include "lib/utf8.h"
+#include "lib/version.h"
+#include "write/chrome_writer.h"
+#include "write/sched_lanes.h"
+#include "write/slice_nesting.h"
 
 /* what wrote the timeline (the capture's recorder may be another) */
 #define PRODUCER "etdump-bpf " ETDUMP_BPF_VERSION

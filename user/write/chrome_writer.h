@@ -20,9 +20,9 @@
 #define ETDUMP_CHROME_WRITER_H
 
 #include <stddef.h>
-#include "etdump_model.h"
-#include "raw_reader.h"
-#include "sched_lanes.h"
+#include "model/etdump_model.h"
+#include "read/raw_reader.h"
+#include "write/sched_lanes.h"
 
 #define CHROME_SLICE_ARGS 1u  /* every slice with its run's details */
 /*

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_ahead_thread.h"
-#include "grow_array.h"
+#include "lib/grow_array.h"
+#include "write/etdump_ahead_thread.h"
 
 /*
  * Chunks copied and not yet written: when all are, the taker waits (and

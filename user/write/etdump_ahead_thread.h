@@ -15,8 +15,8 @@
 #ifndef ETDUMP_AHEAD_THREAD_H
 #define ETDUMP_AHEAD_THREAD_H
 
-#include "etdump_log_writer.h"
-#include "run_log.h"
+#include "model/run_log.h"
+#include "write/etdump_log_writer.h"
 
 struct etdump_ahead_thread;
 

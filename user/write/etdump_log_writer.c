@@ -8,13 +8,14 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
-#include "etdump_log_writer.h"
-#include "etdump_writer.h"
-#include "fb_builder.h"
-#include "direct_write.h"
-#include "grow_array.h"
-#include "file_io.h"
-#include "summary.h"
+#include "lib/direct_write.h"
+#include "lib/file_io.h"
+#include "lib/grow_array.h"
+#include "lib/io_all.h"
+#include "write/etdump_log_writer.h"
+#include "write/etdump_writer.h"
+#include "write/fb_builder.h"
+#include "write/summary.h"
 
 struct written_run {
 	uint64_t open_time;

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "run_log.h"
+#include "model/run_log.h"
 
 struct etdump_log_meta {
 	const char *const *counter_names;  /* the counters events carry */

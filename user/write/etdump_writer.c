@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <stdlib.h>
-#include "etdump_writer.h"
-#include "etdump_counters.h"
-#include "fb_builder.h"
-#include "file_io.h"
+#include "lib/file_io.h"
+#include "model/etdump_counters.h"
+#include "write/etdump_writer.h"
+#include "write/fb_builder.h"
 
 /*
  * Builder errors stick (fb_builder.h), so within one object only the last

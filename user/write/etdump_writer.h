@@ -30,8 +30,8 @@
 #define ETDUMP_WRITER_H
 
 #include <stddef.h>
-#include "etdump_model.h"
-#include "fb_builder.h"
+#include "model/etdump_model.h"
+#include "write/fb_builder.h"
 
 /* The file bytes in a malloc'd *buf. 0, -EINVAL, -ENOMEM or -E2BIG. */
 int etdump_write(const struct etd_dump *dump, void **buf, size_t *len);

@@ -19,6 +19,9 @@
  *   -ENOMEM  out of memory
  *   -EINVAL  misuse (object created inside a table, slot set twice, ...)
  *   -E2BIG   the buffer or a table outgrew FlatBuffers' offsets
+ *
+ * Made in fb_buffer.c (the memory, the end), fb_strings.c (strings and
+ * vectors) and fb_tables.c (tables), which share fb_builder_state.h.
  */
 #ifndef ETDUMP_FB_BUILDER_H
 #define ETDUMP_FB_BUILDER_H

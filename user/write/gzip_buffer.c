@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <zlib.h>
-#include "gzip_buffer.h"
+#include "write/gzip_buffer.h"
 
 /* 15 bits of window, +16: zlib writes a gzip header and trailer */
 #define GZIP_WINDOW (15 + 16)

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "grow_array.h"
-#include "pprof_samples.h"
-#include "slice_nesting.h"
+#include "lib/grow_array.h"
+#include "write/pprof_samples.h"
+#include "write/slice_nesting.h"
 
 /*
  * One table finds both a stack (by parent and frame) and a sample (by

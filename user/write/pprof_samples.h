@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
-#include "string_index.h"
+#include "model/etdump_model.h"
+#include "write/string_index.h"
 
 /* A stack, as its leaf frame below the stack that calls it. */
 struct pprof_stack {

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "file_io.h"
-#include "gzip_buffer.h"
-#include "pprof_samples.h"
-#include "pprof_writer.h"
-#include "protobuf_encode.h"
-#include "string_index.h"
-#include "version.h"
+#include "lib/file_io.h"
+#include "lib/version.h"
+#include "write/gzip_buffer.h"
+#include "write/pprof_samples.h"
+#include "write/pprof_writer.h"
+#include "write/protobuf_encode.h"
+#include "write/string_index.h"
 
 /* profile.proto's field numbers, of the messages written here */
 enum {

@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
-#include "raw_reader.h"
+#include "model/etdump_model.h"
+#include "read/raw_reader.h"
 
 struct pprof_source {
 	const char *input;              /* the file converted */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <stdlib.h>
 #include <string.h>
-#include "protobuf_encode.h"
+#include "write/protobuf_encode.h"
 
 enum wire_type { WIRE_VARINT = 0, WIRE_LEN = 2 };
 

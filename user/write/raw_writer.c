@@ -8,12 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "counters.h"
-#include "etdump_reader.h"
-#include "file_io.h"
-#include "process_objects.h"
-#include "raw_format.h"
-#include "raw_writer.h"
+#include "capture/counters.h"
+#include "lib/clock.h"
+#include "lib/io_all.h"
+#include "read/etdump_reader.h"
+#include "schema/raw_format.h"
+#include "target/process_objects.h"
+#include "write/raw_writer.h"
 
 /* how long a command just released may take to exec the runtime */
 #define EXEC_WAIT_MS 1000
@@ -38,14 +39,6 @@ struct raw_writer {
 	uint64_t chunk_drops;    /* the count the last data chunk carries */
 	bool finished;
 };
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* buf: a free struct raw_chunk, then `len` bytes of payload. */
 static int write_chunk(struct raw_writer *w, uint32_t type, uint8_t *buf,

@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_record.h"
-#include "sched_lanes.h"
+#include "schema/etdump_record.h"
+#include "write/sched_lanes.h"
 
 bool sched_record_is(const void *rec, size_t len)
 {

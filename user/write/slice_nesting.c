@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <stdlib.h>
-#include "slice_nesting.h"
+#include "write/slice_nesting.h"
 
 static bool zero_length(const struct nest_slice *s)
 {

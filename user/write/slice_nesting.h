@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "etdump_model.h"
+#include "model/etdump_model.h"
 
 /* A run or a profile event as it nests on its thread. */
 struct nest_slice {

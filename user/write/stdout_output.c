@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "etdump_log_writer.h"
-#include "etdump_writer.h"
-#include "file_io.h"
-#include "stdout_output.h"
+#include "lib/io_all.h"
+#include "write/etdump_log_writer.h"
+#include "write/etdump_writer.h"
+#include "write/stdout_output.h"
 
 bool stdout_output_is(const char *path)
 {

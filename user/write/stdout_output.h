@@ -10,7 +10,7 @@
 #define ETDUMP_STDOUT_OUTPUT_H
 
 #include <stdbool.h>
-#include "etdump_log_writer.h"
+#include "write/etdump_log_writer.h"
 
 /* The name that means standard output. */
 bool stdout_output_is(const char *path);

@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "grow_array.h"
-#include "string_index.h"
-#include "strtab.h"
+#include "lib/grow_array.h"
+#include "lib/strtab.h"
+#include "write/string_index.h"
 
 static size_t slot_of(const struct string_index *t, const char *s)
 {

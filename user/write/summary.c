@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "etdump_record.h"
-#include "log.h"
-#include "summary.h"
+#include "lib/log.h"
+#include "schema/etdump_record.h"
+#include "write/summary.h"
 /* the ABI version only */
 #define ETDUMP_USDT_DISABLE
-#include "etdump_usdt.h"
+#include "schema/etdump_usdt.h"
 
 /* "1 Default + 20 Execute": run names in first-seen order with counts. */
 static void describe_runs(const struct etd_dump *dump, char *buf, size_t len)

@@ -7,9 +7,9 @@
 #define ETDUMP_SUMMARY_H
 
 #include <stdint.h>
-#include "collector.h"
-#include "etdump_model.h"
-#include "run_log.h"
+#include "collect/collector.h"
+#include "model/etdump_model.h"
+#include "model/run_log.h"
 
 /*
  * "<how>; wrote <files>: 21 runs (1 Default + 20 Execute), 338 events,

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * record_loop.c - record's loop: the ring, the children's execs and idle
+ * threads' buffers read into the collector until the target exits, a
+ * duration passes or a signal stops it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include "cli/record.h"
+#include "collect/batch_pull.h"
+#include "lib/clock.h"
+#include "write/raw_threads.h"
+#include "write/sched_lanes.h"
+
+/* how often the collector drains the ring when nothing wakes it */
+#define POLL_INTERVAL_MS 50
+
+/* how often idle threads' batched buffers are read */
+#define PULL_INTERVAL_NS 50000000ull
+
+#define STATUS_INTERVAL_NS 250000000ull
+
+static volatile sig_atomic_t stop_signal;
+
+static volatile sig_atomic_t dump_signal;
+
+static void on_dump_signal(int sig)
+{
+	dump_signal = sig;
+}
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * SA_RESTART: poll() is cut short by a signal all the same (signal(7):
+ * never restarted), and a write to the terminal it interrupts (top's
+ * table) goes on instead of failing stdout with EINTR.
+ */
+void record_catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal,
+				.sa_flags = SA_RESTART };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void record_catch_dump_signal(void)
+{
+	struct sigaction usr = { .sa_handler = on_dump_signal,
+				 .sa_flags = SA_RESTART };
+
+	sigaction(SIGUSR1, &usr, NULL);
+}
+
+static int feed_one(struct record_sink *sink, const void *rec, size_t len)
+{
+	int err;
+
+	if (sink->raw) {
+		err = raw_writer_append(sink->raw, rec, len);
+		if (!err)
+			err = raw_name_thread(sink->raw, &sink->names, rec, len);
+		if (err)
+			return err;
+	}
+	/* --sched's switches are the timeline's, not the ETDump's */
+	if (sched_record_is(rec, len))
+		return 0;
+	/* a malformed record is counted by the collector; keep reading */
+	err = sink->sm ? symbol_mode_feed(sink->sm, rec, len) :
+			 collector_feed(sink->col, rec, len);
+	return err == -ENOMEM ? err : 0;
+}
+
+int record_feed(void *ctx, const void *rec, size_t len)
+{
+	struct record_sink *sink = ctx;
+	const void *note;
+	size_t note_len;
+	int err;
+
+	/* symbol mode's measure of its probes goes first, raw capture too */
+	note = sink->sm ? symbol_mode_note(sink->sm, rec, len, &note_len) :
+			  NULL;
+	if (note) {
+		err = feed_one(sink, note, note_len);
+		if (err)
+			return err;
+	}
+	return feed_one(sink, rec, len);
+}
+
+/*
+ * What idle threads hold in their batched buffers, read from the process
+ * (a run there is seen within PULL_INTERVAL_NS, and none is lost at the
+ * end of a recording that the target outlives).
+ */
+static int pull_buffers(struct record_sink *sink, uint64_t idle_ns)
+{
+	if (sink->sm)
+		return 0;
+	return batch_pull(collector_batch_threads(sink->col), monotonic_ns(),
+			  idle_ns, record_feed, sink);
+}
+
+static void print_status(struct collector *col, struct capture *cap,
+			 bool final)
+{
+	fprintf(stderr, "\r  %llu events, %llu runs, %llu dropped%s",
+		(unsigned long long)collector_events_seen(col),
+		(unsigned long long)collector_runs_seen(col),
+		(unsigned long long)capture_drops(cap), final ? "\n" : "   ");
+}
+
+int record_collect(const struct record_opts *o, struct target *t,
+		   struct more_targets *more, struct follow_children *fc,
+		   struct capture *cap, struct record_sink *sink,
+		   struct run_sink *rs, struct etdump_ahead_thread *ahead,
+		   struct live_view *lv, enum stop_reason *why)
+{
+	struct collector *col = sink->col;
+	struct raw_writer *raw = sink->raw;
+	uint64_t start = monotonic_ns(), last_status = 0, last_pull = start, now;
+	/* the live view has the terminal */
+	bool tty = isatty(STDERR_FILENO) && !lv;
+	struct pollfd pfd[3] = {
+		{ .fd = capture_fd(cap), .events = POLLIN },
+		{ .fd = t->pidfd, .events = POLLIN },
+		{ .fd = fc ? follow_children_fd(fc) : -1, .events = POLLIN },
+	};
+	int err, more_runs = 0;
+
+	for (;;) {
+		/* runs waiting for the file: only a look at the ring first */
+		if (poll(pfd, 3, more_runs ? 0 : POLL_INTERVAL_MS) < 0 &&
+		    errno != EINTR)
+			return -errno;
+		/* a child that exec'd: attached before its exit is looked at */
+		err = fc ? follow_children_consume(fc) : 0;
+		if (err < 0)
+			return err;
+		err = capture_consume(cap);
+		if (err < 0)
+			return err;
+		/* one slab of complete runs into the file, then the ring again */
+		more_runs = ahead ? etdump_ahead_thread_drain(
+					    ahead, collector_log(col), false) :
+				    0;
+		if (more_runs < 0)
+			return more_runs;
+		err = 0;
+		/* a crash loses at most one poll interval of the raw capture */
+		if (raw && (err = raw_writer_flush(raw, capture_drops(cap))))
+			return err;
+		now = monotonic_ns();
+		if (now - last_pull >= PULL_INTERVAL_NS) {
+			last_pull = now;
+			err = pull_buffers(sink, PULL_INTERVAL_NS);
+			if (err)
+				return err;
+		}
+		err = 0;
+		if (rs && dump_signal) {
+			dump_signal = 0;
+			err = run_sink_dump(rs);
+		} else if (rs) {
+			err = run_sink_poll(rs, now);
+		}
+		if (err)
+			return err;
+		if (lv && live_view_tick(lv, now, capture_drops(cap))) {
+			*why = STOP_QUIT;
+			break;
+		}
+		if (stop_signal) {
+			*why = STOP_SIGNAL;
+			break;
+		}
+		if (target_has_exited(t)) {
+			pfd[1].fd = -1; /* readable for ever from now on */
+			if (more_targets_exited(more) &&
+			    (!fc || follow_children_exited(fc))) {
+				*why = STOP_EXIT;
+				break;
+			}
+		}
+		if (o->duration_ns && now - start >= o->duration_ns) {
+			*why = STOP_DURATION;
+			break;
+		}
+		if (tty && now - last_status >= STATUS_INTERVAL_NS) {
+			print_status(col, cap, false);
+			last_status = now;
+		}
+	}
+	if (tty)
+		print_status(col, cap, true);
+	/* everything the target submitted is in the ring: drain it */
+	while ((err = capture_consume(cap)) > 0)
+		;
+	/* then what its threads hold, if it lives on */
+	return err < 0 ? err : pull_buffers(sink, 0);
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * record_target.c - record's target started or opened, and what recording
+ * it takes: the mode its probes allow, the tracers already on them, and
+ * --every's word reset in it at the end.
+ */
+#include <errno.h>
+#include "cli/record.h"
+#include "cli/record_every.h"
+#include "lib/log.h"
+#include "target/probe_semaphores.h"
+/* the batched buffer's bound */
+#define ETDUMP_USDT_DISABLE
+#include "schema/etdump_usdt.h"
+
+/* Target set up; the files carrying its probes, executable first. */
+int record_open_target(const struct record_opts *o, struct target *t,
+		       struct probe_objects *objs)
+{
+	char err[512];
+	int ret;
+
+	if (o->pid)
+		ret = target_open_pid(t, o->pid, err, sizeof(err));
+	else
+		ret = target_spawn(t, o->command, err, sizeof(err));
+	if (!ret)
+		ret = probe_objects_find(objs, t->pid, t->exe, !t->spawned, err,
+					 sizeof(err));
+	if (ret)
+		p_err("%s", err);
+	/* without etdump probes, symbol mode (symbol_mode.h) takes over */
+	return ret;
+}
+
+/*
+ * Batched where the runtime supports it (it carries the flush probe): the
+ * cheapest per event. Per-scope probes when asked, or for counters, which
+ * only a probe in the kernel can read at each scope.
+ */
+bool record_choose_mode(const struct record_opts *o,
+			const struct probe_objects *objs, bool quiet)
+{
+	/* no probes here: the children's, batched unless asked otherwise */
+	if (objs->etdump && !probe_objects_all_have(objs, "flush")) {
+		if (o->precise)
+			p_info("mode: per-scope probes (the runtime has no flush probe)");
+		return false;
+	}
+	if (o->precise || o->counters_given || o->values || o->allocations) {
+		/* quiet: the children's first attach says the mode */
+		if (quiet)
+			return false;
+		p_info("mode: per-scope probes%s", o->precise ? "" :
+		       o->values ? " (values need them: --values implies --precise)" :
+		       o->allocations ? " (allocations need them: --allocations implies --precise)" :
+		       " (counters need them: -e implies --precise)");
+		return false;
+	}
+	if (!quiet)
+		p_info("mode: batched (each thread buffers its events and hands them over when its buffer fills or a run ends %llu ms after the last flush; no counters; --precise for per-scope probes)",
+		       ETDUMP_BATCH_BOUND_NS / 1000000ull);
+	return true;
+}
+
+/*
+ * Another tracer already on a running target's probes: the runtime batches
+ * while anything holds `flush`, so per-scope and batched tracers cannot
+ * share one process; tracers of one mode can, each gets every event.
+ */
+int record_check_other_tracers(const struct target *t,
+			       const struct probe_objects *objs, bool batched)
+{
+	struct probe_holders h;
+	char err[512];
+	size_t i;
+
+	if (t->spawned)
+		return 0;
+	for (i = 0; i < objs->n; i++) {
+		if (!objs->v[i].etdump)
+			continue;
+		if (probe_semaphores_read(t->pid, &objs->v[i], &h, err,
+					  sizeof(err))) {
+			p_warn("%s; cannot tell whether another tracer holds the probes",
+			       err);
+			continue;
+		}
+		if (batched && h.per_scope && !h.batch) {
+			p_err("process %d is already traced with per-scope probes (another 'etdump-bpf record --precise', bpftrace or perf): batched recording would take its events; record with --precise to share them, or stop the other tracer",
+			      (int)t->pid);
+			return -EBUSY;
+		}
+		if (!batched && h.batch) {
+			p_err("process %d is already recorded in batched mode by another 'etdump-bpf record': its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
+			      (int)t->pid);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --every's word back to 0 in the targets that live on, once: nothing of
+ * this recording's stays in a process it leaves.
+ */
+void record_reset_every(struct target *t, const struct probe_objects *objs,
+			struct more_targets *more, bool *set)
+{
+	record_every_detach(t, objs, set[0]);
+	set[0] = false;
+	for (size_t i = 0; i < more->n; i++) {
+		record_every_detach(&more->t[i], &more->objs[i], set[1 + i]);
+		set[1 + i] = false;
+	}
+}

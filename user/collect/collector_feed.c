@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * collector_feed.c - records into runs: the collector made and set up, each
+ * record checked and handed to its kind (collector_scopes.c; batched
+ * buffers expanded here), losses noted, and the runs given out at the end
+ * (collector_runs.c builds them).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collect/batch.h"
+#include "collect/collector.h"
+#include "collect/collector_state.h"
+#include "lib/grow_array.h"
+
+struct collector *collector_new(void)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	batch_threads_init(&c->batches);
+	c->log = run_log_new();
+	c->names = strtab_new();
+	if (!c->log || !c->names) {
+		collector_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void collector_set_event_hook(struct collector *c, collector_event_fn fn,
+			      void *ctx)
+{
+	c->on_event = fn;
+	c->on_event_ctx = ctx;
+}
+
+void collector_set_run_sink(struct collector *c, collector_run_fn fn,
+			    void *ctx)
+{
+	c->on_run = fn;
+	c->on_run_ctx = ctx;
+}
+
+void collector_set_ahead(struct collector *c, collector_run_fn ahead,
+			 collector_drop_fn drop, void *ctx, size_t every)
+{
+	c->on_ahead = ahead;
+	c->on_drop = drop;
+	c->ahead_ctx = ctx;
+	c->ahead_every = every;
+}
+
+int collector_set_run_note(struct collector *c, const char *text)
+{
+	free(c->run_note);
+	c->run_note = strdup(text);
+	return c->run_note ? 0 : -ENOMEM;
+}
+
+void collector_set_start(struct collector *c, uint64_t ts)
+{
+	c->min_ts = ts;
+}
+
+int collector_set_counters(struct collector *c, const char *const *names,
+			   const uint8_t *kinds, uint32_t n)
+{
+	uint32_t i;
+
+	if (n > ETDUMP_MAX_COUNTERS)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		c->counter_names[i] = strdup(names[i]);
+		if (!c->counter_names[i])
+			return -ENOMEM;
+		c->counter_kind[i] = kinds[i];
+		c->ncounters = i + 1;
+	}
+	return 0;
+}
+
+static struct thread_state *thread_get(struct collector *c, uint32_t tid)
+{
+	struct thread_state *t;
+	size_t i;
+
+	if (c->nthreads && c->threads[c->last].tid == tid)
+		return &c->threads[c->last];
+	for (i = 0; i < c->nthreads; i++) {
+		if (c->threads[i].tid == tid) {
+			c->last = i;
+			return &c->threads[i];
+		}
+	}
+	t = realloc(c->threads, (c->nthreads + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	c->threads = t;
+	t = &c->threads[c->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->chain = -1;
+	t->instr = 0;
+	c->last = c->nthreads++;
+	return t;
+}
+
+/* A bounded name from a record, interned, made valid UTF-8 for flatc. */
+const char *collector_name_intern(struct collector *c, const char *name,
+				  uint16_t len)
+{
+	if (len == ETDUMP_NAME_UNREAD) {
+		c->stats.unreadable++;
+		len = 0;
+	} else if (len >= ETDUMP_NAME_MAX - 1) {
+		len = ETDUMP_NAME_MAX - 1;
+		c->stats.truncated++;
+	}
+	/* a batched flush's names are interned once per flush */
+	if (c->flush_name)
+		return c->flush_name;
+	return strtab_intern(c->names, name, strnlen(name, len));
+}
+
+/* The smallest size each record type can have. */
+static size_t record_min_size(uint8_t type)
+{
+	switch (type) {
+	case ETDUMP_REC_BLOCK:
+		return sizeof(struct etdump_rec_block);
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return offsetof(struct etdump_rec_begin, counters);
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return offsetof(struct etdump_rec_end, counters);
+	case ETDUMP_REC_INSTRUCTION:
+		return sizeof(struct etdump_rec_instruction);
+	case ETDUMP_REC_DELEGATE_LOG:
+		return sizeof(struct etdump_rec_delegate_log);
+	case ETDUMP_REC_BATCH:
+		return offsetof(struct etdump_rec_batch, data);
+	case ETDUMP_REC_VALUE:
+		return sizeof(struct etdump_rec_value);
+	case ETDUMP_REC_VALUE_DATA:
+		return offsetof(struct etdump_rec_value_data, data);
+	case ETDUMP_REC_ALLOCATION:
+		return sizeof(struct etdump_rec_allocation);
+	case ETDUMP_REC_ALLOCATOR:
+		return sizeof(struct etdump_rec_allocator);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The counter samples the header announces lie inside the record: a raw
+ * capture keeps records at the length the ring gave, which may stop there.
+ */
+static bool counters_fit(const struct etdump_rec_hdr *h, size_t at)
+{
+	return h->ncounters <= ETDUMP_MAX_COUNTERS &&
+	       h->size >= at + h->ncounters *
+				       sizeof(struct etdump_counter_sample);
+}
+
+static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
+{
+	size_t min = record_min_size(h->type);
+	const struct etdump_rec_begin *b = (const void *)h;
+	const struct etdump_rec_end *e = (const void *)h;
+	const struct etdump_rec_delegate_log *d = (const void *)h;
+
+	if (!min || h->size > len || h->size < min)
+		return false;
+	switch (h->type) {
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		/*
+		 * ETDumpGen wants a string or an int id: with neither, the
+		 * event would pass for a framework one, metadata and all
+		 * (the int is an int32 in the ETDump)
+		 */
+		if (!b->token && (int32_t)b->id_int == -1)
+			return false;
+		/* fall through */
+	case ETDUMP_REC_PROFILE_BEGIN:
+		return counters_fit(h, offsetof(struct etdump_rec_begin,
+						counters));
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return e->meta_len <= ETDUMP_META_MAX &&
+		       counters_fit(h, offsetof(struct etdump_rec_end, counters));
+	case ETDUMP_REC_DELEGATE_LOG:
+		return d->meta_len <= ETDUMP_META_MAX &&
+		       ((d->name_len && d->name_len != ETDUMP_NAME_UNREAD) ||
+			(int32_t)d->id_int != -1);
+	case ETDUMP_REC_BATCH:
+		return ((const struct etdump_rec_batch *)h)->len <=
+		       h->size - offsetof(struct etdump_rec_batch, data);
+	case ETDUMP_REC_VALUE:
+	case ETDUMP_REC_VALUE_DATA:
+		return value_record_valid(h);
+	}
+	return true;
+}
+
+static int feed_expanded(void *ctx, const void *rec, size_t len,
+			 const char *name)
+{
+	struct collector *c = ctx;
+	int err;
+
+	c->flush_name = name;
+	err = collector_feed(c, rec, len);
+	c->flush_name = NULL;
+	return err;
+}
+
+static const char *intern_flush_name(void *ctx, const char *s, size_t len)
+{
+	struct collector *c = ctx;
+
+	return strtab_intern(c->names, s, len);
+}
+
+/*
+ * A flush of batched mode, or a buffer the recorder read from the process:
+ * the records its probes would have sent, but those the recorder has
+ * already.
+ */
+static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
+{
+	struct etdump_batch_head head;
+	struct batch_stats bs = { 0 };
+	uint32_t skip = 0;
+	int err;
+
+	err = b->len ? batch_head(b, &head) : 0;
+	if (!err && b->len) {
+		c->stats.counter_flushes +=
+			head.clock == ETDUMP_BATCH_CLOCK_COUNTER;
+		c->stats.pulled += !!(b->hdr.flags & ETDUMP_REC_F_PULLED);
+		struct batch_buffer buf = {
+			.pid = b->hdr.pid, .tid = head.tid, .addr = b->addr,
+			.seq = head.seq, .len = head.len, .skipped = head.skipped,
+			.flushed_at = b->hdr.flags & ETDUMP_REC_F_PULLED ?
+					      0 : b->hdr.ts,
+			.nevents = head.nevents,
+		};
+		uint32_t skipped, read_lost;
+
+		if (b->hdr.flags & (ETDUMP_REC_F_LENT | ETDUMP_REC_F_NOT_ITS_OWN))
+			return batch_threads_lend(&c->batches, &buf,
+						  b->hdr.flags & ETDUMP_REC_F_LENT);
+		err = batch_threads_take(&c->batches, &buf, &skip, &skipped,
+					 &read_lost);
+		c->stats.read_then_lost += read_lost;
+		if (err)
+			return err < 0 ? err : 0;
+		c->stats.runs_skipped += skipped;
+	}
+	if (!err)
+		err = batch_expand(b, skip, c->min_ts, feed_expanded,
+				   intern_flush_name, c, &bs);
+	c->stats.stale += bs.stale;
+	c->stats.lost_in_flush += bs.lost;
+	if (err == -EINVAL)
+		c->stats.bad_records++;
+	if (err == -EPROTO)
+		c->stats.old_batch_layout++;
+	return err == -EPROTO ? 0 : err;
+}
+
+const struct batch_threads *collector_batch_threads(const struct collector *c)
+{
+	return &c->batches;
+}
+
+/* Has the thread a scope open that it opened in its current run? */
+static bool run_has_open_scope(const struct thread_state *t)
+{
+	size_t i;
+
+	if (!t->in_run)
+		return false;
+	for (i = 0; i < t->depth; i++)
+		if (t->stack[i].start >= t->run.open_time)
+			return true;
+	return false;
+}
+
+/*
+ * A thread outside any run lost a block: what follows is that run's, never
+ * a worker's to lend to another thread's run. It is held open as a run
+ * the ring lost (left out at its end, its events counted), from `ts` (the
+ * block's own time is gone: a worker's event between the two is not told
+ * apart).
+ */
+static void open_unseen_run(struct collector *c, struct thread_state *t,
+			    uint64_t ts)
+{
+	if (!t->had_block) {
+		collector_held_drop(c, t);
+		t->had_block = true;
+	}
+	t->in_run = true;
+	t->run.name = NULL;
+	t->run.tid = t->tid;
+	t->run.open_time = ts;
+	t->run.lost_events = true;
+}
+
+/*
+ * The ring lost some of this thread's records just before `h`: the run it
+ * is in lost events, or the block of the run they belong to. A batched
+ * flush lost before one that opens a run, while the last run had ended,
+ * held whole runs: nothing received is short of them.
+ */
+static int note_loss(struct collector *c, struct thread_state *t,
+		     const struct etdump_rec_hdr *h)
+{
+	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
+			  !run_has_open_scope(t);
+
+	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
+			  t->flush_lost_block;
+	bool clean = t->flush_lost_clean ||
+		     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
+	int err = 0;
+
+	t->flush_lost = false;
+	t->flush_lost_block = false;
+	t->flush_lost_clean = false;
+	if (whole_runs)
+		return 0;
+	t->loss_epoch++;
+	/* the lost buffers began with the next run: this one is whole */
+	if (t->in_run && clean && lost_block && !run_has_open_scope(t))
+		err = collector_close_run(c, t, h->ts);
+	if (t->in_run)
+		t->run.lost_events = true;
+	else if (lost_block)
+		open_unseen_run(c, t, h->ts);
+	t->state_lost = true;
+	return err;
+}
+
+int collector_feed(struct collector *c, const void *rec, size_t len)
+{
+	const struct etdump_rec_hdr *h = rec;
+	struct thread_state *t;
+
+	c->stats.records++;
+	if (len < sizeof(*h) || !record_valid(h, len)) {
+		c->stats.bad_records++;
+		return -EINVAL;
+	}
+	t = thread_get(c, h->tid);
+	if (!t)
+		return -ENOMEM;
+	if (h->type == ETDUMP_REC_BATCH) {
+		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
+		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
+		t->flush_lost_clean = h->flags & ETDUMP_REC_F_LOST_CLEAN;
+	} else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost) {
+		int err = note_loss(c, t, h);
+
+		if (err)
+			return err;
+	}
+	switch (h->type) {
+	case ETDUMP_REC_BLOCK:
+		return collector_on_block(c, t, rec);
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return collector_on_begin(c, t, rec);
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return collector_on_end(c, t, rec);
+	case ETDUMP_REC_INSTRUCTION:
+		t->state_lost = false;
+		t->chain = ((const struct etdump_rec_instruction *)rec)->chain;
+		t->instr = ((const struct etdump_rec_instruction *)rec)->instr;
+		return 0;
+	case ETDUMP_REC_DELEGATE_LOG:
+		return collector_on_delegate_log(c, t, rec);
+	case ETDUMP_REC_BATCH:
+		return on_batch(c, rec);
+	case ETDUMP_REC_VALUE:
+	case ETDUMP_REC_VALUE_DATA:
+		return collector_on_value(c, t, rec);
+	case ETDUMP_REC_ALLOCATION:
+		return collector_on_allocation(c, t, rec);
+	case ETDUMP_REC_ALLOCATOR:
+		return collector_on_allocator(c, rec);
+	}
+	return 0;
+}
+
+const struct value_capture *collector_values(const struct collector *c)
+{
+	return c->values;
+}
+
+uint64_t collector_runs_seen(const struct collector *c)
+{
+	return c->runs_opened;
+}
+
+uint64_t collector_events_seen(const struct collector *c)
+{
+	return c->events_seen;
+}
+
+int collector_close(struct collector *c, struct collector_stats *stats)
+{
+	size_t i;
+	int err = 0;
+
+	if (c->values && value_capture_seal(c->values))
+		return -ENOMEM;
+	/*
+	 * Scopes still open: one opened in the thread's current run means
+	 * the capture stopped mid-run, and that run is incomplete. Ones
+	 * opened in earlier runs were never closed (an early return): they
+	 * are lost, counted, and the runs after them are whole.
+	 */
+	for (i = 0; i < c->nthreads && !err; i++) {
+		struct thread_state *t = &c->threads[i];
+
+		if (run_has_open_scope(t)) {
+			collector_discard_run(c, t);
+			continue;
+		}
+		if (t->in_run)
+			c->stats.unclosed_scopes += t->depth;
+		err = collector_close_run(c, t, UINT64_MAX);
+	}
+	/* workers' events no run was open for */
+	for (i = 0; i < c->nthreads; i++) {
+		if (c->threads[i].worker)
+			c->stats.worker_threads++;
+		collector_held_drop(c, &c->threads[i]);
+	}
+	c->stats.threads = c->nthreads;
+	if (stats)
+		*stats = c->stats;
+	return err;
+}
+
+struct run_log *collector_log(struct collector *c)
+{
+	return c->log;
+}
+
+const char *const *collector_counter_names(const struct collector *c,
+					   uint32_t *n)
+{
+	*n = c->ncounters;
+	return (const char *const *)c->counter_names;
+}
+
+/* A run of the log as an etd_run that owns everything it points to. */
+static int materialize_run(void *ctx, struct run_view *r)
+{
+	struct etd_dump *dump = ctx;
+	struct etd_event ev;
+	struct etd_run *run;
+	size_t i;
+	int err;
+
+	err = etd_dump_add_run(dump, r->name, &run);
+	if (err)
+		return err;
+	run->tid = r->tid;
+	run->open_time = r->open_time;
+	for (i = 0; i < r->nevents && !err; i++) {
+		packed_event_view(r, &r->events[i], &ev);
+		if (r->events[i].flags & PACKED_FULL) {
+			/* taken: the log no longer frees it */
+			r->full[r->events[i].aux].debug_entry = NULL;
+			r->full[r->events[i].aux].name = NULL;
+			r->full[r->events[i].aux].delegate_id_str = NULL;
+			r->full[r->events[i].aux].metadata = NULL;
+		} else {
+			if (collector_own_str(&ev.name) || collector_own_str(&ev.delegate_id_str))
+				err = -ENOMEM;
+			if (!err && ev.has_metadata) {
+				ev.metadata = malloc(ev.metadata_len ?
+							     ev.metadata_len : 1);
+				if (!ev.metadata)
+					err = -ENOMEM;
+				else if (ev.metadata_len)
+					memcpy(ev.metadata,
+					       r->meta + r->events[i].aux,
+					       ev.metadata_len);
+			}
+		}
+		err = err ? err : etd_run_add_event(run, &ev);
+		if (err)
+			etd_event_free(&ev);
+	}
+	return err;
+}
+
+static int run_cmp_open_time(const void *a, const void *b)
+{
+	const struct etd_run *x = a, *y = b;
+
+	if (x->open_time != y->open_time)
+		return x->open_time < y->open_time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+int collector_dump_log(struct collector *c, struct etd_dump *out)
+{
+	struct etd_dump dump = { 0 };
+	uint32_t i;
+	int err;
+
+	err = run_log_each(c->log, true, materialize_run, &dump);
+	for (i = 0; !err && i < c->ncounters; i++) {
+		dump.counter_names[i] = strdup(c->counter_names[i]);
+		if (!dump.counter_names[i])
+			err = -ENOMEM;
+		dump.ncounters = i + 1;
+	}
+	if (err) {
+		etd_dump_free(&dump);
+		return err;
+	}
+	for (size_t r = 0; r < dump.nruns; r++)
+		collector_name_allocators(c, &dump.runs[r]); /* without memory, none */
+	/* one thread's blocks have distinct times, so this order is total */
+	if (dump.nruns)
+		qsort(dump.runs, dump.nruns, sizeof(*dump.runs),
+		      run_cmp_open_time);
+	*out = dump;
+	return 0;
+}
+
+int collector_finish(struct collector *c, struct etd_dump *out,
+		     struct collector_stats *stats)
+{
+	int err = collector_close(c, stats);
+
+	return err ? err : collector_dump_log(c, out);
+}
+
+void collector_free(struct collector *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nthreads; i++) {
+		struct thread_state *t = &c->threads[i];
+
+		while (t->run.nfull)
+			etd_event_free(&t->run.full[--t->run.nfull]);
+		free(t->run.full);
+		grow_array_free(t->run.events, t->events_cap,
+				sizeof(*t->run.events));
+		grow_array_free(t->run.meta, t->meta_cap, 1);
+		free(t->stack);
+		while (t->nheld)
+			collector_event_unowned_free(&t->held[--t->nheld].ev);
+		free(t->held);
+	}
+	free(c->threads);
+	value_capture_free(c->values);
+	for (i = 0; i < c->nallocators; i++)
+		free(c->allocators[i]);
+	free(c->allocators);
+	for (i = 0; i < c->ncounters; i++)
+		free(c->counter_names[i]);
+	run_log_free(c->log);
+	free(c->run_note);
+	strtab_free(c->names);
+	batch_threads_free(&c->batches);
+	free(c);
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <stdlib.h>
+#include <string.h>
+#include "symbol/site_list.h"
+
+struct symbol_site *symbol_sites_new(struct symbol_sites *out)
+{
+	struct symbol_site *sites, *s;
+
+	sites = realloc(out->sites, (out->n + 1) * sizeof(*sites));
+	if (!sites)
+		return NULL;
+	out->sites = sites;
+	s = &sites[out->n];
+	memset(s, 0, sizeof(*s));
+	s->desc.id = out->n++;
+	return s;
+}
+
+size_t symbol_sites_count(const struct symbol_sites *s, int kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->sites[i].desc.kind == kind;
+	return n;
+}
+
+void symbol_sites_drop(struct symbol_sites *s, int kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->sites[i].desc.kind == kind) {
+			s->single_step -= s->sites[i].single_step;
+			free(s->sites[i].function);
+			continue;
+		}
+		s->sites[n] = s->sites[i];
+		s->sites[n].desc.id = n;
+		n++;
+	}
+	s->n = n;
+}
+
+void symbol_sites_free(struct symbol_sites *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->sites[i].function);
+	free(s->sites);
+	xnn_ops_free(&s->xnn);
+	path_list_free(&s->objects);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * site_list.h - the sites symbol mode attaches at (symbol_sites.h finds
+ * them, xnnpack_sites.h adds XNNPACK's), each with the event it becomes.
+ */
+#ifndef ETDUMP_SITE_LIST_H
+#define ETDUMP_SITE_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "schema/etdump_record.h"
+#include "schema/symbol_values.h"
+#include "symbol/xnnpack_ops.h"
+#include "target/elf_symbols.h"
+#include "target/process_objects.h"
+
+struct symbol_site {
+	const char *path;       /* the object, in symbol_sites.objects */
+	uint64_t offset;        /* file offset to attach at: the entry, just
+				   after its endbr64, or past its guard
+				   (symbol_guard.h) */
+	char *function;         /* the name the rule matched */
+	/* the kernel must single-step its first instruction: ~10x the cost */
+	bool single_step;
+	/* not 0: the exit is a plain uprobe at this file offset (an XNNPACK
+	   operator's: where its call returns), not a uretprobe */
+	uint64_t exit_offset;
+	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
+	/* record --values: its out tensors at return (value_sites.h) */
+	struct etdump_func_outputs outputs;
+};
+
+struct symbol_sites {
+	struct symbol_site *sites;      /* one object's after another's */
+	size_t n;
+	struct path_list objects;
+	struct elf_symbols_info exe;   /* where the executable's came from */
+	size_t functions;              /* symbols looked at, all objects */
+	size_t single_step;            /* sites that must be single-stepped */
+	/* record --values: read out tensors, at most value_max bytes each */
+	bool values;
+	uint64_t value_max;
+	struct etdump_tensor_layout tensor;
+	/* XNNPACK's operators, named from its tables (xnnpack_sites.h) */
+	struct xnn_ops xnn;
+	bool xnn_read;
+};
+
+/*
+ * One more site, zeroed but for its id; NULL when out of memory. Its
+ * function is freed with the sites.
+ */
+struct symbol_site *symbol_sites_new(struct symbol_sites *s);
+/* How many sites are of this kind (enum etdump_func_kind). */
+size_t symbol_sites_count(const struct symbol_sites *s, int kind);
+/* Leave out the sites of a kind, the others renumbered (desc.id). */
+void symbol_sites_drop(struct symbol_sites *s, int kind);
+void symbol_sites_free(struct symbol_sites *s);
+
+#endif /* ETDUMP_SITE_LIST_H */
