@@ -282,8 +282,8 @@ class DiffAcrossRecordingsTest(TempDirTest):
                  if "one recording a side" in ln]
         self.assertEqual(len(notes), 1, proc.stdout)
         self.assertIn("cannot tell a change from the noise", notes[0])
-        self.assertIn("record N times", notes[0])
-        self.assertIn("-- NEW1 NEW2", notes[0])
+        self.assertIn("record --repeat 5 -o base.etdp -- CMD", notes[0])
+        self.assertIn("diff base.0*.etdp -- new.0*.etdp", notes[0])
         md = diff(["--format", "markdown"] + base)
         self.assertIn("> one recording a side cannot tell", md.stdout)
         # programs read the mode from the columns, not from a note
