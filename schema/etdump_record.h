@@ -48,6 +48,8 @@ enum etdump_rec_type {
 	ETDUMP_REC_FUNC_ALLOC = 16,    /* struct etdump_rec_func_alloc */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
+	/* record --every's, made by the recorder */
+	ETDUMP_REC_KEPT_EVERY = 33,    /* struct etdump_rec_kept_every */
 };
 
 struct etdump_rec_hdr {
@@ -269,6 +271,18 @@ struct etdump_rec_probe_time {
 	struct etdump_rec_hdr hdr;
 	__u64 scope_ns[2];
 	__u64 call_ns[2];
+};
+
+/*
+ * record --every N: the runtime keeps one run in `every` and leaves the
+ * others out. First in a capture, before any run, so that the ETDump
+ * record writes and the one convert makes of the raw capture both say
+ * which share of the runs they hold.
+ */
+struct etdump_rec_kept_every {
+	struct etdump_rec_hdr hdr;
+	__u32 every;
+	__u32 reserved;  /* 0 */
 };
 
 /*

@@ -6,6 +6,8 @@ first run the runtime counts, so it is always kept, then execution e
 (numbered from 1, as the runtime counts them) when e % N == 0.
 
 --mark-ids: each Execute event's instruction id carries its execution."""
+import json
+import os
 import re
 import signal
 
@@ -51,6 +53,48 @@ class EveryTest(TempDirTest):
 
     def test_a_runtime_library_is_written_as_the_loader_maps_it(self):
         self.record_every(EXAMPLE_SHARED)
+
+    def share_said(self, out, raw):
+        """What report and the timeline say of the runs kept, and whether
+        convert makes the very ETDump record wrote."""
+        report = run([CLI, "report", out])
+        self.assertEqual(report.returncode, 0, report.stderr)
+        timeline = self.path(os.path.basename(out) + ".json")
+        conv = run([CLI, "convert", out, "-o", timeline])
+        self.assertEqual(conv.returncode, 0, conv.stderr)
+        with open(timeline) as f:
+            trace = json.load(f)
+        names = [e["args"]["name"] for e in trace["traceEvents"]
+                 if e.get("name") == "process_name"]
+        converted = self.path("converted.etdp")
+        conv = run([CLI, "convert", raw, "-o", converted])
+        self.assertEqual(conv.returncode, 0, conv.stderr)
+        with open(out, "rb") as a, open(converted, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        os.unlink(converted)
+        return (report.stdout, trace["otherData"].get("kept_one_run_in"),
+                names)
+
+    def test_report_timeline_and_convert_say_the_share(self):
+        out, raw = self.path("every.etdp"), self.path("every.raw")
+        proc = run([CLI, "record", "-o", out, "--raw", raw, "--every", "5",
+                    "--", EXAMPLE, "--mark-ids", "-n", "20"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        report, kept, names = self.share_said(out, raw)
+        self.assertIn("runs: 1 in 5 of the runtime's (record --every 5); "
+                      "the others were left out", report)
+        self.assertEqual(kept, 5)
+        self.assertEqual(len(names), 1)
+        self.assertIn("(1 run in 5: record --every 5)", names[0])
+        # and nothing of it in a recording of every run
+        out, raw = self.path("all.etdp"), self.path("all.raw")
+        proc = run([CLI, "record", "-o", out, "--raw", raw, "--",
+                    EXAMPLE, "--mark-ids", "-n", "4"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        report, kept, names = self.share_said(out, raw)
+        self.assertNotIn("runs: 1 in", report)
+        self.assertIsNone(kept)
+        self.assertNotIn("record --every", names[0])
 
     def test_without_every_no_share_is_said(self):
         out = self.path("all.etdp")

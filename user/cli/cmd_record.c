@@ -196,6 +196,7 @@ int cmd_record(int argc, char **argv)
 		if (record_every_attach(o.every, &more.t[i], &more.objs[i],
 					&every_set[1 + i]))
 			goto cleanup;
+	sink.every = copts.batched ? o.every : 0;
 	if (!copts.batched && !sink.sm && !o.no_counters &&
 	    setup_counters(&o.counters, col))
 		goto cleanup;

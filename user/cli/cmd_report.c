@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "model/run_note.h"
 #include "read/etdump_reader.h"
 #include "report/report_format.h"
 #include "report/report_memory.h"
@@ -183,6 +184,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	out.call_order_ids = report_note_call_order(&dump);
+	out.kept_every = run_note_every(&dump);
 	ret = report_build(&dump, unit, &rep, err, sizeof(err));
 	if (ret) {
 		p_err("%s: %s", path, err);

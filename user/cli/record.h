@@ -72,6 +72,9 @@ struct record_sink {
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
 	struct thread_names names; /* --raw: each thread's comm */
+	uint32_t every;          /* --every N: said first (kept_every) */
+	bool every_said;
+	struct etdump_rec_kept_every kept_every;
 };
 
 enum stop_reason { STOP_EXIT, STOP_DURATION, STOP_SIGNAL, STOP_QUIT };

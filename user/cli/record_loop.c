@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include "cli/record.h"
 #include "collect/batch_pull.h"
@@ -78,6 +79,27 @@ static int feed_one(struct record_sink *sink, const void *rec, size_t len)
 	return err == -ENOMEM ? err : 0;
 }
 
+/* --every N goes first too, stamped like the first record. */
+static const void *kept_every_note(struct record_sink *sink, const void *rec,
+				   size_t len, size_t *note_len)
+{
+	struct etdump_rec_kept_every *r = &sink->kept_every;
+
+	if (sink->every < 2 || sink->every_said ||
+	    len < sizeof(struct etdump_rec_hdr))
+		return NULL;
+	sink->every_said = true;
+	memset(r, 0, sizeof(*r));
+	memcpy(&r->hdr, rec, sizeof(r->hdr));
+	r->hdr.type = ETDUMP_REC_KEPT_EVERY;
+	r->hdr.ncounters = 0;
+	r->hdr.flags = 0;
+	r->hdr.size = sizeof(*r);
+	r->every = sink->every;
+	*note_len = sizeof(*r);
+	return r;
+}
+
 int record_feed(void *ctx, const void *rec, size_t len)
 {
 	struct record_sink *sink = ctx;
@@ -87,7 +109,7 @@ int record_feed(void *ctx, const void *rec, size_t len)
 
 	/* symbol mode's measure of its probes goes first, raw capture too */
 	note = sink->sm ? symbol_mode_note(sink->sm, rec, len, &note_len) :
-			  NULL;
+			  kept_every_note(sink, rec, len, &note_len);
 	if (note) {
 		err = feed_one(sink, note, note_len);
 		if (err)

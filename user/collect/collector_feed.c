@@ -12,6 +12,7 @@
 #include "collect/collector.h"
 #include "collect/collector_state.h"
 #include "lib/grow_array.h"
+#include "model/run_note.h"
 
 struct collector *collector_new(void)
 {
@@ -124,6 +125,18 @@ const char *collector_name_intern(struct collector *c, const char *name,
 	return strtab_intern(c->names, name, strnlen(name, len));
 }
 
+/* record --every N: each run says the share its ETDump holds. */
+static int on_kept_every(struct collector *c, const void *rec)
+{
+	const struct etdump_rec_kept_every *r = rec;
+	char note[64];
+
+	if (r->every < 2)
+		return 0;
+	run_note_every_text(r->every, note, sizeof(note));
+	return collector_set_run_note(c, note);
+}
+
 /* The smallest size each record type can have. */
 static size_t record_min_size(uint8_t type)
 {
@@ -150,6 +163,8 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_allocation);
 	case ETDUMP_REC_ALLOCATOR:
 		return sizeof(struct etdump_rec_allocator);
+	case ETDUMP_REC_KEPT_EVERY:
+		return sizeof(struct etdump_rec_kept_every);
 	default:
 		return 0;
 	}
@@ -357,6 +372,8 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 		c->stats.bad_records++;
 		return -EINVAL;
 	}
+	if (h->type == ETDUMP_REC_KEPT_EVERY)
+		return on_kept_every(c, rec);
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;

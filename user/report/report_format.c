@@ -523,6 +523,9 @@ static void print_table(FILE *f, const struct report *r,
 		"");
 	if (o->call_order_ids)
 		fprintf(f, "instruction ids are call-order ids (symbol mode without --program: chain 0, numbered in the order the calls ran, not the program's plan)\n");
+	if (o->kept_every)
+		fprintf(f, "runs: 1 in %u of the runtime's (record --every %u); the others were left out\n",
+			o->kept_every, o->kept_every);
 	fputc('\n', f);
 	for (j = 0; j < ncols; j++)
 		measure(&cols[j], rows, nrows, &lay[j]);

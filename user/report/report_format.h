@@ -52,6 +52,7 @@ struct report_output {
 	const char *source;     /* named in the table's first line */
 	/* the recording's instruction ids follow call order (report_note.h) */
 	bool call_order_ids;
+	uint32_t kept_every;      /* record --every N: N, else 0 */
 	enum report_sort sort;
 	size_t top;             /* 0: every row; else N per block */
 };

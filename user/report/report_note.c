@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <string.h>
+#include "model/run_note.h"
 #include "report/report_note.h"
 #include "symbol/symbol_calibrate.h"
 
 /* Our notes start so; a runtime's own metadata (counters, delegates) not. */
-#define NOTE_PREFIX "etdump-bpf-"
+#define NOTE_PREFIX RUN_NOTE_PREFIX
 
 /* The metadata holds bytes, not a C string: every look is bounded. */
 static bool note_says(const struct etd_event *ev, const char *what)

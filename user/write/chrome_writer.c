@@ -8,6 +8,7 @@
 #include "lib/file_io.h"
 #include "lib/utf8.h"
 #include "lib/version.h"
+#include "model/run_note.h"
 #include "write/chrome_writer.h"
 #include "write/sched_lanes.h"
 #include "write/slice_nesting.h"
@@ -451,9 +452,15 @@ static void write_metadata(struct trace *tr)
 	const struct etd_dump *dump = tr->dump;
 	const char *exe = tr->info->exe;
 	const char *process = *exe ? base_name(exe) : "target";
+	uint32_t every = run_note_every(dump);
+	char label[256];
 	size_t r, q;
 
-	name_track(tr, "process_name", tr->info->pid, process);
+	/* a sample of the runs, said where the viewer names the process */
+	if (every)
+		snprintf(label, sizeof(label), "%s (1 run in %u: record --every %u)",
+			 process, every, every);
+	name_track(tr, "process_name", tr->info->pid, every ? label : process);
 	for (r = 0; r < dump->nruns; r++) {
 		uint32_t tid = dump->runs[r].tid;
 
@@ -691,14 +698,21 @@ static void write_other_data(struct trace *tr)
 	const struct raw_info *info = tr->info;
 	FILE *f = tr->f;
 
+	uint32_t every = run_note_every(tr->dump);
+
 	if (tr->from_etdump) {
 		fputs(",\n\"otherData\":{\"producer\":\"" PRODUCER "\","
-		      "\"source\":\"etdump\",\"file\":", f);
+		      "\"source\":\"etdump\",", f);
+		if (every)
+			fprintf(f, "\"kept_one_run_in\":%u,", every);
+		fputs("\"file\":", f);
 		json_str(f, info->exe);
 		fputs("}}\n", f);
 		return;
 	}
 	fputs(",\n\"otherData\":{\"producer\":\"" PRODUCER "\",", f);
+	if (every)
+		fprintf(f, "\"kept_one_run_in\":%u,", every);
 	write_recorder(tr);
 	fputs("\"executable\":", f);
 	json_str(f, info->exe);
