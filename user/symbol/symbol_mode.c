@@ -5,6 +5,7 @@
 #include <string.h>
 #include "log.h"
 #include "pte_reader.h"
+#include "site_traps.h"
 #include "symbol_attach.h"
 #include "symbol_calibrate.h"
 #include "symbol_coverage.h"
@@ -21,6 +22,7 @@ struct symbol_mode {
 	bool have_plan;
 	struct symbol_translator *translator;
 	struct symbol_sites sites;
+	struct site_tally traps;        /* what the records took */
 	struct symbol_attach *attach;
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
@@ -77,7 +79,9 @@ fail:
 
 int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len)
 {
-	return symbol_translator_feed(sm->translator, rec, len);
+	int err = site_tally_feed(&sm->traps, &sm->sites, rec, len);
+
+	return err ? err : symbol_translator_feed(sm->translator, rec, len);
 }
 
 /* "built-in ExecuTorch rules" or "FILE + built-in ExecuTorch rules" */
@@ -134,12 +138,29 @@ static void say_why(const struct symbol_mode *sm)
 	       sm->have_plan ? sm->opts.program : "");
 }
 
+/* What the kernel does at each site, and what a probed call takes. */
+static void say_sites(const struct symbol_mode *sm)
+{
+	char sites[256];
+
+	site_traps_describe(&sm->sites, sites, sizeof(sites));
+	p_info("symbol mode: %s (etdump-bpf list shows each)", sites);
+}
+
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
 	struct symbol_calibration applied;
 
+	char sites[256], runs[512];
+
 	if (symbol_translator_probe_time(sm->translator, &applied))
 		symbol_calibration_say(&applied, "were written");
+	if (!sm->sites.n)
+		return;
+	site_traps_describe(&sm->sites, sites, sizeof(sites));
+	site_tally_describe(&sm->traps, runs, sizeof(runs));
+	p_info("symbol mode: %s; %s", sites,
+	       runs[0] ? runs : "no run closed: no traps a run");
 }
 
 int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col)
@@ -203,6 +224,7 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 				 nattached);
 	if (!ret) {
 		say_why(sm);
+		say_sites(sm);
 		symbol_calibration_say(&sm->cal, "are written");
 	}
 	return ret;
@@ -243,6 +265,7 @@ void symbol_mode_free(struct symbol_mode *sm)
 	symbol_attach_close(sm->attach);
 	symbol_translator_free(sm->translator);
 	symbol_sites_free(&sm->sites);
+	site_tally_free(&sm->traps);
 	pte_plan_free(&sm->plan);
 	symbol_rules_free(&sm->rules);
 	free(sm);

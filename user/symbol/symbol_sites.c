@@ -26,16 +26,21 @@ struct walk {
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
+static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+bool symbol_entry_nop5(const uint8_t *b, size_t len)
+{
+	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
+}
+
 bool symbol_entry_emulated(const uint8_t *b, size_t len)
 {
-	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-
 	if (len >= 1 && ((b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90))
 		return true;    /* push %rax..%rdi; nop */
 	if (len >= 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57)
 		return true;    /* push %r8..%r15 */
 	/* optimized into a call; other multi-byte nops are single-stepped */
-	return len >= sizeof(nop5) && !memcmp(b, nop5, sizeof(nop5));
+	return symbol_entry_nop5(b, len);
 }
 
 /* What the uprobes of the object's own architecture make of its entry. */
@@ -145,6 +150,8 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	s->offset += skip;
 	s->single_step = n > 0 &&
 			 !entry_simulated(w->machine, insn + skip, n - skip);
+	s->optimized = n > 0 && w->machine == EM_X86_64 &&
+		       symbol_entry_nop5(insn + skip, n - skip);
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
 	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,

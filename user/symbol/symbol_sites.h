@@ -27,6 +27,12 @@ struct symbol_site {
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
+	/* its first instruction is the 5-byte nop x86-64 kernels from 6.18
+	   turn into a call of their uprobe trampoline: no trap after the
+	   first hit (site_traps.h) */
+	bool optimized;
+	/* exit_offset's instruction is single-stepped */
+	bool exit_stepped;
 	/* not 0: the exit is a plain uprobe at this file offset (an XNNPACK
 	   operator's: where its call returns), not a uretprobe */
 	uint64_t exit_offset;
@@ -67,6 +73,8 @@ int symbol_sites_find(struct symbol_sites *out,
  * (An aarch64 object's entries are arm64_insn.h's to judge.)
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
+/* x86-64: the 5-byte nop kernels from 6.18 optimize (site_traps.h). */
+bool symbol_entry_nop5(const uint8_t *insn, size_t len);
 /*
  * One more site, zeroed but for its id; NULL when out of memory. Its
  * function is freed with the sites.
