@@ -29,6 +29,10 @@ stay out of the numbers. The rows:
   7. the real ExecuTorch runtime on cnn.pte: stock, ETDumpGen, our
      EventTracer detached / batched / per-scope, symbol mode
      (scripts/bench_executorch.py)
+  7c. symbol mode on the stock runners (cnn.pte; xnn_mlp.pte in the
+     XNNPACK runner) against count-only programs at its very sites and
+     ETDumpGen's own runners, the ratios with their spread
+     (scripts/bench_xnnpack.py)
 
 Recording modes are described by their `etdump-bpf record` flags
 (RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
@@ -51,6 +55,7 @@ import time
 import bench_executorch
 import bench_tracer
 import bench_values
+import bench_xnnpack
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -709,6 +714,10 @@ def row_tracer(b, table, reps):
     bench_tracer.row_tracer(b, table, reps, log, median, fmt_ratio)
 
 
+def row_xnnpack(b, table, reps):
+    bench_xnnpack.row_xnnpack(b, table, reps, log, fmt_ratio)
+
+
 def row_values(b, table, reps):
     bench_values.row_values(b, table, reps, log, median, fmt_ratio)
 
@@ -730,7 +739,7 @@ def main():
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--rows", help="only these rows, by name: "
                     "detached,attached,throughput,producers,writer,memory,"
-                    "model,tracer,executorch")
+                    "model,tracer,executorch,xnnpack,values")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
@@ -740,7 +749,7 @@ def main():
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_producers,
                 row_writer, row_memory, row_model, row_tracer, row_executorch,
-                row_values):
+                row_xnnpack, row_values):
         if args.rows and row.__name__[4:] not in args.rows.split(","):
             continue
         t0 = time.monotonic()

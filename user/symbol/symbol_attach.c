@@ -209,36 +209,25 @@ static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
 	return 0;
 }
 
-/* Which probes of a site a multi link takes. */
-enum probe_kind { PROBE_RETURN, PROBE_EXIT_AT, PROBE_ENTRY };
-
 /*
  * One link for the probes of one kind of the n sites from `first` on, all
  * in one object; none when no site has such a probe.
  */
 static int attach_kind(struct symbol_attach *a,
 		       const struct symbol_site *first, size_t n, pid_t pid,
-		       enum probe_kind kind, uint64_t *offsets,
+		       enum symbol_probe_kind kind, uint64_t *offsets,
 		       uint64_t *cookies)
 {
 	static const char *const what[] = { "uretprobes", "exit uprobes",
 					    "uprobes" };
-	size_t i, m = 0;
+	size_t m = symbol_sites_probes(first, n, kind, offsets, cookies);
 	int fd;
 
-	for (i = 0; i < n; i++) {
-		if ((kind == PROBE_RETURN && first[i].exit_offset) ||
-		    (kind == PROBE_EXIT_AT && !first[i].exit_offset))
-			continue;
-		offsets[m] = kind == PROBE_EXIT_AT ? first[i].exit_offset :
-						     first[i].offset;
-		cookies[m++] = first[i].desc.id;
-	}
 	if (!m)
 		return 0;
-	fd = uprobe_multi_attach(prog_for(a, kind != PROBE_ENTRY), pid,
+	fd = uprobe_multi_attach(prog_for(a, kind != SYMBOL_PROBE_ENTRY), pid,
 				 first->path, offsets, cookies, m,
-				 kind == PROBE_RETURN);
+				 kind == SYMBOL_PROBE_RETURN);
 	if (fd < 0) {
 		p_err("%s: cannot attach %zu %s: %s", first->path, m,
 		      what[kind], strerror(-fd));
@@ -262,7 +251,8 @@ static int attach_object(struct symbol_attach *a,
 	if (!offsets || !cookies || !fds)
 		err = -ENOMEM;
 	/* returns and exits first: see attach_all() */
-	for (kind = PROBE_RETURN; !err && kind <= PROBE_ENTRY; kind++)
+	for (kind = SYMBOL_PROBE_RETURN; !err && kind <= SYMBOL_PROBE_ENTRY;
+	     kind++)
 		err = attach_kind(a, first, n, pid, kind, offsets, cookies);
 	free(offsets);
 	free(cookies);

@@ -259,6 +259,23 @@ int symbol_sites_find(struct symbol_sites *out,
 	return 0;
 }
 
+size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
+			   enum symbol_probe_kind kind, uint64_t *offsets,
+			   uint64_t *cookies)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((kind == SYMBOL_PROBE_RETURN && first[i].exit_offset) ||
+		    (kind == SYMBOL_PROBE_EXIT_AT && !first[i].exit_offset))
+			continue;
+		offsets[m] = kind == SYMBOL_PROBE_EXIT_AT ?
+				     first[i].exit_offset : first[i].offset;
+		cookies[m++] = first[i].desc.id;
+	}
+	return m;
+}
+
 size_t symbol_sites_count(const struct symbol_sites *s, int kind)
 {
 	size_t i, n = 0;

@@ -80,6 +80,23 @@ bool symbol_entry_nop5(const uint8_t *insn, size_t len);
  * function is freed with the sites.
  */
 struct symbol_site *symbol_sites_new(struct symbol_sites *s);
+/*
+ * The probes a site has: a uretprobe at its function's return, a plain
+ * uprobe at exit_offset (an XNNPACK operator's), a uprobe at its entry.
+ */
+enum symbol_probe_kind {
+	SYMBOL_PROBE_RETURN,
+	SYMBOL_PROBE_EXIT_AT,
+	SYMBOL_PROBE_ENTRY,
+};
+
+/*
+ * The offsets of the probes of a kind of the n sites from `first` on, and
+ * their sites' ids as cookies: how many.
+ */
+size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
+			   enum symbol_probe_kind kind, uint64_t *offsets,
+			   uint64_t *cookies);
 /* How many sites are of this kind (enum etdump_func_kind). */
 size_t symbol_sites_count(const struct symbol_sites *s, int kind);
 /* Leave out the sites of a kind, the others renumbered (desc.id). */
