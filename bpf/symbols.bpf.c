@@ -2,7 +2,8 @@
 /*
  * symbols.bpf.c - symbol mode: a uprobe at the entry and a uretprobe at the
  * return of each function a rules file names. The BPF cookie is the site's
- * index in `sites`, whose description each entry record carries whole.
+ * index in `sites`; an entry record names it by that id alone
+ * (ETDUMP_REC_FUNC_CALL), the recorder adds its description.
  *
  * The ring buffer and the drop counter are capture.bpf.c's own maps, shared
  * by fd (user/symbol/symbol_mode.c), so both kinds of record reach one collector.
@@ -170,24 +171,29 @@ SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
-	struct etdump_rec_func_entry *r;
+	struct etdump_rec_func_call *r;
 	struct etdump_func_site *site;
 
-	site = bpf_map_lookup_elem(&sites, &id);
-	if (!site)
-		return 0;
-	if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
-		alloc_entry(ctx, id);
-		return 0;
+	/* the sites that are more than an entry are looked up */
+	if (allocate_sites || xnn_sites) {
+		site = bpf_map_lookup_elem(&sites, &id);
+		if (!site)
+			return 0;
+		if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
+			alloc_entry(ctx, id);
+			return 0;
+		}
+		if (xnn_sites && site->kind == ETDUMP_FUNC_XNN_OP) {
+			xnn_entry(ctx, site);
+			return 0;
+		}
 	}
-	if (xnn_sites && site->kind == ETDUMP_FUNC_XNN_OP) {
-		xnn_entry(ctx, site);
-		return 0;
-	}
-	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);
+	/* the recorder has the description: the id says which */
+	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_CALL);
 	if (!r)
 		return 0;
-	__builtin_memcpy(&r->site, site, sizeof(*site));
+	r->id = id;
+	r->pad = 0;
 	submit(r);
 	return 0;
 }

@@ -556,6 +556,8 @@ static int feed_collector(void *ctx, const void *rec, size_t len)
 	size_t note_len;
 	int err;
 
+	if (sink->sm)
+		rec = symbol_mode_expand(sink->sm, rec, &len);
 	/* symbol mode's measure of its probes goes first, raw capture too */
 	note = sink->sm ? symbol_mode_note(sink->sm, rec, len, &note_len) :
 			  NULL;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "entry_expand.h"
 #include "log.h"
 #include "pte_reader.h"
 #include "site_traps.h"
@@ -23,6 +24,7 @@ struct symbol_mode {
 	struct symbol_translator *translator;
 	struct symbol_sites sites;
 	struct site_tally traps;        /* what the records took */
+	struct etdump_rec_func_entry expanded;  /* symbol_mode_expand()'s */
 	struct symbol_attach *attach;
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
@@ -75,6 +77,15 @@ int symbol_mode_open(struct symbol_mode **out,
 fail:
 	symbol_mode_free(sm);
 	return ret;
+}
+
+const void *symbol_mode_expand(struct symbol_mode *sm, const void *rec,
+			       size_t *len)
+{
+	if (!entry_expand(&sm->sites, rec, *len, &sm->expanded))
+		return rec;
+	*len = sizeof(sm->expanded);
+	return &sm->expanded;
 }
 
 int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len)

@@ -42,6 +42,13 @@ bool symbol_mode_wanted(const struct symbol_mode_opts *o,
 int symbol_mode_open(struct symbol_mode **out,
 		     const struct symbol_mode_opts *o, struct collector *col);
 /*
+ * A record as the probe sent it made the one it stands for (an entry's
+ * description added, entry_expand.h): what the raw capture and
+ * symbol_mode_feed() take; valid until the next call. len is updated.
+ */
+const void *symbol_mode_expand(struct symbol_mode *sm, const void *rec,
+			       size_t *len);
+/*
  * Where records go in symbol mode instead of collector_feed(): as they
  * arrive (a raw capture stores them so), then translated for col.
  */

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * test_entry_expand.c - an entry as symbol mode's probe sends it (the
+ * site's id) made the FUNC_ENTRY it stands for (user/symbol/entry_expand.h).
+ */
+#include <string.h>
+#include "entry_expand.h"
+#include "testlib.h"
+
+static void two_sites(struct symbol_sites *s, struct symbol_site *site)
+{
+	memset(site, 0, 2 * sizeof(*site));
+	memset(s, 0, sizeof(*s));
+	site[1].desc.id = 1;
+	site[1].desc.kind = ETDUMP_FUNC_KERNEL;
+	strcpy(site[1].desc.name, "native_call_relu.out");
+	site[1].desc.name_len = strlen(site[1].desc.name);
+	s->sites = site;
+	s->n = 2;
+}
+
+/* The probe's record of a call through site `id`. */
+static struct etdump_rec_func_call call_of(uint32_t id)
+{
+	struct etdump_rec_func_call c = { 0 };
+
+	c.hdr.type = ETDUMP_REC_FUNC_CALL;
+	c.hdr.size = sizeof(c);
+	c.id = id;
+	return c;
+}
+
+TEST(call_becomes_the_entry_it_stands_for)
+{
+	struct etdump_rec_func_call c = call_of(1);
+	struct etdump_rec_func_entry e;
+	struct symbol_site site[2];
+	struct symbol_sites s;
+
+	two_sites(&s, site);
+	c.hdr.tid = 42;
+	c.hdr.ts = 1234;
+	CHECK(entry_expand(&s, &c, sizeof(c), &e));
+	CHECK_EQ_INT(e.hdr.type, ETDUMP_REC_FUNC_ENTRY);
+	CHECK_EQ_INT(e.hdr.size, sizeof(e));
+	CHECK_EQ_INT(e.hdr.tid, 42);
+	CHECK_EQ_INT(e.hdr.ts, 1234);
+	CHECK_EQ_INT(e.site.id, 1);
+	CHECK_EQ_INT(e.site.kind, ETDUMP_FUNC_KERNEL);
+	CHECK_EQ_STR(e.site.name, "native_call_relu.out");
+}
+
+TEST(anything_else_left_as_it_is)
+{
+	struct etdump_rec_func_call c = call_of(2);     /* no such site */
+	struct etdump_rec_func_entry e;
+	struct symbol_site site[2];
+	struct symbol_sites s;
+
+	two_sites(&s, site);
+	CHECK(!entry_expand(&s, &c, sizeof(c), &e));
+	c.id = 0;
+	CHECK(!entry_expand(&s, &c, sizeof(c) - 1, &e));
+	c.hdr.size = sizeof(c) + 8;     /* longer than what came */
+	CHECK(!entry_expand(&s, &c, sizeof(c), &e));
+	c.hdr.size = sizeof(c);
+	c.hdr.type = ETDUMP_REC_FUNC_EXIT;
+	CHECK(!entry_expand(&s, &c, sizeof(c), &e));
+}
+
+int main(void)
+{
+	RUN(call_becomes_the_entry_it_stands_for);
+	RUN(anything_else_left_as_it_is);
+	return TEST_SUMMARY();
+}
