@@ -37,6 +37,7 @@
 #include "privileges.h"
 #include "raw_threads.h"
 #include "raw_writer.h"
+#include "record_duty.h"
 #include "record_every.h"
 #include "every_word.h"
 #include "live_view.h"
@@ -136,6 +137,12 @@ static const char record_usage[] =
 	"                       a recorder attached; the summary says which\n"
 	"                       share of the runs the ETDump holds. Not with\n"
 	"                       --precise, -e, --values, --allocations, --symbols\n"
+	"      --duty PCT[/PERIOD]  symbol mode: the probes attached PCT % of\n"
+	"                       the time, the first PCT % of every PERIOD\n"
+	"                       (default 1s), out for the rest; only whole\n"
+	"                       executions written, the ones cut counted; the\n"
+	"                       summary, the ETDump's note and report say the\n"
+	"                       share of the time traced\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
 	"                       the timeline convert makes\n"
@@ -196,6 +203,7 @@ struct record_opts {
 	bool live;
 	bool no_inherit;           /* --no-inherit: no child followed */
 	uint32_t every;            /* --every N, or 0 */
+	struct record_duty duty;   /* --duty PCT[/PERIOD]: permille 0 if not */
 	/* --follow-binary: armed as if the command line named them */
 	char *follow_binaries[MAX_FOLLOW_BINARIES];
 	size_t nfollow_binaries;
@@ -230,7 +238,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
-       OPT_FOLLOW_BINARY, OPT_EVERY };
+       OPT_FOLLOW_BINARY, OPT_EVERY, OPT_DUTY };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -297,6 +305,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
 		{ "every", required_argument, NULL, OPT_EVERY },
+		{ "duty", required_argument, NULL, OPT_DUTY },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
@@ -424,6 +433,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 						       optarg);
 			o->every = (uint32_t)every;
 			break;
+		case OPT_DUTY:
+			if (record_duty_parse(optarg, &o->duty))
+				return cli_usage_error("record", "invalid --duty '%s' (PCT[/PERIOD]: 0.1 to 99.9 %% of every PERIOD, 10ms or more, default 1s)",
+						       optarg);
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -452,6 +466,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (o->every && every_refused(o))
 		return cli_usage_error("record", "--every keeps one run in N in batched mode: not with %s, which does not record batched",
 				       every_refused(o));
+	if (o->every && o->duty.permille)
+		return usage_error("%s", "--every and --duty: give one");
 	if (o->no_inherit && o->nfollow_binaries)
 		return usage_error("%s", "--follow-binary and --no-inherit ask for opposite things: give one");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
@@ -526,6 +542,7 @@ struct record_sink {
 	struct collector *col;
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
+	struct record_duty *duty; /* --duty: probes out between windows */
 	struct thread_names names; /* --raw: each thread's comm */
 };
 
@@ -613,7 +630,8 @@ static int collect(const struct record_opts *o, struct target *t,
 
 	for (;;) {
 		/* runs waiting for the file: only a look at the ring first */
-		if (poll(pfd, 3, more_runs ? 0 : POLL_INTERVAL_MS) < 0 &&
+		if (poll(pfd, 3, more_runs ? 0 : record_duty_timeout_ms(
+					sink->duty, POLL_INTERVAL_MS)) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		/* a child that exec'd: attached before its exit is looked at */
@@ -665,6 +683,8 @@ static int collect(const struct record_opts *o, struct target *t,
 				break;
 			}
 		}
+		if (sink->duty && (err = record_duty_tick(sink->duty, now)))
+			return err;
 		if (o->duration_ns && now - start >= o->duration_ns) {
 			*why = STOP_DURATION;
 			break;
@@ -1068,6 +1088,12 @@ int cmd_record(int argc, char **argv)
 	/* said once symbol mode is attached */
 	sym_alone = sink.sm && follow;
 	follow = follow && !sink.sm;
+	if (o.duty.permille && !sink.sm) {
+		p_err("--duty takes symbol mode's probes out and puts them back: %s has etdump probes (add --symbols to record it in symbol mode)",
+		      t.exe);
+		goto cleanup;
+	}
+	sink.duty = o.duty.permille ? &o.duty : NULL;
 	copts.batched = !sink.sm && choose_mode(&o, &objs, children_only);
 	/* a thread's whole buffer is one record: the ring holds a few */
 	if (copts.batched && o.ring_bytes < BATCHED_MIN_RING_BYTES) {
@@ -1164,11 +1190,15 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	if (sink.sm && symbol_mode_annotate(sink.sm, col))
 		goto cleanup;
+	if (sink.duty && record_duty_annotate(sink.duty, col))
+		goto cleanup;
 	if (sym_alone)
 		p_info("symbol mode records PID %d alone: children are followed in USDT mode only",
 		       t.pid);
 	start = now_ns();
 	collector_set_start(col, start);
+	if (sink.duty)
+		record_duty_start(sink.duty, sink.sm, cap, col, start);
 	if (children_only) {
 		/* said once a child is recorded; a refusal at the end if none */
 		snprintf(note, sizeof(note), "PID %d (%s): no 'etdump' USDT probes: recording the processes it starts that exec a binary with them (--no-inherit: refuse); mode: %s",
@@ -1205,6 +1235,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 
 	err = collect(&o, &t, &more, fc, cap, &sink, rs, ahead, lv, &why);
+	if (sink.duty)
+		record_duty_stop(sink.duty, now_ns());
 	reset_every(&t, &objs, &more, every_set);
 	/* the stream is this thread's alone again, its first error known */
 	if (ahead) {
@@ -1310,6 +1342,8 @@ int cmd_record(int argc, char **argv)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	if (sink.sm)
 		symbol_mode_summary(sink.sm);
+	if (sink.duty)
+		record_duty_say(sink.duty, &stats);
 	if (o.values && collector_values(col))
 		value_capture_summary(collector_values(col), o.debug_buffer_path,
 				      o.value_max);

@@ -183,6 +183,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	out.call_order_ids = report_note_call_order(&dump);
+	report_note_duty(&dump, out.duty, sizeof(out.duty));
 	ret = report_build(&dump, unit, &rep, err, sizeof(err));
 	if (ret) {
 		p_err("%s: %s", path, err);

@@ -47,6 +47,7 @@ struct thread_state {
 	bool in_run;            /* run holds the run open on this thread */
 	bool had_block;         /* opened a run since the capture started */
 	bool mid_run;           /* ended a scope begun before the capture */
+	bool after_gap;         /* probes were away since its last block */
 	bool state_lost;        /* an instruction record may have been lost */
 	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
@@ -92,6 +93,7 @@ struct collector {
 	/* the name of the batched record fed now, interned with its flush */
 	const char *flush_name;
 	uint64_t min_ts;        /* every probe in place: runs open after it */
+	bool gapped;            /* collector_gap() was called */
 	char *run_note;         /* collector_set_run_note() */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
@@ -290,9 +292,19 @@ static void event_unowned_free(struct etd_event *ev)
 	event_value_drop(ev);
 }
 
+/*
+ * Where a thread's leftovers are counted: after record --duty took the
+ * probes away, until its next block, they are the cut runs'.
+ */
+static uint64_t *leftover(struct collector *c, const struct thread_state *t,
+			  uint64_t *stat)
+{
+	return t->after_gap ? &c->stats.cut_events : stat;
+}
+
 static void held_drop(struct collector *c, struct thread_state *t)
 {
-	c->stats.outside_run += t->nheld;
+	*leftover(c, t, &c->stats.outside_run) += t->nheld;
 	c->stats.left_out += t->nheld;
 	c->events_seen -= t->nheld;
 	while (t->nheld)
@@ -437,7 +449,7 @@ static int add_event(struct collector *c, struct thread_state *t,
 		return add_to_run(c, t, ev);
 	if (!t->had_block && !t->mid_run)
 		return hold_event(c, t, ev, at);
-	c->stats.outside_run++;
+	(*leftover(c, t, &c->stats.outside_run))++;
 	c->stats.left_out++;
 	event_value_drop(ev); /* its metadata is the record's */
 	return 0;
@@ -561,11 +573,25 @@ static int on_block(struct collector *c, struct thread_state *t,
 	const char *name;
 	int err;
 
+	/* a run begun while record --duty's probes came or went */
+	if (c->gapped && r->hdr.ts < c->min_ts) {
+		c->stats.cut_runs++;
+		t->after_gap = true;
+		held_drop(c, t);
+		t->depth = 0;
+		return close_run(c, t, r->hdr.ts);
+	}
 	/* what it did before was the end of a run begun before attaching */
+	if (t->after_gap && (t->nheld || t->mid_run))
+		c->stats.cut_runs++;
 	if (!t->had_block) {
 		held_drop(c, t);
 		t->had_block = true;
 	}
+	/* what it began before is the cut run's */
+	if (t->after_gap)
+		t->depth = 0;
+	t->after_gap = false;
 	err = close_run(c, t, r->hdr.ts);
 	if (err)
 		return err;
@@ -735,7 +761,7 @@ static int on_end(struct collector *c, struct thread_state *t,
 		/* after a loss, the begin the ring lost: in the drop count */
 		if (t->loss_epoch)
 			return 0;
-		c->stats.unmatched_ends++;
+		(*leftover(c, t, &c->stats.unmatched_ends))++;
 		/* a scope begun before the capture: not a worker's */
 		if (!t->had_block && !t->mid_run) {
 			t->mid_run = true;
@@ -746,7 +772,7 @@ static int on_end(struct collector *c, struct thread_state *t,
 	/* scopes opened inside this one and never ended */
 	while (t->depth > at + 1) {
 		t->depth--;
-		c->stats.unclosed_scopes++;
+		(*leftover(c, t, &c->stats.unclosed_scopes))++;
 	}
 	s = &t->stack[--t->depth];
 	if (s->ids_lost || s->loss_epoch != t->loss_epoch)
@@ -1200,6 +1226,36 @@ static void discard_run(struct collector *c, struct thread_state *t)
 	t->in_run = false;
 }
 
+int collector_gap(struct collector *c)
+{
+	size_t i;
+	int err = 0;
+
+	c->gapped = true;
+	for (i = 0; i < c->nthreads && !err; i++) {
+		struct thread_state *t = &c->threads[i];
+
+		if (run_has_open_scope(t)) {
+			discard_run(c, t);
+			c->stats.incomplete_runs--;
+			c->stats.cut_runs++;
+		} else {
+			err = close_run(c, t, UINT64_MAX);
+		}
+		/* as at the start: what comes before its next block is lost */
+		t->depth = 0;
+		t->had_block = false;
+		t->mid_run = false;
+		t->after_gap = true;
+	}
+	return err;
+}
+
+const char *collector_run_note(const struct collector *c)
+{
+	return c->run_note;
+}
+
 int collector_close(struct collector *c, struct collector_stats *stats)
 {
 	size_t i;
@@ -1213,6 +1269,7 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	 * opened in earlier runs were never closed (an early return): they
 	 * are lost, counted, and the runs after them are whole.
 	 */
+	c->gapped = true;
 	for (i = 0; i < c->nthreads && !err; i++) {
 		struct thread_state *t = &c->threads[i];
 

@@ -523,6 +523,10 @@ static void print_table(FILE *f, const struct report *r,
 		"");
 	if (o->call_order_ids)
 		fprintf(f, "instruction ids are call-order ids (symbol mode without --program: chain 0, numbered in the order the calls ran, not the program's plan)\n");
+	if (o->duty[0])
+		fprintf(f, "recorded with --duty %.*s%%/%s: probes attached that share of the time, a window at the start of each period; the runs are the executions whole inside a window\n",
+			(int)strcspn(o->duty, "/"), o->duty,
+			o->duty + strcspn(o->duty, "/") + (o->duty[strcspn(o->duty, "/")] == '/'));
 	fputc('\n', f);
 	for (j = 0; j < ncols; j++)
 		measure(&cols[j], rows, nrows, &lay[j]);

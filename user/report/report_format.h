@@ -52,6 +52,8 @@ struct report_output {
 	const char *source;     /* named in the table's first line */
 	/* the recording's instruction ids follow call order (report_note.h) */
 	bool call_order_ids;
+	/* recorded in windows: record --duty's PCT/PERIOD, or "" */
+	char duty[32];
 	enum report_sort sort;
 	size_t top;             /* 0: every row; else N per block */
 };

@@ -261,6 +261,16 @@ void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 	free(sorted);
 }
 
+void site_tally_gap(struct site_tally *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nthreads; i++)
+		t->threads[i].depth = 0;
+	for (i = 0; i < t->nruns; i++)
+		t->runs[i].open_traps = t->runs[i].open_stepped = 0;
+}
+
 void site_tally_free(struct site_tally *t)
 {
 	free(t->runs);

@@ -73,6 +73,8 @@ int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
  * the closed runs', most runs first; "" when none closed.
  */
 void site_tally_describe(const struct site_tally *t, char *buf, size_t len);
+/* The probes were taken away (record --duty): the runs open are cut. */
+void site_tally_gap(struct site_tally *t);
 void site_tally_free(struct site_tally *t);
 
 #endif /* ETDUMP_SITE_TRAPS_H */

@@ -360,16 +360,67 @@ static void detach_links_in_parallel(struct bpf_link **links, size_t n)
 			pthread_join(d[i].thread, NULL);
 }
 
-void symbol_attach_close(struct symbol_attach *a)
+/* Every probe taken out; the programs stay loaded. */
+static void detach_all(struct symbol_attach *a)
 {
 	size_t i;
 
-	if (!a)
-		return;
 	for (i = 0; i < a->nfds; i++)
 		close(a->fds[i]);
-	free(a->fds);
+	a->nfds = 0;
 	detach_links_in_parallel(a->links, a->nlinks);
+	a->nlinks = 0;
+}
+
+/* One fd's close: a uprobe_multi link's removal waits for a grace period. */
+static void *close_fd(void *arg)
+{
+	close(*(int *)arg);
+	return NULL;
+}
+
+/*
+ * Each link's removal waits for its own grace period, ~50 ms here: side
+ * by side they share it. Which probe goes first does not matter: record
+ * --duty leaves out every run not whole before the removal began.
+ */
+void symbol_attach_pause(struct symbol_attach *a)
+{
+	pthread_t threads[DETACH_THREADS];
+	uint64_t started = 0;
+	size_t i;
+
+	for (i = 0; i < a->nfds; i++) {
+		if (i >= DETACH_THREADS ||
+		    pthread_create(&threads[i], NULL, close_fd, &a->fds[i]))
+			close(a->fds[i]);
+		else
+			started |= 1ull << i;
+	}
+	for (i = 0; i < a->nfds && i < DETACH_THREADS; i++)
+		if (started & (1ull << i))
+			pthread_join(threads[i], NULL);
+	a->nfds = 0;
+	detach_links_in_parallel(a->links, a->nlinks);
+	a->nlinks = 0;
+}
+
+int symbol_attach_resume(struct symbol_attach *a,
+			 const struct symbol_sites *sites, pid_t pid)
+{
+	int err = attach_all(a, sites, pid);
+
+	if (err)
+		detach_all(a);
+	return err;
+}
+
+void symbol_attach_close(struct symbol_attach *a)
+{
+	if (!a)
+		return;
+	detach_all(a);
+	free(a->fds);
 	free(a->links);
 	symbols_bpf__destroy(a->skel);
 	free(a);

@@ -26,6 +26,7 @@ struct symbol_mode {
 	struct site_tally traps;        /* what the records took */
 	struct etdump_rec_func_entry expanded;  /* symbol_mode_expand()'s */
 	struct symbol_attach *attach;
+	pid_t pid;              /* attached to */
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
 	bool noted;             /* handed on, before the first record */
@@ -231,6 +232,7 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	}
 	/* a failure is said, and the times stay as they were recorded */
 	symbol_calibrate(&sm->cal);
+	sm->pid = t->pid;
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
 				 nattached);
 	if (!ret) {
@@ -239,6 +241,24 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		symbol_calibration_say(&sm->cal, "are written");
 	}
 	return ret;
+}
+
+void symbol_mode_pause(struct symbol_mode *sm)
+{
+	if (sm->attach)
+		symbol_attach_pause(sm->attach);
+}
+
+void symbol_mode_gap(struct symbol_mode *sm)
+{
+	symbol_translator_gap(sm->translator);
+	site_tally_gap(&sm->traps);
+}
+
+int symbol_mode_resume(struct symbol_mode *sm)
+{
+	return sm->attach ? symbol_attach_resume(sm->attach, &sm->sites,
+						 sm->pid) : -ENOENT;
 }
 
 int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
