@@ -49,6 +49,9 @@ enum etdump_rec_type {
 	/* symbol mode's entry as the probe sends it: the recorder makes it a
 	   FUNC_ENTRY before anything else reads it (entry_expand.h) */
 	ETDUMP_REC_FUNC_CALL = 17,     /* struct etdump_rec_func_call */
+	/* an XNNPACK operator's entry as the probe sends it: the fields it
+	   read, named by the recorder (entry_expand.h) */
+	ETDUMP_REC_XNN_CALL = 18,      /* struct etdump_rec_xnn_call */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 };
@@ -254,6 +257,23 @@ struct etdump_rec_func_call {
 	struct etdump_rec_hdr hdr;
 	__u32 id;
 	__u32 pad;
+};
+
+/*
+ * The same for an XNNPACK operator run (ETDUMP_FUNC_XNN_OP): the fields of
+ * the operator the probe read (schema/symbol_xnnpack.h), which the
+ * recorder names as the binary's own tables do, and which of its objects
+ * of which operator (etdump_func_site.part). Never in a raw capture.
+ */
+struct etdump_rec_xnn_call {
+	struct etdump_rec_hdr hdr;
+	__u32 id;
+	__u16 part;
+	__u16 pad;
+	__u32 type;
+	__u32 sub;
+	__u32 ukernel;
+	__u32 pad2;
 };
 
 /*

@@ -29,58 +29,6 @@ struct symbol_attach {
 	size_t nlinks;
 };
 
-/* The names the probe looks an XNNPACK operator up by (at least 1). */
-static uint32_t xnn_names_count(const struct xnn_ops *x)
-{
-	return 1 + x->ntypes + x->sub[0].n + x->sub[1].n;
-}
-
-static int put_name(struct bpf_map *map, const void *key, size_t key_len,
-		    const char *name)
-{
-	struct etdump_xnn_name v;
-
-	memset(&v, 0, sizeof(v));
-	v.len = strnlen(name, sizeof(v.name) - 1);
-	memcpy(v.name, name, v.len);
-	return bpf_map__update_elem(map, key, key_len, &v, sizeof(v), 0);
-}
-
-/*
- * The XNNPACK operators' names (xnnpack_ops.h), as the probe looks them
- * up: by type and sub-type for the types named by one (its whole range,
- * unnamed entries too), else by type; the microkernel types by number,
- * the default's "" (the profiler writes no suffix for it).
- */
-static int fill_xnn_names(struct symbol_attach *a, const struct xnn_ops *x)
-{
-	struct etdump_xnn_key k;
-	uint32_t i, j;
-	int err = 0;
-
-	for (j = 0; j < 2 && !err; j++) {
-		for (i = 0; i < x->sub[j].n && !err; i++) {
-			k = (struct etdump_xnn_key){ x->sub[j].type, i - 1, 0 };
-			err = put_name(a->skel->maps.xnn_names, &k, sizeof(k),
-				       x->sub[j].names[i]);
-		}
-	}
-	for (i = 0; i < x->ntypes && !err; i++) {
-		/* copy's names hang on a field not read: none */
-		if (!x->type_names[i][0] ||
-		    (i >= x->copy_first && i <= x->copy_last))
-			continue;
-		k = (struct etdump_xnn_key){ i, 0, 1 };
-		err = put_name(a->skel->maps.xnn_names, &k, sizeof(k),
-			       x->type_names[i]);
-	}
-	for (i = 0; i < x->nukernels && i < ETDUMP_XNN_UKERNELS && !err; i++)
-		err = put_name(a->skel->maps.xnn_ukernels, &i, sizeof(i),
-			       i ? x->ukernel_names[i] : "");
-	return err;
-}
-
-/* Open and load the object, writing into ring_fd and drops_fd. */
 static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		int ring_fd, int drops_fd, pid_t pid, bool multi)
 {
@@ -108,9 +56,6 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	skel->rodata->xnn_layout.type = sites->xnn.type_off;
 	skel->rodata->xnn_layout.sub = sites->xnn.sub_off;
 	skel->rodata->xnn_layout.ukernel = sites->xnn.ukernel_off;
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.xnn_names,
-					       xnn_names_count(&sites->xnn));
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
@@ -167,8 +112,6 @@ static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
 				&s->sites[i].outputs,
 				sizeof(s->sites[i].outputs), 0);
 	}
-	if (!err && symbol_sites_count(s, ETDUMP_FUNC_XNN_OP))
-		err = fill_xnn_names(a, &s->xnn);
 	if (err)
 		p_err("cannot fill the symbol-mode site table: %s",
 		      strerror(-err));
