@@ -98,6 +98,13 @@ class RecordDutyTest(TempDirTest):
         self.assertIn("--symbols", proc.stderr)
         self.assertFalse(os.path.exists(self.path("x.etdp")))
 
+    def test_raw_capture_refused(self):
+        proc = run([CLI, "record", "--duty", "10", "--raw",
+                    self.path("x.raw"), "--", EXAMPLE_NOPROBES, "-n", "1"])
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--duty and --raw", proc.stderr)
+        self.assertFalse(os.path.exists(self.path("x.raw")))
+
     def test_bad_duty_is_a_usage_error(self):
         for arg in ("0", "100", "x", "10/1ms", "10/", "/1s"):
             with self.subTest(arg=arg):

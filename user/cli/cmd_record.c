@@ -468,6 +468,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				       every_refused(o));
 	if (o->every && o->duty.permille)
 		return usage_error("%s", "--every and --duty: give one");
+	/* convert would replay the windows' records as one stream */
+	if (o->raw && o->duty.permille)
+		return usage_error("%s", "--duty and --raw: a raw capture is replayed as one stream, without the windows that leave cut executions out; record the ETDump (-o)");
 	if (o->no_inherit && o->nfollow_binaries)
 		return usage_error("%s", "--follow-binary and --no-inherit ask for opposite things: give one");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))
