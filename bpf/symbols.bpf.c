@@ -2,7 +2,8 @@
 /*
  * symbols.bpf.c - symbol mode: a uprobe at the entry and a uretprobe at the
  * return of each function a rules file names. The BPF cookie is the site's
- * index in `sites`, whose description each entry record carries whole.
+ * index in `sites`; an entry record names it by that id alone
+ * (ETDUMP_REC_FUNC_CALL), the recorder adds its description.
  *
  * The ring buffer and the drop counter are capture.bpf.c's own maps, shared
  * by fd (user/symbol/symbol_mode.c), so both kinds of record reach one collector.
@@ -18,9 +19,10 @@
  *
  * XNNPACK operators (ETDUMP_FUNC_XNN_OP): the entry is a plain uprobe on
  * the call of xnn_run_operator_with_index, the operator in the first
- * argument register; its name is looked up from the fields read there
- * (user/symbol/xnnpack_ops.h). The exit is on_func_exit attached as a
- * plain uprobe where the call returns, the entry site's id its cookie.
+ * argument register; the recorder names it from the fields read there
+ * (user/symbol/entry_expand.h, xnnpack_ops.h). The exit is on_func_exit
+ * attached as a plain uprobe where the call returns, the entry site's id
+ * its cookie.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -107,20 +109,6 @@ static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
 const volatile bool xnn_sites = false;
 const volatile struct etdump_xnn_layout xnn_layout = {};
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1); /* resized to the names there are */
-	__type(key, struct etdump_xnn_key);
-	__type(value, struct etdump_xnn_name);
-} xnn_names SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, ETDUMP_XNN_UKERNELS);
-	__type(key, __u32);
-	__type(value, struct etdump_xnn_name);
-} xnn_ukernels SEC(".maps");
-
 static __always_inline __u32 read_u32(__u64 addr)
 {
 	__u32 v = 0;
@@ -129,40 +117,26 @@ static __always_inline __u32 read_u32(__u64 addr)
 	return v;
 }
 
-/* xnn_run_operator_with_index(op, opdata_index, object_index, ...) */
-static __always_inline void xnn_entry(struct pt_regs *ctx,
-				      const struct etdump_func_site *site)
+/*
+ * xnn_run_operator_with_index(op, opdata_index, object_index, ...): the
+ * operator's fields the recorder names it by (entry_expand.h), and which
+ * object of which operator this is.
+ */
+static __always_inline void xnn_entry(struct pt_regs *ctx, __u32 id)
 {
-	struct etdump_xnn_key k = { .whole = 0 };
-	const struct etdump_xnn_name *n, *uk;
-	struct etdump_rec_func_entry *r;
+	struct etdump_rec_xnn_call *r;
 	__u64 op = PT_REGS_PARM1(ctx);
-	__u32 ukernel;
 
-	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);
+	r = reserve(sizeof(*r), ETDUMP_REC_XNN_CALL);
 	if (!r)
 		return;
-	__builtin_memcpy(&r->site, site, sizeof(*site));
-	r->site.part = (PT_REGS_PARM3(ctx) & 7) | (PT_REGS_PARM2(ctx) << 3);
-	r->site.name_len = 0;
-	r->site.arg_len = 0;
-	k.type = read_u32(op + xnn_layout.type);
-	k.sub = read_u32(op + xnn_layout.sub);
-	ukernel = read_u32(op + xnn_layout.ukernel);
-	n = bpf_map_lookup_elem(&xnn_names, &k);
-	if (!n) {
-		k.sub = 0;
-		k.whole = 1;
-		n = bpf_map_lookup_elem(&xnn_names, &k);
-	}
-	uk = bpf_map_lookup_elem(&xnn_ukernels, &ukernel);
-	/* a microkernel type past the table: no name rather than a wrong one */
-	if (n && uk && (uk->len || !ukernel)) {
-		r->site.name_len = n->len < ETDUMP_NAME_MAX ? n->len : 0;
-		r->site.arg_len = uk->len < ETDUMP_NAME_MAX ? uk->len : 0;
-		__builtin_memcpy(r->site.name, n->name, sizeof(r->site.name));
-		__builtin_memcpy(r->site.arg, uk->name, sizeof(r->site.arg));
-	}
+	r->id = id;
+	r->part = (PT_REGS_PARM3(ctx) & 7) | (PT_REGS_PARM2(ctx) << 3);
+	r->pad = 0;
+	r->type = read_u32(op + xnn_layout.type);
+	r->sub = read_u32(op + xnn_layout.sub);
+	r->ukernel = read_u32(op + xnn_layout.ukernel);
+	r->pad2 = 0;
 	submit(r);
 }
 
@@ -170,24 +144,29 @@ SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
-	struct etdump_rec_func_entry *r;
+	struct etdump_rec_func_call *r;
 	struct etdump_func_site *site;
 
-	site = bpf_map_lookup_elem(&sites, &id);
-	if (!site)
-		return 0;
-	if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
-		alloc_entry(ctx, id);
-		return 0;
+	/* the sites that are more than an entry are looked up */
+	if (allocate_sites || xnn_sites) {
+		site = bpf_map_lookup_elem(&sites, &id);
+		if (!site)
+			return 0;
+		if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
+			alloc_entry(ctx, id);
+			return 0;
+		}
+		if (xnn_sites && site->kind == ETDUMP_FUNC_XNN_OP) {
+			xnn_entry(ctx, id);
+			return 0;
+		}
 	}
-	if (xnn_sites && site->kind == ETDUMP_FUNC_XNN_OP) {
-		xnn_entry(ctx, site);
-		return 0;
-	}
-	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_ENTRY);
+	/* the recorder has the description: the id says which */
+	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_CALL);
 	if (!r)
 		return 0;
-	__builtin_memcpy(&r->site, site, sizeof(*site));
+	r->id = id;
+	r->pad = 0;
 	submit(r);
 	return 0;
 }

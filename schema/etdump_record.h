@@ -46,6 +46,12 @@ enum etdump_rec_type {
 	ETDUMP_REC_VALUE_DATA = 14,    /* struct etdump_rec_value_data */
 	ETDUMP_REC_ALLOCATOR = 15,     /* struct etdump_rec_allocator */
 	ETDUMP_REC_FUNC_ALLOC = 16,    /* struct etdump_rec_func_alloc */
+	/* symbol mode's entry as the probe sends it: the recorder makes it a
+	   FUNC_ENTRY before anything else reads it (entry_expand.h) */
+	ETDUMP_REC_FUNC_CALL = 17,     /* struct etdump_rec_func_call */
+	/* an XNNPACK operator's entry as the probe sends it: the fields it
+	   read, named by the recorder (entry_expand.h) */
+	ETDUMP_REC_XNN_CALL = 18,      /* struct etdump_rec_xnn_call */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 	/* record --every's, made by the recorder */
@@ -241,6 +247,35 @@ struct etdump_rec_func_exit {
 	struct etdump_rec_hdr hdr;
 	__u32 id;
 	__u32 pad;
+};
+
+/*
+ * An entry of a site whose description the recorder holds: 32 bytes where
+ * a FUNC_ENTRY takes 168, a probe's ring write that much cheaper (the
+ * traced thread pays for every cache line it writes there). Never in a
+ * raw capture: the recorder writes the FUNC_ENTRY it stands for.
+ */
+struct etdump_rec_func_call {
+	struct etdump_rec_hdr hdr;
+	__u32 id;
+	__u32 pad;
+};
+
+/*
+ * The same for an XNNPACK operator run (ETDUMP_FUNC_XNN_OP): the fields of
+ * the operator the probe read (schema/symbol_xnnpack.h), which the
+ * recorder names as the binary's own tables do, and which of its objects
+ * of which operator (etdump_func_site.part). Never in a raw capture.
+ */
+struct etdump_rec_xnn_call {
+	struct etdump_rec_hdr hdr;
+	__u32 id;
+	__u16 part;
+	__u16 pad;
+	__u32 type;
+	__u32 sub;
+	__u32 ukernel;
+	__u32 pad2;
 };
 
 /*

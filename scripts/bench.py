@@ -29,6 +29,13 @@ stay out of the numbers. The rows:
   7. the real ExecuTorch runtime on cnn.pte: stock, ETDumpGen, our
      EventTracer detached / batched / per-scope, symbol mode
      (scripts/bench_executorch.py)
+  7c. symbol mode on the stock runners (cnn.pte; xnn_mlp.pte in the
+     XNNPACK runner) against count-only programs at its very sites and
+     ETDumpGen's own runners, the ratios with their spread
+     (scripts/bench_xnnpack.py)
+  7d. record --duty on cnn.pte: what the runner's time gains with the
+     probes attached 10 % and 25 % of the time against all the time
+     (scripts/bench_duty.py)
 
 Recording modes are described by their `etdump-bpf record` flags
 (RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
@@ -47,9 +54,11 @@ import sys
 import tempfile
 import time
 
+import bench_duty
 import bench_executorch
 import bench_tracer
 import bench_values
+import bench_xnnpack
 from bench_table import Build, Table, fmt_ratio, log, median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -672,6 +681,14 @@ def row_tracer(b, table, reps):
     bench_tracer.row_tracer(b, table, reps, log, median, fmt_ratio)
 
 
+def row_xnnpack(b, table, reps):
+    bench_xnnpack.row_xnnpack(b, table, reps, log, fmt_ratio)
+
+
+def row_duty(b, table, reps):
+    bench_duty.row_duty(b, table, reps, log, fmt_ratio)
+
+
 def row_values(b, table, reps):
     bench_values.row_values(b, table, reps, log, median, fmt_ratio)
 
@@ -683,7 +700,7 @@ def main():
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--rows", help="only these rows, by name: "
                     "detached,attached,throughput,producers,writer,memory,"
-                    "model,tracer,executorch")
+                    "model,tracer,executorch,xnnpack,duty,values")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
@@ -693,7 +710,7 @@ def main():
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_producers,
                 row_writer, row_memory, row_model, row_tracer, row_executorch,
-                row_values):
+                row_xnnpack, row_duty, row_values):
         if args.rows and row.__name__[4:] not in args.rows.split(","):
             continue
         t0 = time.monotonic()

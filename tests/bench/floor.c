@@ -32,8 +32,38 @@
 #define MAX_PROBES 32
 
 /*
+ * One link for the probes of one kind of the n sites from `first` on, in
+ * one object: a uretprobe at each function's return, a plain uprobe where
+ * an XNNPACK operator's call returns, a uprobe at each entry.
+ */
+static int attach_kind(struct bench_floor_bpf *skel, pid_t pid,
+		       const struct symbol_site *first, size_t n,
+		       enum symbol_probe_kind kind,
+		       uint64_t *offsets, uint64_t *cookies, int *fds,
+		       int *nfds)
+{
+	size_t m = symbol_sites_probes(first, n, kind, offsets, cookies);
+	int fd;
+
+	if (!m)
+		return 0;
+	fd = uprobe_multi_attach(kind == SYMBOL_PROBE_ENTRY ?
+					 skel->progs.count_call :
+					 skel->progs.count_return,
+				 pid, first->path, offsets, cookies, m,
+				 kind == SYMBOL_PROBE_RETURN);
+	if (fd < 0) {
+		p_err("%s: cannot attach %zu probes: %s", first->path, m,
+		      strerror(-fd));
+		return fd;
+	}
+	fds[(*nfds)++] = fd;
+	return 0;
+}
+
+/*
  * The sites symbol mode would attach to (the built-in rules, allocators
- * left out as without --allocations), each object's in two uprobe_multi
+ * left out as without --allocations), each object's in uprobe_multi
  * links as symbol_attach.c makes them, returns first; the fds in fds[].
  */
 static int attach_symbol_sites(struct bench_floor_bpf *skel, pid_t pid,
@@ -42,9 +72,9 @@ static int attach_symbol_sites(struct bench_floor_bpf *skel, pid_t pid,
 	struct symbol_rules rules = { 0 };
 	struct symbol_sites sites = { 0 };
 	uint64_t *offsets = NULL, *cookies = NULL;
-	size_t i, j, n;
+	size_t i, n;
 	char err[512];
-	int dir, ret;
+	int kind, ret;
 
 	ret = symbol_rules_load_builtin(&rules, err, sizeof(err));
 	if (!ret)
@@ -66,23 +96,12 @@ static int attach_symbol_sites(struct bench_floor_bpf *skel, pid_t pid,
 	for (i = 0; !ret && i < sites.n; i += n) {
 		for (n = 0; i + n < sites.n &&
 			    sites.sites[i + n].path == sites.sites[i].path; n++)
-			offsets[n] = sites.sites[i + n].offset;
-		for (dir = 1; !ret && dir >= 0 && *nfds < MAX_PROBES; dir--) {
-			j = *nfds;
-			fds[j] = uprobe_multi_attach(
-				dir ? skel->progs.count_return :
-				      skel->progs.count_call,
-				pid, sites.sites[i].path, offsets, cookies, n,
-				dir);
-			ret = fds[j] < 0 ? fds[j] : 0;
-			if (ret)
-				p_err("%s: cannot attach %zu %s: %s",
-				      sites.sites[i].path, n,
-				      dir ? "uretprobes" : "uprobes",
-				      strerror(-ret));
-			else
-				(*nfds)++;
-		}
+			;
+		for (kind = SYMBOL_PROBE_RETURN;
+		     !ret && kind <= SYMBOL_PROBE_ENTRY && *nfds < MAX_PROBES;
+		     kind++)
+			ret = attach_kind(skel, pid, &sites.sites[i], n, kind,
+					  offsets, cookies, fds, nfds);
 	}
 	if (!ret)
 		p_info("%zu function(s) at symbol mode's sites", sites.n);

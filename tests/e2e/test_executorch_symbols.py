@@ -179,7 +179,8 @@ class ExecuTorchSymbolModeTest(TempDirTest):
         proc = run([CLI, "list", et.STOCK_RUNNER])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         rows = [line.split("\t") for line in proc.stdout.splitlines()]
-        self.assertEqual(rows[0], ["FILE", "KIND", "FUNCTION", "EVENT"])
+        self.assertEqual(rows[0], ["FILE", "KIND", "FUNCTION", "EVENT", "ENTRY",
+                                   "RETURN", "TRAPS"])
         events = {(r[1], r[3]) for r in rows[1:]}
         for want in (("kernel", "native_call_convolution.out"),
                      ("block", "Method::execute (opens a run 'Execute')"),

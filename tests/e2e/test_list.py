@@ -64,7 +64,8 @@ class ListTest(TempDirTest):
         proc = run([CLI, "list", "--rules", RULES, EXAMPLE_NOPROBES])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         rows = [line.split("\t") for line in proc.stdout.splitlines()]
-        self.assertEqual(rows[0], ["FILE", "KIND", "FUNCTION", "EVENT"])
+        self.assertEqual(rows[0], ["FILE", "KIND", "FUNCTION", "EVENT", "ENTRY",
+                                   "RETURN", "TRAPS"])
         by_function = {r[2]: (r[0], r[1], r[3]) for r in rows[1:]}
         self.assertEqual(by_function["method_execute"],
                          (EXAMPLE_NOPROBES, "block",

@@ -572,9 +572,48 @@ TEST(the_event_hook_sees_nothing_before_the_start)
 	collector_free(c);
 }
 
+/*
+ * record --duty: the probes go (a gap on each side of their removal) and
+ * come back. Only whole executions stay; the ones cut are counted, and
+ * what the cut ones sent is counted with them, not as attached mid-run.
+ */
+TEST(gap_keeps_whole_runs_and_counts_cut_ones)
+{
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+
+	execute(c, 7, 2);               /* whole before the gap: kept */
+	block(c, 7, "Execute");         /* cut by the removal */
+	begin(c, 7, EXEC, -1, 0);
+	instruction(c, 7, 0, 0);
+	collector_set_start(c, UINT64_MAX);
+	CHECK_EQ_INT(collector_gap(c), 0);
+	/* begun while the probes went: cut, however whole it looks */
+	execute(c, 7, 2);
+	CHECK_EQ_INT(collector_gap(c), 0);
+	/* back mid-execution: its rest, then whole ones */
+	collector_set_start(c, clock_ns);
+	execute_rest(c, 7, 1);
+	execute(c, 7, 2);
+	execute(c, 7, 2);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 3);
+	CHECK_EQ_INT(st.runs, 3);
+	CHECK_EQ_INT(st.cut_runs, 3);
+	CHECK_EQ_INT(st.incomplete_runs, 0);
+	CHECK_EQ_INT(st.outside_run, 0);
+	CHECK_EQ_INT(st.unmatched_ends, 0);
+	CHECK_EQ_INT(st.unclosed_scopes, 0);
+	/* the rest's OPERATOR_CALL and kernel, and the cut one's */
+	CHECK(st.cut_events >= 2);
+	etd_dump_free(&d);
+}
+
 int main(void)
 {
 	RUN(events_in_end_order_with_instruction_state);
+	RUN(gap_keeps_whole_runs_and_counts_cut_ones);
 	RUN(explicit_chain_overrides_state);
 	RUN(threads_keep_their_own_runs_in_time_order);
 	RUN(run_still_open_at_the_end_is_left_out);

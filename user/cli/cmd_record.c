@@ -167,6 +167,12 @@ int cmd_record(int argc, char **argv)
 	/* said once symbol mode is attached */
 	sym_alone = sink.sm && follow;
 	follow = follow && !sink.sm;
+	if (o.duty.permille && !sink.sm) {
+		p_err("--duty takes symbol mode's probes out and puts them back: %s has etdump probes (add --symbols to record it in symbol mode)",
+		      t.exe);
+		goto cleanup;
+	}
+	sink.duty = o.duty.permille ? &o.duty : NULL;
 	copts.batched = !sink.sm && record_choose_mode(&o, &objs, children_only);
 	/* a thread's whole buffer is one record: the ring holds a few */
 	if (copts.batched && o.ring_bytes < BATCHED_MIN_RING_BYTES) {
@@ -264,11 +270,15 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	if (sink.sm && symbol_mode_annotate(sink.sm, col))
 		goto cleanup;
+	if (sink.duty && record_duty_annotate(sink.duty, col))
+		goto cleanup;
 	if (sym_alone)
 		p_info("symbol mode records PID %d alone: children are followed in USDT mode only",
 		       t.pid);
 	start = monotonic_ns();
 	collector_set_start(col, start);
+	if (sink.duty)
+		record_duty_start(sink.duty, sink.sm, cap, col, start);
 	if (children_only) {
 		/* said once a child is recorded; a refusal at the end if none */
 		snprintf(note, sizeof(note), "PID %d (%s): no 'etdump' USDT probes: recording the processes it starts that exec a binary with them (--no-inherit: refuse); mode: %s",
@@ -305,6 +315,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 
 	err = record_collect(&o, &t, &more, fc, cap, &sink, rs, ahead, lv, &why);
+	if (sink.duty)
+		record_duty_stop(sink.duty, monotonic_ns());
 	record_reset_every(&t, &objs, &more, every_set);
 	/* the stream is this thread's alone again, its first error known */
 	if (ahead) {
@@ -388,6 +400,8 @@ int cmd_record(int argc, char **argv)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	if (sink.sm)
 		symbol_mode_summary(sink.sm);
+	if (sink.duty)
+		record_duty_say(sink.duty, &stats);
 	if (o.values && collector_values(col))
 		value_capture_summary(collector_values(col), o.debug_buffer_path,
 				      o.value_max);

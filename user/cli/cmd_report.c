@@ -185,6 +185,7 @@ int cmd_report(int argc, char **argv)
 	}
 	out.call_order_ids = report_note_call_order(&dump);
 	out.kept_every = run_note_every(&dump);
+	report_note_duty(&dump, out.duty, sizeof(out.duty));
 	ret = report_build(&dump, unit, &rep, err, sizeof(err));
 	if (ret) {
 		p_err("%s: %s", path, err);

@@ -17,6 +17,7 @@
 #include "capture/follow_children.h"
 #include "capture/more_targets.h"
 #include "capture/thread_names.h"
+#include "cli/record_duty.h"
 #include "collect/collector.h"
 #include "collect/live_view.h"
 #include "collect/value_capture.h"
@@ -54,6 +55,7 @@ struct record_opts {
 	bool no_inherit;           /* --no-inherit: no child followed */
 	uint32_t every;            /* --every N, or 0 */
 	uint32_t repeat;           /* --repeat N, or 0 */
+	struct record_duty duty;   /* --duty PCT[/PERIOD]: permille 0 if not */
 	/* --follow-binary: armed as if the command line named them */
 	char *follow_binaries[MAX_FOLLOW_BINARIES];
 	size_t nfollow_binaries;
@@ -71,6 +73,7 @@ struct record_sink {
 	struct collector *col;
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
+	struct record_duty *duty; /* --duty: probes out between windows */
 	struct thread_names names; /* --raw: each thread's comm */
 	uint32_t every;          /* --every N: said first (kept_every) */
 	bool every_said;

@@ -107,6 +107,8 @@ int record_feed(void *ctx, const void *rec, size_t len)
 	size_t note_len;
 	int err;
 
+	if (sink->sm)
+		rec = symbol_mode_expand(sink->sm, rec, &len);
 	/* symbol mode's measure of its probes goes first, raw capture too */
 	note = sink->sm ? symbol_mode_note(sink->sm, rec, len, &note_len) :
 			  kept_every_note(sink, rec, len, &note_len);
@@ -160,7 +162,8 @@ int record_collect(const struct record_opts *o, struct target *t,
 
 	for (;;) {
 		/* runs waiting for the file: only a look at the ring first */
-		if (poll(pfd, 3, more_runs ? 0 : POLL_INTERVAL_MS) < 0 &&
+		if (poll(pfd, 3, more_runs ? 0 : record_duty_timeout_ms(
+					sink->duty, POLL_INTERVAL_MS)) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		/* a child that exec'd: attached before its exit is looked at */
@@ -212,6 +215,8 @@ int record_collect(const struct record_opts *o, struct target *t,
 				break;
 			}
 		}
+		if (sink->duty && (err = record_duty_tick(sink->duty, now)))
+			return err;
 		if (o->duration_ns && now - start >= o->duration_ns) {
 			*why = STOP_DURATION;
 			break;

@@ -86,6 +86,12 @@ static const char record_usage[] =
 	"                       a recorder attached; the summary says which\n"
 	"                       share of the runs the ETDump holds. Not with\n"
 	"                       --precise, -e, --values, --allocations, --symbols\n"
+	"      --duty PCT[/PERIOD]  symbol mode: the probes attached PCT % of\n"
+	"                       the time, the first PCT % of every PERIOD\n"
+	"                       (default 1s), out for the rest; only whole\n"
+	"                       executions written, the ones cut counted; the\n"
+	"                       summary, the ETDump's note and report say the\n"
+	"                       share of the time traced\n"
 	"      --repeat N       record the command N times, one process after\n"
 	"                       the other, each into its own files numbered\n"
 	"                       as a series (run.0001.etdp, ...): the\n"
@@ -138,7 +144,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
-       OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT };
+       OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT, OPT_DUTY };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -222,6 +228,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
 		{ "every", required_argument, NULL, OPT_EVERY },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "duty", required_argument, NULL, OPT_DUTY },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
 		{},
@@ -355,6 +362,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 						       optarg);
 			o->repeat = (uint32_t)repeat;
 			break;
+		case OPT_DUTY:
+			if (record_duty_parse(optarg, &o->duty))
+				return cli_usage_error("record", "invalid --duty '%s' (PCT[/PERIOD]: 0.1 to 99.9 %% of every PERIOD, 10ms or more, default 1s)",
+						       optarg);
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -383,6 +395,11 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->every && every_refused(o))
 		return cli_usage_error("record", "--every keeps one run in N in batched mode: not with %s, which does not record batched",
 				       every_refused(o));
+	if (o->every && o->duty.permille)
+		return usage_error("%s", "--every and --duty: give one");
+	/* convert would replay the windows' records as one stream */
+	if (o->raw && o->duty.permille)
+		return usage_error("%s", "--duty and --raw: a raw capture is replayed as one stream, without the windows that leave cut executions out; record the ETDump (-o)");
 	if (o->no_inherit && o->nfollow_binaries)
 		return usage_error("%s", "--follow-binary and --no-inherit ask for opposite things: give one");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))

@@ -62,6 +62,11 @@ struct collector_stats {
 	uint64_t counter_flushes; /* stamped with the CPU's counter */
 	uint64_t pulled;          /* buffers read from the process */
 	uint64_t runs_skipped;    /* left out by the runtime (record --every) */
+	uint64_t cut_runs;        /* left out: cut by a detach or an attach
+				   * (collector_gap()) */
+	uint64_t cut_events;      /* their events, begins and ends not in a
+				   * run, counted here, not as outside_run,
+				   * unmatched_ends or unclosed_scopes */
 	uint64_t read_then_lost;  /* events the kernel counted lost with a
 				   * buffer the recorder had read before */
 	uint64_t worker_events;   /* of threads with no run: in another's */
@@ -95,6 +100,18 @@ void collector_set_start(struct collector *c, uint64_t ts);
  * time it took out. Copied; -ENOMEM.
  */
 int collector_set_run_note(struct collector *c, const char *text);
+/* collector_set_run_note()'s text, or NULL. */
+const char *collector_run_note(const struct collector *c);
+/*
+ * record --duty, before its probes are taken away and once more after,
+ * every record they sent fed each time: a run with a scope still open was
+ * cut, and is left out and counted (cut_runs); a whole one is closed.
+ * Until its next block a thread is as at the start of a capture (what it
+ * sends is outside any run, and the run it was in when the probes came
+ * back counts as cut). Runs opened before collector_set_start()'s time
+ * count as cut from now on. -ENOMEM.
+ */
+int collector_gap(struct collector *c);
 /* One record; -EINVAL for a malformed one (also counted), -ENOMEM. */
 int collector_feed(struct collector *c, const void *rec, size_t len);
 /* Runs so far (including the one open on each thread); cheap. */

@@ -431,6 +431,36 @@ uint64_t collector_events_seen(const struct collector *c)
 	return c->events_seen;
 }
 
+int collector_gap(struct collector *c)
+{
+	size_t i;
+	int err = 0;
+
+	c->gapped = true;
+	for (i = 0; i < c->nthreads && !err; i++) {
+		struct thread_state *t = &c->threads[i];
+
+		if (run_has_open_scope(t)) {
+			collector_discard_run(c, t);
+			c->stats.incomplete_runs--;
+			c->stats.cut_runs++;
+		} else {
+			err = collector_close_run(c, t, UINT64_MAX);
+		}
+		/* as at the start: what comes before its next block is lost */
+		t->depth = 0;
+		t->had_block = false;
+		t->mid_run = false;
+		t->after_gap = true;
+	}
+	return err;
+}
+
+const char *collector_run_note(const struct collector *c)
+{
+	return c->run_note;
+}
+
 int collector_close(struct collector *c, struct collector_stats *stats)
 {
 	size_t i;
@@ -444,6 +474,7 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	 * opened in earlier runs were never closed (an early return): they
 	 * are lost, counted, and the runs after them are whole.
 	 */
+	c->gapped = true;
 	for (i = 0; i < c->nthreads && !err; i++) {
 		struct thread_state *t = &c->threads[i];
 

@@ -91,7 +91,7 @@ void collector_event_unowned_free(struct etd_event *ev)
 /* The thread's held events dropped: no run will take them. */
 void collector_held_drop(struct collector *c, struct thread_state *t)
 {
-	c->stats.outside_run += t->nheld;
+	*collector_leftover(c, t, &c->stats.outside_run) += t->nheld;
 	c->stats.left_out += t->nheld;
 	c->events_seen -= t->nheld;
 	while (t->nheld)
@@ -236,7 +236,7 @@ int collector_add_event(struct collector *c, struct thread_state *t,
 		return add_to_run(c, t, ev);
 	if (!t->had_block && !t->mid_run)
 		return hold_event(c, t, ev, at);
-	c->stats.outside_run++;
+	(*collector_leftover(c, t, &c->stats.outside_run))++;
 	c->stats.left_out++;
 	event_value_drop(ev); /* its metadata is the record's */
 	return 0;

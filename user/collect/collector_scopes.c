@@ -15,11 +15,25 @@ int collector_on_block(struct collector *c, struct thread_state *t,
 	const char *name;
 	int err;
 
+	/* a run begun while record --duty's probes came or went */
+	if (c->gapped && r->hdr.ts < c->min_ts) {
+		c->stats.cut_runs++;
+		t->after_gap = true;
+		collector_held_drop(c, t);
+		t->depth = 0;
+		return collector_close_run(c, t, r->hdr.ts);
+	}
 	/* what it did before was the end of a run begun before attaching */
+	if (t->after_gap && (t->nheld || t->mid_run))
+		c->stats.cut_runs++;
 	if (!t->had_block) {
 		collector_held_drop(c, t);
 		t->had_block = true;
 	}
+	/* what it began before is the cut run's */
+	if (t->after_gap)
+		t->depth = 0;
+	t->after_gap = false;
 	err = collector_close_run(c, t, r->hdr.ts);
 	if (err)
 		return err;
@@ -189,7 +203,7 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 		/* after a loss, the begin the ring lost: in the drop count */
 		if (t->loss_epoch)
 			return 0;
-		c->stats.unmatched_ends++;
+		(*collector_leftover(c, t, &c->stats.unmatched_ends))++;
 		/* a scope begun before the capture: not a worker's */
 		if (!t->had_block && !t->mid_run) {
 			t->mid_run = true;
@@ -200,7 +214,7 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 	/* scopes opened inside this one and never ended */
 	while (t->depth > at + 1) {
 		t->depth--;
-		c->stats.unclosed_scopes++;
+		(*collector_leftover(c, t, &c->stats.unclosed_scopes))++;
 	}
 	s = &t->stack[--t->depth];
 	if (s->ids_lost || s->loss_epoch != t->loss_epoch)

@@ -53,6 +53,7 @@ struct thread_state {
 	bool in_run;            /* run holds the run open on this thread */
 	bool had_block;         /* opened a run since the capture started */
 	bool mid_run;           /* ended a scope begun before the capture */
+	bool after_gap;         /* probes were away since its last block */
 	bool state_lost;        /* an instruction record may have been lost */
 	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
@@ -98,6 +99,7 @@ struct collector {
 	/* the name of the batched record fed now, interned with its flush */
 	const char *flush_name;
 	uint64_t min_ts;        /* every probe in place: runs open after it */
+	bool gapped;            /* collector_gap() was called */
 	char *run_note;         /* collector_set_run_note() */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
@@ -119,6 +121,17 @@ int collector_own_str(char **s);
 /* What a held event owns that no run took: its metadata copy, its value. */
 void collector_event_unowned_free(struct etd_event *ev);
 /* The thread's held events dropped: no run will take them. */
+/*
+ * Where a thread's leftovers are counted: after record --duty took the
+ * probes away, until its next block, they are the cut runs'.
+ */
+static inline uint64_t *collector_leftover(struct collector *c,
+					   const struct thread_state *t,
+					   uint64_t *stat)
+{
+	return t->after_gap ? &c->stats.cut_events : stat;
+}
+
 void collector_held_drop(struct collector *c, struct thread_state *t);
 /* `at`: when the event was written (its end, or its log). */
 int collector_add_event(struct collector *c, struct thread_state *t,

@@ -526,6 +526,10 @@ static void print_table(FILE *f, const struct report *r,
 	if (o->kept_every)
 		fprintf(f, "runs: 1 in %u of the runtime's (record --every %u); the others were left out\n",
 			o->kept_every, o->kept_every);
+	if (o->duty[0])
+		fprintf(f, "recorded with --duty %.*s%%/%s: probes attached that share of the time, a window at the start of each period; the runs are the executions whole inside a window\n",
+			(int)strcspn(o->duty, "/"), o->duty,
+			o->duty + strcspn(o->duty, "/") + (o->duty[strcspn(o->duty, "/")] == '/'));
 	fputc('\n', f);
 	for (j = 0; j < ncols; j++)
 		measure(&cols[j], rows, nrows, &lay[j]);

@@ -53,6 +53,8 @@ struct report_output {
 	/* the recording's instruction ids follow call order (report_note.h) */
 	bool call_order_ids;
 	uint32_t kept_every;      /* record --every N: N, else 0 */
+	/* recorded in windows: record --duty's PCT/PERIOD, or "" */
+	char duty[32];
 	enum report_sort sort;
 	size_t top;             /* 0: every row; else N per block */
 };

@@ -10,6 +10,7 @@
 #define ETDUMP_REPORT_NOTE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "model/etdump_model.h"
 
 /*
@@ -18,5 +19,14 @@
  * not the program's plan.
  */
 bool report_note_call_order(const struct etd_dump *dump);
+
+/* record --duty's mark in the note: ";duty=PCT/PERIODms" */
+#define REPORT_NOTE_DUTY ";duty="
+
+/*
+ * Whether the runs were recorded in windows (record --duty): then its
+ * PCT/PERIOD ("10.0/1000ms") in buf.
+ */
+bool report_note_duty(const struct etd_dump *dump, char *buf, size_t len);
 
 #endif /* ETDUMP_REPORT_NOTE_H */

@@ -54,3 +54,20 @@ void symbol_sites_free(struct symbol_sites *s)
 	path_list_free(&s->objects);
 	memset(s, 0, sizeof(*s));
 }
+
+size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
+			   enum symbol_probe_kind kind, uint64_t *offsets,
+			   uint64_t *cookies)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((kind == SYMBOL_PROBE_RETURN && first[i].exit_offset) ||
+		    (kind == SYMBOL_PROBE_EXIT_AT && !first[i].exit_offset))
+			continue;
+		offsets[m] = kind == SYMBOL_PROBE_EXIT_AT ?
+				     first[i].exit_offset : first[i].offset;
+		cookies[m++] = first[i].desc.id;
+	}
+	return m;
+}

@@ -23,6 +23,12 @@ struct symbol_site {
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
+	/* its first instruction is the 5-byte nop x86-64 kernels from 6.18
+	   turn into a call of their uprobe trampoline: no trap after the
+	   first hit (site_traps.h) */
+	bool optimized;
+	/* exit_offset's instruction is single-stepped */
+	bool exit_stepped;
 	/* not 0: the exit is a plain uprobe at this file offset (an XNNPACK
 	   operator's: where its call returns), not a uretprobe */
 	uint64_t exit_offset;
@@ -52,6 +58,23 @@ struct symbol_sites {
  * function is freed with the sites.
  */
 struct symbol_site *symbol_sites_new(struct symbol_sites *s);
+/*
+ * The probes a site has: a uretprobe at its function's return, a plain
+ * uprobe at exit_offset (an XNNPACK operator's), a uprobe at its entry.
+ */
+enum symbol_probe_kind {
+	SYMBOL_PROBE_RETURN,
+	SYMBOL_PROBE_EXIT_AT,
+	SYMBOL_PROBE_ENTRY,
+};
+
+/*
+ * The offsets of the probes of a kind of the n sites from `first` on, and
+ * their sites' ids as cookies: how many.
+ */
+size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
+			   enum symbol_probe_kind kind, uint64_t *offsets,
+			   uint64_t *cookies);
 /* How many sites are of this kind (enum etdump_func_kind). */
 size_t symbol_sites_count(const struct symbol_sites *s, int kind);
 /* Leave out the sites of a kind, the others renumbered (desc.id). */

@@ -29,58 +29,6 @@ struct symbol_attach {
 	size_t nlinks;
 };
 
-/* The names the probe looks an XNNPACK operator up by (at least 1). */
-static uint32_t xnn_names_count(const struct xnn_ops *x)
-{
-	return 1 + x->ntypes + x->sub[0].n + x->sub[1].n;
-}
-
-static int put_name(struct bpf_map *map, const void *key, size_t key_len,
-		    const char *name)
-{
-	struct etdump_xnn_name v;
-
-	memset(&v, 0, sizeof(v));
-	v.len = strnlen(name, sizeof(v.name) - 1);
-	memcpy(v.name, name, v.len);
-	return bpf_map__update_elem(map, key, key_len, &v, sizeof(v), 0);
-}
-
-/*
- * The XNNPACK operators' names (xnnpack_ops.h), as the probe looks them
- * up: by type and sub-type for the types named by one (its whole range,
- * unnamed entries too), else by type; the microkernel types by number,
- * the default's "" (the profiler writes no suffix for it).
- */
-static int fill_xnn_names(struct symbol_attach *a, const struct xnn_ops *x)
-{
-	struct etdump_xnn_key k;
-	uint32_t i, j;
-	int err = 0;
-
-	for (j = 0; j < 2 && !err; j++) {
-		for (i = 0; i < x->sub[j].n && !err; i++) {
-			k = (struct etdump_xnn_key){ x->sub[j].type, i - 1, 0 };
-			err = put_name(a->skel->maps.xnn_names, &k, sizeof(k),
-				       x->sub[j].names[i]);
-		}
-	}
-	for (i = 0; i < x->ntypes && !err; i++) {
-		/* copy's names hang on a field not read: none */
-		if (!x->type_names[i][0] ||
-		    (i >= x->copy_first && i <= x->copy_last))
-			continue;
-		k = (struct etdump_xnn_key){ i, 0, 1 };
-		err = put_name(a->skel->maps.xnn_names, &k, sizeof(k),
-			       x->type_names[i]);
-	}
-	for (i = 0; i < x->nukernels && i < ETDUMP_XNN_UKERNELS && !err; i++)
-		err = put_name(a->skel->maps.xnn_ukernels, &i, sizeof(i),
-			       i ? x->ukernel_names[i] : "");
-	return err;
-}
-
-/* Open and load the object, writing into ring_fd and drops_fd. */
 static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		int ring_fd, int drops_fd, pid_t pid, bool multi)
 {
@@ -108,9 +56,6 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	skel->rodata->xnn_layout.type = sites->xnn.type_off;
 	skel->rodata->xnn_layout.sub = sites->xnn.sub_off;
 	skel->rodata->xnn_layout.ukernel = sites->xnn.ukernel_off;
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.xnn_names,
-					       xnn_names_count(&sites->xnn));
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
@@ -167,8 +112,6 @@ static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
 				&s->sites[i].outputs,
 				sizeof(s->sites[i].outputs), 0);
 	}
-	if (!err && symbol_sites_count(s, ETDUMP_FUNC_XNN_OP))
-		err = fill_xnn_names(a, &s->xnn);
 	if (err)
 		p_err("cannot fill the symbol-mode site table: %s",
 		      strerror(-err));
@@ -209,36 +152,25 @@ static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
 	return 0;
 }
 
-/* Which probes of a site a multi link takes. */
-enum probe_kind { PROBE_RETURN, PROBE_EXIT_AT, PROBE_ENTRY };
-
 /*
  * One link for the probes of one kind of the n sites from `first` on, all
  * in one object; none when no site has such a probe.
  */
 static int attach_kind(struct symbol_attach *a,
 		       const struct symbol_site *first, size_t n, pid_t pid,
-		       enum probe_kind kind, uint64_t *offsets,
+		       enum symbol_probe_kind kind, uint64_t *offsets,
 		       uint64_t *cookies)
 {
 	static const char *const what[] = { "uretprobes", "exit uprobes",
 					    "uprobes" };
-	size_t i, m = 0;
+	size_t m = symbol_sites_probes(first, n, kind, offsets, cookies);
 	int fd;
 
-	for (i = 0; i < n; i++) {
-		if ((kind == PROBE_RETURN && first[i].exit_offset) ||
-		    (kind == PROBE_EXIT_AT && !first[i].exit_offset))
-			continue;
-		offsets[m] = kind == PROBE_EXIT_AT ? first[i].exit_offset :
-						     first[i].offset;
-		cookies[m++] = first[i].desc.id;
-	}
 	if (!m)
 		return 0;
-	fd = uprobe_multi_attach(prog_for(a, kind != PROBE_ENTRY), pid,
+	fd = uprobe_multi_attach(prog_for(a, kind != SYMBOL_PROBE_ENTRY), pid,
 				 first->path, offsets, cookies, m,
-				 kind == PROBE_RETURN);
+				 kind == SYMBOL_PROBE_RETURN);
 	if (fd < 0) {
 		p_err("%s: cannot attach %zu %s: %s", first->path, m,
 		      what[kind], strerror(-fd));
@@ -262,7 +194,8 @@ static int attach_object(struct symbol_attach *a,
 	if (!offsets || !cookies || !fds)
 		err = -ENOMEM;
 	/* returns and exits first: see attach_all() */
-	for (kind = PROBE_RETURN; !err && kind <= PROBE_ENTRY; kind++)
+	for (kind = SYMBOL_PROBE_RETURN; !err && kind <= SYMBOL_PROBE_ENTRY;
+	     kind++)
 		err = attach_kind(a, first, n, pid, kind, offsets, cookies);
 	free(offsets);
 	free(cookies);
@@ -370,16 +303,67 @@ static void detach_links_in_parallel(struct bpf_link **links, size_t n)
 			pthread_join(d[i].thread, NULL);
 }
 
-void symbol_attach_close(struct symbol_attach *a)
+/* Every probe taken out; the programs stay loaded. */
+static void detach_all(struct symbol_attach *a)
 {
 	size_t i;
 
-	if (!a)
-		return;
 	for (i = 0; i < a->nfds; i++)
 		close(a->fds[i]);
-	free(a->fds);
+	a->nfds = 0;
 	detach_links_in_parallel(a->links, a->nlinks);
+	a->nlinks = 0;
+}
+
+/* One fd's close: a uprobe_multi link's removal waits for a grace period. */
+static void *close_fd(void *arg)
+{
+	close(*(int *)arg);
+	return NULL;
+}
+
+/*
+ * Each link's removal waits for its own grace period, ~50 ms here: side
+ * by side they share it. Which probe goes first does not matter: record
+ * --duty leaves out every run not whole before the removal began.
+ */
+void symbol_attach_pause(struct symbol_attach *a)
+{
+	pthread_t threads[DETACH_THREADS];
+	uint64_t started = 0;
+	size_t i;
+
+	for (i = 0; i < a->nfds; i++) {
+		if (i >= DETACH_THREADS ||
+		    pthread_create(&threads[i], NULL, close_fd, &a->fds[i]))
+			close(a->fds[i]);
+		else
+			started |= 1ull << i;
+	}
+	for (i = 0; i < a->nfds && i < DETACH_THREADS; i++)
+		if (started & (1ull << i))
+			pthread_join(threads[i], NULL);
+	a->nfds = 0;
+	detach_links_in_parallel(a->links, a->nlinks);
+	a->nlinks = 0;
+}
+
+int symbol_attach_resume(struct symbol_attach *a,
+			 const struct symbol_sites *sites, pid_t pid)
+{
+	int err = attach_all(a, sites, pid);
+
+	if (err)
+		detach_all(a);
+	return err;
+}
+
+void symbol_attach_close(struct symbol_attach *a)
+{
+	if (!a)
+		return;
+	detach_all(a);
+	free(a->fds);
 	free(a->links);
 	symbols_bpf__destroy(a->skel);
 	free(a);

@@ -26,6 +26,14 @@ int symbol_attach_open(struct symbol_attach **out,
 int symbol_attach_to_ring(struct symbol_attach **out,
 			  const struct symbol_sites *sites, int ring_fd,
 			  int drops_fd, pid_t pid, int *nprobes);
+/*
+ * record --duty: every probe taken out, the programs and maps kept; then
+ * put back at the same sites (says why with p_err(); negative errno, no
+ * probe left then).
+ */
+void symbol_attach_pause(struct symbol_attach *a);
+int symbol_attach_resume(struct symbol_attach *a,
+			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);
 
 #endif /* ETDUMP_SYMBOL_ATTACH_H */

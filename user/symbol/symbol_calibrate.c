@@ -128,9 +128,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct scopes *s = ctx;
 	uint32_t kind;
 
-	if (h->type == ETDUMP_REC_FUNC_ENTRY &&
-	    size >= sizeof(struct etdump_rec_func_entry)) {
-		kind = ((const struct etdump_rec_func_entry *)data)->site.id;
+	/* as the probe sends an entry: the site's id alone */
+	if (h->type == ETDUMP_REC_FUNC_CALL &&
+	    size >= sizeof(struct etdump_rec_func_call)) {
+		kind = ((const struct etdump_rec_func_call *)data)->id;
 		if (kind < SYMBOL_ENTRY_KINDS)
 			s->entry_ts[kind] = h->ts;
 	} else if (h->type == ETDUMP_REC_FUNC_EXIT &&

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/log.h"
+#include "symbol/entry_expand.h"
 #include "symbol/pte_reader.h"
+#include "symbol/site_traps.h"
 #include "symbol/symbol_attach.h"
 #include "symbol/symbol_calibrate.h"
 #include "symbol/symbol_coverage.h"
@@ -21,7 +23,10 @@ struct symbol_mode {
 	bool have_plan;
 	struct symbol_translator *translator;
 	struct symbol_sites sites;
+	struct site_tally traps;        /* what the records took */
+	struct etdump_rec_func_entry expanded;  /* symbol_mode_expand()'s */
 	struct symbol_attach *attach;
+	pid_t pid;              /* attached to */
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
 	bool noted;             /* handed on, before the first record */
@@ -75,9 +80,20 @@ fail:
 	return ret;
 }
 
+const void *symbol_mode_expand(struct symbol_mode *sm, const void *rec,
+			       size_t *len)
+{
+	if (!entry_expand(&sm->sites, rec, *len, &sm->expanded))
+		return rec;
+	*len = sizeof(sm->expanded);
+	return &sm->expanded;
+}
+
 int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len)
 {
-	return symbol_translator_feed(sm->translator, rec, len);
+	int err = site_tally_feed(&sm->traps, &sm->sites, rec, len);
+
+	return err ? err : symbol_translator_feed(sm->translator, rec, len);
 }
 
 /* "built-in ExecuTorch rules" or "FILE + built-in ExecuTorch rules" */
@@ -134,12 +150,29 @@ static void say_why(const struct symbol_mode *sm)
 	       sm->have_plan ? sm->opts.program : "");
 }
 
+/* What the kernel does at each site, and what a probed call takes. */
+static void say_sites(const struct symbol_mode *sm)
+{
+	char sites[256];
+
+	site_traps_describe(&sm->sites, sites, sizeof(sites));
+	p_info("symbol mode: %s (etdump-bpf list shows each)", sites);
+}
+
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
 	struct symbol_calibration applied;
 
+	char sites[256], runs[512];
+
 	if (symbol_translator_probe_time(sm->translator, &applied))
 		symbol_calibration_say(&applied, "were written");
+	if (!sm->sites.n)
+		return;
+	site_traps_describe(&sm->sites, sites, sizeof(sites));
+	site_tally_describe(&sm->traps, runs, sizeof(runs));
+	p_info("symbol mode: %s; %s", sites,
+	       runs[0] ? runs : "no run closed: no traps a run");
 }
 
 int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col)
@@ -199,13 +232,33 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	}
 	/* a failure is said, and the times stay as they were recorded */
 	symbol_calibrate(&sm->cal);
+	sm->pid = t->pid;
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
 				 nattached);
 	if (!ret) {
 		say_why(sm);
+		say_sites(sm);
 		symbol_calibration_say(&sm->cal, "are written");
 	}
 	return ret;
+}
+
+void symbol_mode_pause(struct symbol_mode *sm)
+{
+	if (sm->attach)
+		symbol_attach_pause(sm->attach);
+}
+
+void symbol_mode_gap(struct symbol_mode *sm)
+{
+	symbol_translator_gap(sm->translator);
+	site_tally_gap(&sm->traps);
+}
+
+int symbol_mode_resume(struct symbol_mode *sm)
+{
+	return sm->attach ? symbol_attach_resume(sm->attach, &sm->sites,
+						 sm->pid) : -ENOENT;
 }
 
 int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
@@ -243,6 +296,7 @@ void symbol_mode_free(struct symbol_mode *sm)
 	symbol_attach_close(sm->attach);
 	symbol_translator_free(sm->translator);
 	symbol_sites_free(&sm->sites);
+	site_tally_free(&sm->traps);
 	pte_plan_free(&sm->plan);
 	symbol_rules_free(&sm->rules);
 	free(sm);

@@ -42,6 +42,13 @@ bool symbol_mode_wanted(const struct symbol_mode_opts *o,
 int symbol_mode_open(struct symbol_mode **out,
 		     const struct symbol_mode_opts *o, struct collector *col);
 /*
+ * A record as the probe sent it made the one it stands for (an entry's
+ * description added, entry_expand.h): what the raw capture and
+ * symbol_mode_feed() take; valid until the next call. len is updated.
+ */
+const void *symbol_mode_expand(struct symbol_mode *sm, const void *rec,
+			       size_t *len);
+/*
  * Where records go in symbol mode instead of collector_feed(): as they
  * arrive (a raw capture stores them so), then translated for col.
  */
@@ -80,6 +87,14 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t);
  * why, in the one line symbol_mode_attach() would have said it.
  */
 void symbol_mode_explain(const struct symbol_mode *sm, const char *exe);
+/*
+ * record --duty: every probe taken out (the programs kept); once every
+ * record they sent is fed, symbol_mode_gap() forgets the calls open; then
+ * the probes put back. Says why with p_err(); negative errno.
+ */
+void symbol_mode_pause(struct symbol_mode *sm);
+void symbol_mode_gap(struct symbol_mode *sm);
+int symbol_mode_resume(struct symbol_mode *sm);
 /* Whether an option of symbol mode's was given (--symbols, --rules ...). */
 bool symbol_mode_asked(const struct symbol_mode_opts *o);
 /* The summary's line about the probes' time. */

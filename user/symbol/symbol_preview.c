@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lib/log.h"
+#include "symbol/site_traps.h"
 #include "symbol/symbol_preview.h"
 #include "symbol/symbol_rules.h"
 #include "symbol/symbol_sites.h"
@@ -35,27 +36,36 @@ static void symbols_origin(const struct elf_symbols_info *x, char *buf,
 		snprintf(buf, len, "none: stripped, and no debug file found (give --debug-file FILE)");
 }
 
+/* What the kernel does at its entry and return, and the traps a call takes. */
+static void print_traps(const struct symbol_site *site)
+{
+	printf("\t%s\t%s\t%u\n", site_treatment_name(site_traps_entry(site)),
+	       site_treatment_name(site_traps_exit(site)),
+	       site_traps_per_call(site));
+}
+
 static void print_sites(const struct symbol_sites *s)
 {
 	const struct symbol_site *site;
 	size_t i;
 
-	printf("FILE\tKIND\tFUNCTION\tEVENT\n");
+	printf("FILE\tKIND\tFUNCTION\tEVENT\tENTRY\tRETURN\tTRAPS\n");
 	for (i = 0; i < s->n; i++) {
 		site = &s->sites[i];
 		if (site->desc.kind == ETDUMP_FUNC_BLOCK)
-			printf("%s\t%s\t%s\t%s (opens a run '%s')\n",
+			printf("%s\t%s\t%s\t%s (opens a run '%s')",
 			       site->path, kind_name(site->desc.kind),
 			       site->function, site->desc.name,
 			       site->desc.arg);
 		else if (site->desc.kind == ETDUMP_FUNC_ALLOCATE)
-			printf("%s\t%s\t%s\t%s (record --allocations only)\n",
+			printf("%s\t%s\t%s\t%s (record --allocations only)",
 			       site->path, kind_name(site->desc.kind),
 			       site->function, site->desc.name);
 		else
-			printf("%s\t%s\t%s\t%s\n", site->path,
+			printf("%s\t%s\t%s\t%s", site->path,
 			       kind_name(site->desc.kind), site->function,
 			       site->desc.name);
+		print_traps(site);
 	}
 }
 
@@ -64,7 +74,7 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 {
 	struct symbol_rules rules = { 0 };
 	struct symbol_sites sites = { 0 };
-	char err[512], origin[PATH_MAX + 96];
+	char err[512], origin[PATH_MAX + 96], traps[256];
 	int ret;
 
 	ret = rules_file ? symbol_rules_load_file(&rules, rules_file, err,
@@ -85,9 +95,10 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 		goto out;
 	}
 	print_sites(&sites);
-	p_info("%s: no 'etdump' USDT probes: `record` would use symbol mode, with uprobes on these %zu function(s) named by %s%sthe built-in ExecuTorch rules (symbols: %s; %zu single-stepped); kernel calls get instruction ids in call order unless record --program PTE gives the plan",
+	site_traps_describe(&sites, traps, sizeof(traps));
+	p_info("%s: no 'etdump' USDT probes: `record` would use symbol mode, with uprobes on these %zu function(s) named by %s%sthe built-in ExecuTorch rules (symbols: %s; %s); kernel calls get instruction ids in call order unless record --program PTE gives the plan",
 	       exe, sites.n, rules_file ? rules_file : "",
-	       rules_file ? " + " : "", origin, sites.single_step);
+	       rules_file ? " + " : "", origin, traps);
 	ret = (int)sites.n;
 out:
 	symbol_sites_free(&sites);

@@ -120,6 +120,8 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	s->offset += skip;
 	s->single_step = n > 0 &&
 			 !entry_simulated(w->machine, insn + skip, n - skip);
+	s->optimized = n > 0 && w->machine == EM_X86_64 &&
+		       symbol_entry_nop5(insn + skip, n - skip);
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
 	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,

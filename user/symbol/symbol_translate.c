@@ -729,12 +729,11 @@ void symbol_translator_stats(const struct symbol_translator *t,
 	*st = t->stats;
 }
 
-void symbol_translator_free(struct symbol_translator *t)
+/* Every thread's calls, runs and operators forgotten. */
+static void threads_free(struct symbol_translator *t)
 {
 	size_t i;
 
-	if (!t)
-		return;
 	for (i = 0; i < t->nthreads; i++) {
 		free(t->threads[i]->calls);
 		free(t->threads[i]->xnn_counts);
@@ -742,6 +741,20 @@ void symbol_translator_free(struct symbol_translator *t)
 		free(t->threads[i]);
 	}
 	free(t->threads);
+	t->threads = NULL;
+	t->nthreads = 0;
+}
+
+void symbol_translator_gap(struct symbol_translator *t)
+{
+	threads_free(t);
+}
+
+void symbol_translator_free(struct symbol_translator *t)
+{
+	if (!t)
+		return;
+	threads_free(t);
 	free(t->allocators);
 	free(t);
 }

@@ -85,6 +85,12 @@ bool symbol_translator_probe_time(const struct symbol_translator *t,
 				  struct symbol_calibration *c);
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st);
+/*
+ * The probes were taken away (record --duty): the calls each thread had
+ * open, and the run it was in, are forgotten, as at the start; what the
+ * collector had of them is its to leave out (collector_gap()).
+ */
+void symbol_translator_gap(struct symbol_translator *t);
 void symbol_translator_free(struct symbol_translator *t);
 
 #endif /* ETDUMP_SYMBOL_TRANSLATE_H */

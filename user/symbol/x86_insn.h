@@ -18,4 +18,6 @@
  * (An aarch64 object's entries are arm64_insn.h's to judge.)
  */
 bool symbol_entry_emulated(const uint8_t *insn, size_t len);
+/* x86-64: the 5-byte nop kernels from 6.18 optimize (site_traps.h). */
+bool symbol_entry_nop5(const uint8_t *insn, size_t len);
 #endif /* ETDUMP_X86_INSN_H */

@@ -45,6 +45,7 @@ static void add_site(struct symbol_site *s, const char *path,
 	s->desc.kind = ETDUMP_FUNC_XNN_OP;
 	/* a call rel32, which the kernel emulates; the exit may not be */
 	s->single_step = x->exit_stepped;
+	s->exit_stepped = x->exit_stepped;
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	p_debug("symbol mode: %s+0x%llx call of xnn_run_operator_with_index, exit at +0x%llx%s: XNNPACK operators, %u types named",
 		path, (unsigned long long)s->offset,

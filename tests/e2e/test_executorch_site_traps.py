@@ -1,0 +1,96 @@
+"""What the kernel does at each symbol-mode site, on the stock runners
+(bin/executor_runner, bin/executor_runner_xnn): `list` says it per site
+(ENTRY, RETURN, the traps a call takes), record says it at attach and in
+its summary, with the traps and single-stepped hits each run took, counted
+from what it recorded. No site the stock runners are recorded at is
+single-stepped: cnn.pte's execution takes its 11 probed calls' 22 traps,
+xnn_mlp.pte's its 7 calls' 14 (Method::execute, DELEGATE_CALL, 4 XNNPACK
+operators, softmax); the allocator, probed with --allocations only, is
+the one single-stepped entry, and says so.
+"""
+import re
+import unittest
+
+import executorch_env as et
+from etdump_e2e import CLI, TempDirTest, run
+from test_executorch_xnn_symbols import XNN_RUNNER
+
+EXECUTIONS = 5
+
+
+def list_rows(binary):
+    proc = run([CLI, "list", binary])
+    if proc.returncode:
+        raise AssertionError(proc.stderr)
+    rows = [line.split("\t") for line in proc.stdout.splitlines()]
+    return rows[0], {r[2]: dict(zip(rows[0], r)) for r in rows[1:]}, \
+        proc.stderr
+
+
+class SiteTrapsTest(TempDirTest):
+    def test_list_says_what_the_kernel_does_at_each_site(self):
+        for binary in (et.STOCK_RUNNER, XNN_RUNNER):
+            with self.subTest(binary=binary):
+                header, rows, err = list_rows(binary)
+                self.assertEqual(header[4:], ["ENTRY", "RETURN", "TRAPS"])
+                alloc = rows.pop(
+                    "executorch::runtime::MemoryAllocator::allocate")
+                # its first instruction is a mov: stepped, 3 traps a call
+                self.assertEqual((alloc["ENTRY"], alloc["TRAPS"]),
+                                 ("single-stepped", "3"))
+                for function, row in rows.items():
+                    self.assertEqual(row["ENTRY"], "emulated", function)
+                    self.assertEqual(row["TRAPS"], "2", function)
+                # Method::execute starts with a cmpb: probed past its guard
+                self.assertEqual(rows["executorch::runtime::Method::execute"]
+                                 ["RETURN"], "uretprobe")
+                self.assertIn("entries %d emulated, 1 single-stepped" %
+                              len(rows), err)
+        _, rows, _ = list_rows(XNN_RUNNER)
+        # the operator's exit: the jump after its call returns
+        self.assertEqual(rows["xnn_run_operator_with_index"]["RETURN"],
+                         "emulated")
+
+    def record(self, binary, model, *extra):
+        out = self.path(f"{model}.etdp")
+        proc = run([CLI, "record", "-f", "-o", out, *extra, "--", binary,
+                    "--model_path", et.model(model), "--num_executions",
+                    str(EXECUTIONS), "--print_output", "none"], timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return proc.stderr
+
+    def assert_traps(self, err, sites, execute, default):
+        attach = [line for line in err.splitlines()
+                  if "(etdump-bpf list shows each)" in line]
+        self.assertEqual(len(attach), 1, err)
+        self.assertIn(f"{sites} site(s): entries {sites} emulated, "
+                      "0 single-stepped", attach[0])
+        summary = [line for line in err.splitlines()
+                   if "traps per 'Execute' run" in line]
+        self.assertEqual(len(summary), 1, err)
+        self.assertIn(f"{execute} traps per 'Execute' run "
+                      "(0 single-stepped hits)", summary[0])
+        self.assertIn(f"{default} traps per 'Default' run", summary[0])
+
+    def test_cnn_no_single_stepped_hit(self):
+        err = self.record(et.STOCK_RUNNER, "cnn", "--program",
+                          et.model("cnn"))
+        # 10 kernels and Method::execute, each entry and return
+        self.assert_traps(err, 15, 22, 4)
+
+    def test_xnn_mlp_no_single_stepped_hit(self):
+        err = self.record(XNN_RUNNER, "xnn_mlp")
+        self.assert_traps(err, 17, 14, 4)
+
+    def test_allocations_single_step_and_say_so(self):
+        err = self.record(et.STOCK_RUNNER, "add", "--allocations")
+        self.assertIn("1 single-stepped", err)
+        m = re.search(r"(\d+) traps per 'Default' run \((\d+) "
+                      r"single-stepped hits\)", err)
+        self.assertTrue(m, err)
+        # each allocation's entry is stepped: 3 traps where 2 were
+        self.assertGreater(int(m.group(2)), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * test_site_traps.c - what the kernel does at each symbol-mode site and
+ * the traps a run takes, counted from the records as the recorder sees
+ * them (user/symbol/site_traps.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "symbol/site_traps.h"
+#include "testlib.h"
+
+enum { EXECUTE, KERNEL, STEPPED, XNN, NOP5, LOAD, NSITES };
+
+/* Method::execute, a kernel, a single-stepped event, an XNNPACK call
+   site, a 5-byte nop entry, Program::load_method */
+static void make_sites(struct symbol_sites *s)
+{
+	static struct symbol_site sites[NSITES];
+	size_t i;
+
+	memset(sites, 0, sizeof(sites));
+	for (i = 0; i < NSITES; i++)
+		sites[i].desc.id = i;
+	sites[EXECUTE].desc.kind = ETDUMP_FUNC_BLOCK;
+	strcpy(sites[EXECUTE].desc.arg, "Execute");
+	sites[EXECUTE].desc.arg_len = 7;
+	sites[KERNEL].desc.kind = ETDUMP_FUNC_KERNEL;
+	sites[STEPPED].single_step = true;
+	sites[XNN].desc.kind = ETDUMP_FUNC_XNN_OP;
+	sites[XNN].exit_offset = 0x1005;
+	sites[NOP5].optimized = true;
+	sites[LOAD].desc.kind = ETDUMP_FUNC_BLOCK;
+	strcpy(sites[LOAD].desc.arg, "Default");
+	sites[LOAD].desc.arg_len = 7;
+	memset(s, 0, sizeof(*s));
+	s->sites = sites;
+	s->n = NSITES;
+}
+
+TEST(each_site_as_the_kernel_takes_it)
+{
+	struct symbol_sites s;
+	char text[256];
+
+	make_sites(&s);
+	CHECK_EQ_STR(site_treatment_name(site_traps_entry(&s.sites[KERNEL])),
+		     "emulated");
+	CHECK_EQ_STR(site_treatment_name(site_traps_exit(&s.sites[KERNEL])),
+		     "uretprobe");
+	CHECK_EQ_INT(site_traps_per_call(&s.sites[KERNEL]), 2);
+	CHECK_EQ_STR(site_treatment_name(site_traps_entry(&s.sites[STEPPED])),
+		     "single-stepped");
+	CHECK_EQ_INT(site_traps_per_call(&s.sites[STEPPED]), 3);
+	CHECK_EQ_STR(site_treatment_name(site_traps_entry(&s.sites[NOP5])),
+		     "optimized nop");
+	CHECK_EQ_INT(site_traps_per_call(&s.sites[NOP5]), 2);
+	/* the call rel32 is emulated; the exit is judged on its own */
+	CHECK_EQ_STR(site_treatment_name(site_traps_exit(&s.sites[XNN])),
+		     "emulated");
+	s.sites[XNN].exit_stepped = true;
+	s.sites[XNN].single_step = true;
+	CHECK_EQ_STR(site_treatment_name(site_traps_entry(&s.sites[XNN])),
+		     "emulated");
+	CHECK_EQ_STR(site_treatment_name(site_traps_exit(&s.sites[XNN])),
+		     "single-stepped");
+	CHECK_EQ_INT(site_traps_per_call(&s.sites[XNN]), 3);
+	site_traps_describe(&s, text, sizeof(text));
+	CHECK_EQ_STR(text, "6 site(s): entries 4 emulated, 1 single-stepped, 1 optimized nop; returns 5 uretprobe, 1 exit single-stepped");
+}
+
+static void feed(struct site_tally *t, const struct symbol_sites *s,
+		 uint32_t tid, int type, uint32_t id)
+{
+	struct etdump_rec_func_entry e;
+	struct etdump_rec_func_exit x;
+
+	if (type == ETDUMP_REC_FUNC_ENTRY) {
+		memset(&e, 0, sizeof(e));
+		e.hdr.type = type;
+		e.hdr.size = sizeof(e);
+		e.hdr.tid = tid;
+		e.site = s->sites[id].desc;
+		CHECK_EQ_INT(site_tally_feed(t, s, &e, sizeof(e)), 0);
+		return;
+	}
+	memset(&x, 0, sizeof(x));
+	x.hdr.type = type;
+	x.hdr.size = sizeof(x);
+	x.hdr.tid = tid;
+	x.id = id;
+	CHECK_EQ_INT(site_tally_feed(t, s, &x, sizeof(x)), 0);
+}
+
+static void call(struct site_tally *t, const struct symbol_sites *s,
+		 uint32_t tid, uint32_t id)
+{
+	feed(t, s, tid, ETDUMP_REC_FUNC_ENTRY, id);
+	feed(t, s, tid, ETDUMP_REC_FUNC_EXIT, id);
+}
+
+TEST(traps_per_run_from_the_records)
+{
+	struct site_tally t = { 0 };
+	struct symbol_sites s;
+	char text[512];
+	int i;
+
+	make_sites(&s);
+	call(&t, &s, 7, LOAD);
+	for (i = 0; i < 3; i++) {
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, EXECUTE);
+		call(&t, &s, 7, KERNEL);
+		call(&t, &s, 7, STEPPED);
+		call(&t, &s, 7, XNN);
+		/* another thread outside any run: not an execution's */
+		call(&t, &s, 8, KERNEL);
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_EXIT, EXECUTE);
+	}
+	/* a run still open when the recording ends is not counted */
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, EXECUTE);
+	call(&t, &s, 7, STEPPED);
+	site_tally_describe(&t, text, sizeof(text));
+	/* 2 (execute) + 2 + 3 + 2 */
+	CHECK_EQ_STR(text, "9 traps per 'Execute' run (1 single-stepped hits), 2 traps per 'Default' run (0 single-stepped hits)");
+	CHECK_EQ_INT(t.outside, 6);
+	site_tally_free(&t);
+}
+
+TEST(no_run_closed_nothing_said)
+{
+	struct site_tally t = { 0 };
+	struct symbol_sites s;
+	char text[64] = "x";
+
+	make_sites(&s);
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, EXECUTE);
+	call(&t, &s, 7, KERNEL);
+	site_tally_describe(&t, text, sizeof(text));
+	CHECK_EQ_STR(text, "");
+	site_tally_free(&t);
+}
+
+int main(void)
+{
+	RUN(each_site_as_the_kernel_takes_it);
+	RUN(traps_per_run_from_the_records);
+	RUN(no_run_closed_nothing_said);
+	return TEST_SUMMARY();
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schema/etdump_record.h"
+#include "symbol/site_traps.h"
+
+/* the blocks open on one thread, innermost last */
+#define TALLY_DEPTH 8
+
+struct site_tally_thread {
+	uint32_t tid;
+	uint32_t open[TALLY_DEPTH];     /* block sites' ids */
+	size_t run[TALLY_DEPTH];        /* their runs' index in runs */
+	size_t depth;
+};
+
+enum site_treatment site_traps_entry(const struct symbol_site *s)
+{
+	/* an exit of its own follows a call rel32, which is emulated */
+	if (s->exit_offset)
+		return SITE_EMULATED;
+	if (s->single_step)
+		return SITE_SINGLE_STEPPED;
+	return s->optimized ? SITE_OPTIMIZED : SITE_EMULATED;
+}
+
+enum site_treatment site_traps_exit(const struct symbol_site *s)
+{
+	if (!s->exit_offset)
+		return SITE_URETPROBE;
+	return s->exit_stepped ? SITE_SINGLE_STEPPED : SITE_EMULATED;
+}
+
+const char *site_treatment_name(enum site_treatment t)
+{
+	static const char *const names[] = {
+		[SITE_EMULATED] = "emulated",
+		[SITE_SINGLE_STEPPED] = "single-stepped",
+		[SITE_OPTIMIZED] = "optimized nop",
+		[SITE_URETPROBE] = "uretprobe",
+	};
+
+	return names[t];
+}
+
+static unsigned int traps_of(enum site_treatment t)
+{
+	return t == SITE_SINGLE_STEPPED ? 2 : 1;
+}
+
+unsigned int site_traps_per_call(const struct symbol_site *s)
+{
+	return traps_of(site_traps_entry(s)) + traps_of(site_traps_exit(s));
+}
+
+int site_traps_stepped(const struct symbol_site *s)
+{
+	return (site_traps_entry(s) == SITE_SINGLE_STEPPED) +
+	       (site_traps_exit(s) == SITE_SINGLE_STEPPED);
+}
+
+void site_traps_describe(const struct symbol_sites *s, char *buf,
+			 size_t len)
+{
+	size_t entry[SITE_URETPROBE + 1] = { 0 }, exit[SITE_URETPROBE + 1] = { 0 };
+	size_t i;
+	int t, n;
+
+	for (i = 0; i < s->n; i++) {
+		entry[site_traps_entry(&s->sites[i])]++;
+		exit[site_traps_exit(&s->sites[i])]++;
+	}
+	n = snprintf(buf, len, "%zu site(s): entries %zu emulated, %zu single-stepped, %zu optimized nop; returns %zu uretprobe",
+		     s->n, entry[SITE_EMULATED], entry[SITE_SINGLE_STEPPED],
+		     entry[SITE_OPTIMIZED], exit[SITE_URETPROBE]);
+	for (t = SITE_EMULATED; t < SITE_URETPROBE && n >= 0 &&
+				(size_t)n < len; t++)
+		if (exit[t])
+			n += snprintf(buf + n, len - n, ", %zu exit %s",
+				      exit[t], site_treatment_name(t));
+}
+
+static struct site_tally_thread *thread_of(struct site_tally *t, uint32_t tid)
+{
+	struct site_tally_thread *grown;
+	size_t i;
+
+	for (i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	grown = realloc(t->threads, (t->nthreads + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	t->threads = grown;
+	memset(&grown[t->nthreads], 0, sizeof(*grown));
+	grown[t->nthreads].tid = tid;
+	return &grown[t->nthreads++];
+}
+
+/* The run named so, added when new: its index, or -ENOMEM. */
+static long run_of(struct site_tally *t, const char *name, size_t len)
+{
+	struct site_tally_run *grown;
+	size_t i;
+
+	if (len >= sizeof(t->runs->name))
+		len = sizeof(t->runs->name) - 1;
+	for (i = 0; i < t->nruns; i++)
+		if (!strncmp(t->runs[i].name, name, len) &&
+		    !t->runs[i].name[len])
+			return (long)i;
+	grown = realloc(t->runs, (t->nruns + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	t->runs = grown;
+	memset(&grown[t->nruns], 0, sizeof(*grown));
+	memcpy(grown[t->nruns].name, name, len);
+	return (long)t->nruns++;
+}
+
+/* Traps to the run open on th (the innermost), else outside any. */
+static void count(struct site_tally *t, const struct site_tally_thread *th,
+		  unsigned int traps, int stepped)
+{
+	struct site_tally_run *r;
+
+	if (!th->depth || th->depth > TALLY_DEPTH) {
+		t->outside += traps;
+		return;
+	}
+	r = &t->runs[th->run[th->depth - 1]];
+	r->open_traps += traps;
+	r->open_stepped += stepped;
+}
+
+static int on_call(struct site_tally *t, struct site_tally_thread *th,
+		    const struct symbol_site *s)
+{
+	const struct etdump_func_site *d = &s->desc;
+	enum site_treatment e = site_traps_entry(s);
+	long run;
+
+	if (d->kind == ETDUMP_FUNC_BLOCK) {
+		if (th->depth < TALLY_DEPTH) {
+			run = run_of(t, d->arg, d->arg_len);
+			if (run < 0)
+				return (int)run;
+			th->open[th->depth] = d->id;
+			th->run[th->depth] = (size_t)run;
+		}
+		th->depth++;
+	}
+	count(t, th, traps_of(e), e == SITE_SINGLE_STEPPED);
+	return 0;
+}
+
+static void on_return(struct site_tally *t, struct site_tally_thread *th,
+		    const struct symbol_site *s)
+{
+	enum site_treatment x = site_traps_exit(s);
+	struct site_tally_run *r;
+
+	count(t, th, traps_of(x), x == SITE_SINGLE_STEPPED);
+	if (s->desc.kind != ETDUMP_FUNC_BLOCK || !th->depth)
+		return;
+	th->depth--;
+	if (th->depth >= TALLY_DEPTH || th->open[th->depth] != s->desc.id)
+		return;
+	/* the run is whole: what it took counts */
+	r = &t->runs[th->run[th->depth]];
+	r->runs++;
+	r->traps += r->open_traps;
+	r->stepped += r->open_stepped;
+	r->open_traps = r->open_stepped = 0;
+}
+
+int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
+		    const void *rec, size_t len)
+{
+	const struct etdump_rec_hdr *h = rec;
+	const struct symbol_site *site;
+	struct site_tally_thread *th;
+	uint32_t id;
+
+	if (len < sizeof(*h))
+		return 0;
+	if (h->type == ETDUMP_REC_FUNC_ENTRY &&
+	    len >= sizeof(struct etdump_rec_func_entry))
+		id = ((const struct etdump_rec_func_entry *)rec)->site.id;
+	else if (h->type == ETDUMP_REC_FUNC_EXIT &&
+		 len >= sizeof(struct etdump_rec_func_exit))
+		id = ((const struct etdump_rec_func_exit *)rec)->id;
+	else if (h->type == ETDUMP_REC_FUNC_ALLOC &&
+		 len >= sizeof(struct etdump_rec_func_alloc))
+		id = ((const struct etdump_rec_func_alloc *)rec)->id;
+	else
+		return 0;
+	if (id >= s->n)
+		return 0;
+	site = &s->sites[id];
+	th = thread_of(t, h->tid);
+	if (!th)
+		return -ENOMEM;
+	if (h->type == ETDUMP_REC_FUNC_EXIT) {
+		on_return(t, th, site);
+		return 0;
+	}
+	if (h->type == ETDUMP_REC_FUNC_ALLOC) {
+		/* entry and return in one record */
+		count(t, th, site_traps_per_call(site),
+		      site_traps_stepped(site));
+		return 0;
+	}
+	return on_call(t, th, site);
+}
+
+static int by_runs(const void *a, const void *b)
+{
+	const struct site_tally_run *x = a, *y = b;
+
+	return x->runs < y->runs ? 1 : x->runs > y->runs ? -1 : 0;
+}
+
+void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
+{
+	struct site_tally_run *sorted;
+	size_t i, shown = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	sorted = malloc(t->nruns * sizeof(*sorted) + 1);
+	if (!sorted)
+		return;
+	memcpy(sorted, t->runs, t->nruns * sizeof(*sorted));
+	qsort(sorted, t->nruns, sizeof(*sorted), by_runs);
+	for (i = 0; i < t->nruns && n >= 0 && (size_t)n < len; i++) {
+		const struct site_tally_run *r = &sorted[i];
+
+		if (!r->runs)
+			continue;
+		/* whole traps when every run took the same, as they do */
+		if (r->traps % r->runs)
+			n += snprintf(buf + n, len - n, "%s%.1f traps per '%s' run",
+				      shown ? ", " : "",
+				      (double)r->traps / r->runs, r->name);
+		else
+			n += snprintf(buf + n, len - n, "%s%llu traps per '%s' run",
+				      shown ? ", " : "",
+				      (unsigned long long)(r->traps / r->runs),
+				      r->name);
+		if (n >= 0 && (size_t)n < len && r->stepped % r->runs)
+			n += snprintf(buf + n, len - n, " (%.1f single-stepped hits)",
+				      (double)r->stepped / r->runs);
+		else if (n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - n, " (%llu single-stepped hits)",
+				      (unsigned long long)(r->stepped / r->runs));
+		shown++;
+	}
+	free(sorted);
+}
+
+void site_tally_gap(struct site_tally *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nthreads; i++)
+		t->threads[i].depth = 0;
+	for (i = 0; i < t->nruns; i++)
+		t->runs[i].open_traps = t->runs[i].open_stepped = 0;
+}
+
+void site_tally_free(struct site_tally *t)
+{
+	free(t->runs);
+	free(t->threads);
+	memset(t, 0, sizeof(*t));
+}

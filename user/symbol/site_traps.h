@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * site_traps.h - what the kernel does at each symbol-mode site, and how
+ * many traps that takes: per site (list, record's start-up line), and per
+ * run as recorded (the summary).
+ *
+ * A trap here is one entry into the kernel a probe causes, what a probe
+ * costs the traced thread. An entry the kernel emulates (push, call,
+ * jcc, the nops it knows) takes one: the breakpoint. One it must
+ * single-step takes two: the breakpoint, then the debug trap after the
+ * step, and ~10x the time (symbol_calibrate.h measures both). The 5-byte
+ * nop x86-64 kernels from 6.18 turn into a call of their uprobe
+ * trampoline takes one syscall instead, after a first hit that traps. A
+ * uretprobe's return goes through the kernel's return trampoline: one
+ * more (a syscall on x86-64 since 6.11, a breakpoint elsewhere); an exit
+ * probed where a call returns (XNNPACK's) is judged as an entry is.
+ */
+#ifndef ETDUMP_SITE_TRAPS_H
+#define ETDUMP_SITE_TRAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "symbol/symbol_sites.h"
+
+enum site_treatment {
+	SITE_EMULATED,
+	SITE_SINGLE_STEPPED,
+	SITE_OPTIMIZED,         /* the 5-byte nop made a call */
+	SITE_URETPROBE,         /* a return through the trampoline */
+};
+
+/* What the kernel does at the site's entry, and at its return or exit. */
+enum site_treatment site_traps_entry(const struct symbol_site *s);
+enum site_treatment site_traps_exit(const struct symbol_site *s);
+/* "emulated", "single-stepped", "optimized nop", "uretprobe" */
+const char *site_treatment_name(enum site_treatment t);
+/* Traps one call through the site takes: entry and return. */
+unsigned int site_traps_per_call(const struct symbol_site *s);
+/* Whether a call through the site has an instruction single-stepped. */
+int site_traps_stepped(const struct symbol_site *s);
+/*
+ * "15 sites: 14 emulated, 1 single-stepped entry (MemoryAllocator::allocate)"
+ * style: how many sites of each treatment, entries and exits.
+ */
+void site_traps_describe(const struct symbol_sites *s, char *buf,
+			 size_t len);
+
+/* Traps counted per run name from the records as they come. */
+struct site_tally_run {
+	char name[64];          /* the run a block site opens */
+	uint64_t runs;          /* closed: its block's return seen */
+	uint64_t traps;         /* in closed runs */
+	uint64_t stepped;       /* hits that single-stepped, in closed runs */
+	uint64_t open_traps, open_stepped;  /* in the runs still open */
+};
+
+struct site_tally {
+	struct site_tally_run *runs;
+	size_t nruns;
+	struct site_tally_thread *threads;
+	size_t nthreads;
+	uint64_t outside;       /* traps on a thread in no run */
+};
+
+/*
+ * One record on its way to the translator: its entry, exit or
+ * allocation's traps counted to the run open on its thread. -ENOMEM.
+ */
+int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
+		    const void *rec, size_t len);
+/*
+ * "22 traps per 'Execute' run (0 single-stepped hits), 4 traps per 'Default' run (0 ...)":
+ * the closed runs', most runs first; "" when none closed.
+ */
+void site_tally_describe(const struct site_tally *t, char *buf, size_t len);
+/* The probes were taken away (record --duty): the runs open are cut. */
+void site_tally_gap(struct site_tally *t);
+void site_tally_free(struct site_tally *t);
+
+#endif /* ETDUMP_SITE_TRAPS_H */
