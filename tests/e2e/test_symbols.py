@@ -161,6 +161,28 @@ class SymbolModeTest(TempDirTest):
         self.assertEqual(len(said[0]), 1, proc.stderr)
         self.assertEqual(said[0], said[1])
 
+    def test_probe_time_measured_again_while_the_target_runs(self):
+        """What a probe costs drifts while recording: measured again every
+        10 ms while records come, said in the summary, each figure a record
+        of the raw capture, which converts to the very same file."""
+        out, raw, again = (self.path(n) for n in ("m.etdp", "m.raw",
+                                                  "m-again.etdp"))
+        proc = run([CLI, "record", "-o", out, "--raw", raw, "--rules", RULES,
+                    "--", EXAMPLE_NOPROBES, "-n", "20", "--sleep-ms", "5"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        again_said = re.findall(
+            r"probes' time measured again (\d+) time\(s\) while "
+            r"recording, every 10 ms, and taken out of what followed: "
+            r"(\d+) to (\d+) ns per probed scope", proc.stderr)
+        self.assertEqual(len(again_said), 1, proc.stderr)
+        times, least, most = map(int, again_said[0])
+        self.assertGreaterEqual(times, 1)
+        self.assertTrue(0 < least <= most, again_said)
+        converted = run([CLI, "convert", raw, "-o", again])
+        self.assertEqual(converted.returncode, 0, converted.stderr)
+        with open(out, "rb") as a, open(again, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
     def stripped_copy(self, debuglink):
         """A stripped copy of the runtime, its debug file elsewhere or next
         to it (found through .gnu_debuglink)."""

@@ -17,6 +17,8 @@
 
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
+/* symbol mode measures its probes' time again this often while fed */
+#define SYMBOL_POLL_INTERVAL_MS (SYMBOL_RECALIBRATE_NS / 1000000)
 
 /* how often idle threads' batched buffers are read */
 #define PULL_INTERVAL_NS 50000000ull
@@ -163,7 +165,9 @@ int record_collect(const struct record_opts *o, struct target *t,
 	for (;;) {
 		/* runs waiting for the file: only a look at the ring first */
 		if (poll(pfd, 3, more_runs ? 0 : record_duty_timeout_ms(
-					sink->duty, POLL_INTERVAL_MS)) < 0 &&
+					sink->duty, sink->sm ?
+					SYMBOL_POLL_INTERVAL_MS :
+					POLL_INTERVAL_MS)) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		/* a child that exec'd: attached before its exit is looked at */
@@ -217,6 +221,8 @@ int record_collect(const struct record_opts *o, struct target *t,
 		}
 		if (sink->duty && (err = record_duty_tick(sink->duty, now)))
 			return err;
+		if (sink->sm)
+			symbol_mode_recalibrate(sink->sm, now);
 		if (o->duration_ns && now - start >= o->duration_ns) {
 			*why = STOP_DURATION;
 			break;

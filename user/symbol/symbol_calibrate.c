@@ -28,6 +28,12 @@
  * 12 recordings of cnn.pte under load). The least of a few is taken.
  */
 #define ATTACHES 3
+/*
+ * ... and it drifts by as much while the target runs (the target's raw
+ * durations follow the figure measured beside them, not the one at
+ * attach): measured again while recording, a batch at a time.
+ */
+#define RECALIBRATION_BATCHES 1
 #define RING_BYTES (1 << 20)
 
 /*
@@ -154,7 +160,8 @@ static int on_record(void *ctx, void *data, size_t size)
  * what the probes cost.
  */
 static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
-		    struct scopes *s, int kind, uint64_t *call, uint64_t *scope)
+		    struct scopes *s, int kind, int batches, uint64_t *call,
+		    uint64_t *scope)
 {
 	void (*volatile fn_call)(void) = fn;
 	uint64_t per_call, t0, m;
@@ -162,7 +169,7 @@ static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
 	int b, i;
 
 	*call = *scope = UINT64_MAX;
-	for (b = -1; b < BATCHES; b++) {
+	for (b = -1; b < batches; b++) {
 		from = s ? s->n[kind] : 0;
 		t0 = monotonic_ns();
 		for (i = 0; i < BATCH_CALLS; i++)
@@ -228,14 +235,16 @@ static int measure(struct symbol_calibration *out, struct scopes *s,
 	if (err)
 		return err;
 	for (k = 0; k < KINDS_MEASURED; k++)
-		loop_ns(functions[k], NULL, NULL, k, &bare[k], &unused);
+		loop_ns(functions[k], NULL, NULL, k, BATCHES, &bare[k],
+			&unused);
 	rb = ring_buffer__new(ring_fd, on_record, s, NULL);
 	if (!rb)
 		return -errno;
 	err = symbol_attach_to_ring(&a, &sites, ring_fd, drops_fd, getpid(),
 				    &nprobes);
 	for (k = 0; !err && k < KINDS_MEASURED; k++) {
-		loop_ns(functions[k], rb, s, k, &traced, &out->scope_ns[k]);
+		loop_ns(functions[k], rb, s, k, BATCHES, &traced,
+			&out->scope_ns[k]);
 		if (!s->n[k]) {
 			err = -ENODATA;
 			break;
@@ -309,6 +318,89 @@ int symbol_calibrate(struct symbol_calibration *out)
 		       err == -ENODATA ? "its probes on functions of its own never fired" :
 					 strerror(-err));
 	return err;
+}
+
+struct symbol_recalibration {
+	int ring_fd, drops_fd;
+	struct ring_buffer *rb;
+	struct symbol_attach *a;
+	struct scopes s;
+	uint64_t bare;          /* the emulated function bare, a call */
+	struct symbol_site site[SYMBOL_ENTRY_KINDS];
+	char paths[SYMBOL_ENTRY_KINDS][PATH_MAX];
+};
+
+void symbol_recalibration_close(struct symbol_recalibration *r)
+{
+	if (!r)
+		return;
+	symbol_attach_close(r->a);
+	ring_buffer__free(r->rb);
+	if (r->ring_fd >= 0)
+		close(r->ring_fd);
+	if (r->drops_fd >= 0)
+		close(r->drops_fd);
+	free(r->s.ns[SYMBOL_ENTRY_EMULATED]);
+	free(r);
+}
+
+int symbol_recalibration_open(struct symbol_recalibration **out)
+{
+	struct symbol_recalibration *r = calloc(1, sizeof(*r));
+	struct symbol_sites sites;
+	uint64_t unused;
+	int err, nprobes;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "recalib_ring", 0, 0,
+				    RING_BYTES, NULL);
+	r->drops_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+				     "recalib_drops", sizeof(__u32),
+				     sizeof(__u64), 1, NULL);
+	r->s.ns[SYMBOL_ENTRY_EMULATED] = calloc(BATCHES * BATCH_CALLS,
+						sizeof(uint64_t));
+	err = r->ring_fd < 0 ? r->ring_fd : r->drops_fd < 0 ? r->drops_fd :
+	      !r->s.ns[SYMBOL_ENTRY_EMULATED] ? -ENOMEM : 0;
+	if (!err)
+		err = calibration_sites(r->site, 1, r->paths);
+	if (!err) {
+		r->rb = ring_buffer__new(r->ring_fd, on_record, &r->s, NULL);
+		err = r->rb ? 0 : -errno;
+	}
+	if (!err) {
+		loop_ns(functions[SYMBOL_ENTRY_EMULATED], NULL, NULL,
+			SYMBOL_ENTRY_EMULATED, BATCHES, &r->bare, &unused);
+		sites = (struct symbol_sites){ .sites = r->site, .n = 1 };
+		err = symbol_attach_to_ring(&r->a, &sites, r->ring_fd,
+					    r->drops_fd, getpid(), &nprobes);
+	}
+	if (err) {
+		symbol_recalibration_close(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int symbol_recalibrate(struct symbol_recalibration *r,
+		       struct symbol_calibration *c)
+{
+	const int k = SYMBOL_ENTRY_EMULATED;
+	uint64_t traced, scope;
+
+	r->s.n[k] = 0;
+	r->s.entry_ts[k] = 0;
+	loop_ns(functions[k], r->rb, &r->s, k, RECALIBRATION_BATCHES, &traced,
+		&scope);
+	if (!r->s.n[k])
+		return -ENODATA;
+	c->scope_ns[k] = scope;
+	c->call_ns[k] = traced > r->bare ? traced - r->bare : 0;
+	if (c->call_ns[k] < scope)
+		c->call_ns[k] = scope;
+	return 0;
 }
 
 void symbol_calibration_text(const struct symbol_calibration *c, char *buf,

@@ -35,6 +35,18 @@ struct symbol_calibration {
 	uint64_t call_ns[SYMBOL_ENTRY_KINDS];
 };
 
+/*
+ * Measuring again while recording: the emulated entries' figures, with a
+ * probe on the recorder's own function left attached (its own ring).
+ * Negative errno.
+ */
+struct symbol_recalibration;
+int symbol_recalibration_open(struct symbol_recalibration **out);
+/* c's emulated figures measured now (a fraction of a ms); -ENODATA. */
+int symbol_recalibrate(struct symbol_recalibration *r,
+		       struct symbol_calibration *c);
+void symbol_recalibration_close(struct symbol_recalibration *r);
+
 /* Prefix of the calibration's text (symbol_calibration_text()). */
 #define SYMBOL_CALIBRATION_MAGIC "etdump-bpf-probe-time:1"
 

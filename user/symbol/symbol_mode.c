@@ -30,6 +30,13 @@ struct symbol_mode {
 	struct symbol_calibration cal;  /* measured at attach */
 	struct etdump_rec_probe_time note;
 	bool noted;             /* handed on, before the first record */
+	/* measured again while recording: handed on before the next record */
+	struct symbol_recalibration *recal;
+	uint64_t recalibrated;  /* when, CLOCK_MONOTONIC ns */
+	struct symbol_calibration at_attach;
+	bool fed;               /* records came since the last measure */
+	size_t nrecal;          /* measures since, their least and most */
+	uint64_t recal_least, recal_most;
 	bool found;             /* sites found already: symbol_mode_find() */
 	char find_err[512];     /* why symbol_mode_find() found none */
 };
@@ -93,6 +100,7 @@ int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len)
 {
 	int err = site_tally_feed(&sm->traps, &sm->sites, rec, len);
 
+	sm->fed = true;
 	return err ? err : symbol_translator_feed(sm->translator, rec, len);
 }
 
@@ -161,12 +169,15 @@ static void say_sites(const struct symbol_mode *sm)
 
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
-	struct symbol_calibration applied;
-
 	char sites[256], runs[512];
 
-	if (symbol_translator_probe_time(sm->translator, &applied))
-		symbol_calibration_say(&applied, "were written");
+	if (sm->at_attach.done)
+		symbol_calibration_say(&sm->at_attach, "were written");
+	if (sm->nrecal)
+		p_info("symbol mode: the probes' time measured again %zu time(s) while recording, every %llu ms, and taken out of what followed: %llu to %llu ns per probed scope",
+		       sm->nrecal, SYMBOL_RECALIBRATE_NS / 1000000,
+		       (unsigned long long)sm->recal_least,
+		       (unsigned long long)sm->recal_most);
 	if (!sm->sites.n)
 		return;
 	site_traps_describe(&sm->sites, sites, sizeof(sites));
@@ -190,6 +201,27 @@ const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
 	symbol_calibration_record(&sm->cal, rec, &sm->note);
 	*note_len = sizeof(sm->note);
 	return &sm->note;
+}
+
+void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
+{
+	uint64_t scope;
+
+	/* while the target runs: an idle one costs the recorder nothing */
+	if (!sm->recal || !sm->fed ||
+	    now - sm->recalibrated < SYMBOL_RECALIBRATE_NS)
+		return;
+	sm->recalibrated = now;
+	sm->fed = false;
+	/* the next record takes the new figures with it */
+	if (symbol_recalibrate(sm->recal, &sm->cal))
+		return;
+	sm->noted = false;
+	scope = sm->cal.scope_ns[SYMBOL_ENTRY_EMULATED];
+	if (!sm->nrecal++ || scope < sm->recal_least)
+		sm->recal_least = scope;
+	if (scope > sm->recal_most)
+		sm->recal_most = scope;
 }
 
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
@@ -231,7 +263,10 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 			return ret;
 	}
 	/* a failure is said, and the times stay as they were recorded */
-	symbol_calibrate(&sm->cal);
+	if (!symbol_calibrate(&sm->cal) &&
+	    (sm->at_attach = sm->cal, ret = symbol_recalibration_open(&sm->recal)))
+		p_debug("symbol mode: the probes' time is not measured again while recording: %s",
+			strerror(-ret));
 	sm->pid = t->pid;
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
 				 nattached);
@@ -294,6 +329,7 @@ void symbol_mode_free(struct symbol_mode *sm)
 	if (!sm)
 		return;
 	symbol_attach_close(sm->attach);
+	symbol_recalibration_close(sm->recal);
 	symbol_translator_free(sm->translator);
 	symbol_sites_free(&sm->sites);
 	site_tally_free(&sm->traps);

@@ -63,12 +63,21 @@ int symbol_mode_feed(struct symbol_mode *sm, const void *rec, size_t len);
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		       const struct target *t, int *nattached);
 /*
- * What must go before the first record rec (len bytes) into the raw
- * capture and symbol_mode_feed(): the probes' time measured at attach
- * (an ETDUMP_REC_PROBE_TIME record), once; else NULL.
+ * What must go before the record rec (len bytes) into the raw capture and
+ * symbol_mode_feed(): the probes' time measured at attach (an
+ * ETDUMP_REC_PROBE_TIME record) before the first, and again after each
+ * symbol_mode_recalibrate() that measured; else NULL.
  */
 const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
 			     size_t len, size_t *note_len);
+/*
+ * What a probe costs drifts while recording by as much as between one
+ * recording and the next: measured again (a fraction of a ms of the
+ * recorder's time) while records come, SYMBOL_RECALIBRATE_NS apart;
+ * now is CLOCK_MONOTONIC ns. The records after it are corrected by it.
+ */
+#define SYMBOL_RECALIBRATE_NS 10000000ull
+void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now);
 /*
  * Once attached: the probes' time taken out of the recording
  * (symbol_calibrate.h), said as text in the delegate_debug_metadata of
