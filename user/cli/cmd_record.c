@@ -33,11 +33,13 @@
 #include "file_io.h"
 #include "follow_children.h"
 #include "log.h"
+#include "loss_summary.h"
 #include "parse.h"
 #include "privileges.h"
 #include "raw_threads.h"
 #include "raw_writer.h"
 #include "record_every.h"
+#include "ring_default.h"
 #include "every_word.h"
 #include "live_view.h"
 #include "run_sink.h"
@@ -55,7 +57,6 @@
 #include "report_memory.h"
 #include "value_capture.h"
 
-#define DEFAULT_RING_BYTES (8u << 20)
 /* record --values: a whole tensor up to this, the rest cut (and counted) */
 #define DEFAULT_VALUE_MAX (1u << 20)
 /*
@@ -91,7 +92,9 @@ static const char record_usage[] =
 	"                       (each thread's runs its own; several need\n"
 	"                       etdump probes)\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
-	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
+	"      --ring-size SIZE ring buffer size, a power of two (default 16M\n"
+	"                       for each CPU, from 8M to 256M and at most\n"
+	"                       1/64 of the memory)\n"
 	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
 	"                       cycles,instructions (default; software counters\n"
 	"                       task-clock,page-faults,context-switches where the\n"
@@ -307,7 +310,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	char err[256];
 
 	memset(o, 0, sizeof(*o));
-	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->ring_bytes = ring_default_bytes();
 	o->value_max = DEFAULT_VALUE_MAX;
 	counters_default(&o->counters);
 	optind = 1;
@@ -771,10 +774,14 @@ static int finish_sink(const struct record_opts *o, const struct target *t,
 static void no_runs(const struct record_opts *o,
 		    const struct collector_stats *st, uint64_t drops)
 {
+	char lost[128];
 	const char *why;
 
+	snprintf(lost, sizeof(lost),
+		 "the ring buffer was full: every run lost some of its %llu dropped event(s)",
+		 (unsigned long long)drops);
 	if (drops)
-		why = "the kernel dropped events (raise --ring-size)";
+		why = lost;
 	else if (st->incomplete_runs)
 		why = "every run was still open when recording stopped (record longer, or until the target exits)";
 	else if (st->outside_run)
@@ -1075,6 +1082,7 @@ int cmd_record(int argc, char **argv)
 		       ETDUMP_BATCH_BYTES);
 		o.ring_bytes = BATCHED_MIN_RING_BYTES;
 	}
+	p_debug("ring buffer: %llu KiB", (unsigned long long)o.ring_bytes >> 10);
 	if (!sink.sm && check_other_tracers(&t, &objs, copts.batched))
 		goto cleanup;
 	for (size_t i = 0; !sink.sm && i < more.n; i++)
@@ -1262,6 +1270,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!stats.runs) {
 		no_runs(&o, &stats, drops);
+		loss_summary_say(col, drops, o.ring_bytes);
 		goto cleanup;
 	}
 	if (rs) {
@@ -1304,6 +1313,7 @@ int cmd_record(int argc, char **argv)
 	    write_values(&o, collector_values(col)))
 		goto cleanup;
 	print_summary(&o, &t, why, runs, &stats, drops);
+	loss_summary_say(col, drops, o.ring_bytes);
 	if (sink.sm && !o.sym.program)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	if (sink.sm)

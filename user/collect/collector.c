@@ -55,6 +55,8 @@ struct thread_state {
 	bool worker;            /* gave events to another thread's run */
 	size_t run_allocations; /* allocation events in the open run */
 	size_t ahead_events;    /* of the open run, sent ahead (c->on_ahead) */
+	uint64_t lost_runs;     /* runs left out: the ring lost some of each */
+	uint64_t lost_received; /* ... their events that did arrive */
 	struct run_view run;
 	size_t events_cap, meta_cap, full_cap;
 	struct scope *stack;
@@ -528,6 +530,8 @@ static int close_run(struct collector *c, struct thread_state *t,
 	if (r->lost_events) {
 		c->stats.lost_runs++;
 		c->stats.left_out += run_events(t);
+		t->lost_runs++;
+		t->lost_received += run_events(t);
 		drop_ahead(c, t);
 	} else if (!r->nevents && !t->ahead_events) {
 		c->stats.empty_runs++;
@@ -1234,6 +1238,15 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	if (stats)
 		*stats = c->stats;
 	return err;
+}
+
+void collector_each_loss(const struct collector *c, collector_loss_fn fn,
+			 void *ctx)
+{
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->threads[i].lost_runs)
+			fn(ctx, c->threads[i].tid, c->threads[i].lost_runs,
+			   c->threads[i].lost_received);
 }
 
 struct run_log *collector_log(struct collector *c)
