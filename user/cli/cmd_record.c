@@ -59,13 +59,6 @@
 
 /* record --values: a whole tensor up to this, the rest cut (and counted) */
 #define DEFAULT_VALUE_MAX (1u << 20)
-/*
- * A run longer than this writes its events into the ETDump as it goes:
- * 192 KiB of them held (48 bytes each), reused, where a run of millions
- * would hold fresh memory for all (the most of what it cost here), and
- * still in the cache when they are written.
- */
-#define RUN_AHEAD_EVENTS 4096
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
 /* the smallest ring batched mode records with: a flush and some */
@@ -1122,14 +1115,15 @@ int cmd_record(int argc, char **argv)
 		if (out_fd < 0)
 			etdump_stream_spill_near(es, o.output);
 		/* a long run's events are written on a thread of their own */
-		err = etdump_ahead_thread_start(&ahead, es, RUN_AHEAD_EVENTS);
+		err = etdump_ahead_thread_start(&ahead, es, ETDUMP_AHEAD_EVENTS);
 		if (err) {
 			p_err("cannot start a thread: %s", strerror(-err));
 			goto cleanup;
 		}
 		collector_set_ahead(col, etdump_ahead_thread_take,
 				    etdump_ahead_thread_drop, ahead,
-				    RUN_AHEAD_EVENTS);
+				    ETDUMP_AHEAD_EVENTS);
+		etdump_ahead_thread_follow(ahead, collector_log(col));
 	}
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
