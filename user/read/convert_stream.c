@@ -15,6 +15,25 @@ bool convert_stream_fits(const struct raw_info *info)
 	return true;
 }
 
+struct convert_ctx {
+	struct etdump_ahead_thread *ahead;
+	struct collector *col;
+};
+
+/* The runs ended so far into the file, as record drains them. */
+static int drain_ended(void *ctx)
+{
+	struct convert_ctx *c = ctx;
+	int ret;
+
+	/* every full slab: the one appends fill stays */
+	do
+		ret = etdump_ahead_thread_drain(c->ahead,
+						collector_log(c->col), false);
+	while (ret > 0);
+	return ret;
+}
+
 int convert_stream(struct raw_reader *r, struct collector *col,
 		   const char *path, bool force, char **kept,
 		   struct collector_stats *stats,
@@ -43,7 +62,8 @@ int convert_stream(struct raw_reader *r, struct collector *col,
 			    etdump_ahead_thread_drop, ahead,
 			    ETDUMP_AHEAD_EVENTS);
 	etdump_ahead_thread_follow(ahead, collector_log(col));
-	err = raw_replay(r, col, NULL, probe_time);
+	err = raw_replay_each(r, col, NULL, probe_time, drain_ended,
+			      &(struct convert_ctx){ ahead, col });
 	if (!err)
 		err = etdump_ahead_thread_wait(ahead);
 	if (!err)
