@@ -11,8 +11,8 @@ MiB = 1 << 20
 
 
 def machine_ring():
-    """16M a CPU as a power of two, 8M to 256M, at most 1/64 of memory."""
-    want = 16 * MiB * os.sysconf("SC_NPROCESSORS_ONLN")
+    """32M a CPU as a power of two, 8M to 256M, at most 1/64 of memory."""
+    want = 32 * MiB * os.sysconf("SC_NPROCESSORS_ONLN")
     ring = 1
     while ring < want:
         ring *= 2

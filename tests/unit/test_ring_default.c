@@ -12,17 +12,17 @@
 
 TEST(grows_with_the_cpus)
 {
-	CHECK(ring_default_for(1, 16 * GiB) == 16 * MiB);
-	CHECK(ring_default_for(2, 16 * GiB) == 32 * MiB);
-	CHECK(ring_default_for(4, 16 * GiB) == 64 * MiB);
-	/* 3 CPUs: 48 MiB is no power of two */
-	CHECK(ring_default_for(3, 16 * GiB) == 64 * MiB);
+	CHECK(ring_default_for(1, 16 * GiB) == 32 * MiB);
+	CHECK(ring_default_for(2, 16 * GiB) == 64 * MiB);
+	CHECK(ring_default_for(4, 16 * GiB) == 128 * MiB);
+	/* 3 CPUs: 96 MiB is no power of two */
+	CHECK(ring_default_for(3, 16 * GiB) == 128 * MiB);
 }
 
 TEST(bounded)
 {
 	CHECK(ring_default_for(64, 1024 * GiB) == RING_DEFAULT_MAX_BYTES);
-	CHECK(ring_default_for(0, 0) == 16 * MiB);
+	CHECK(ring_default_for(0, 0) == 32 * MiB);
 	CHECK(ring_default_for(1, 0) >= RING_DEFAULT_MIN_BYTES);
 }
 

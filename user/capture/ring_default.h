@@ -7,14 +7,15 @@
  * it, is not running (the scheduler's other tasks, its own page faults):
  * what it must hold grows with the CPUs. At 10 M events a second from 4
  * threads on 2 CPUs a ring of 8 MiB lost records in 1 trial of 5, and
- * no run was whole; 32 MiB lost none in 10 (README: Benchmark, row 4b).
+ * no run was whole; 32 MiB lost none in 10 with 4 threads, but did in 1
+ * of 5 with 8; 64 MiB lost none in 8 with 8 (README: Benchmark, row 4b).
  */
 #ifndef ETDUMP_RING_DEFAULT_H
 #define ETDUMP_RING_DEFAULT_H
 
 #include <stdint.h>
 
-#define RING_PER_CPU_BYTES (16ull << 20)
+#define RING_PER_CPU_BYTES (32ull << 20)
 #define RING_DEFAULT_MIN_BYTES (8ull << 20)
 #define RING_DEFAULT_MAX_BYTES (256ull << 20)
 /* the ring never takes more than this share of the machine's memory */

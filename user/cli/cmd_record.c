@@ -85,7 +85,7 @@ static const char record_usage[] =
 	"                       (each thread's runs its own; several need\n"
 	"                       etdump probes)\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
-	"      --ring-size SIZE ring buffer size, a power of two (default 16M\n"
+	"      --ring-size SIZE ring buffer size, a power of two (default 32M\n"
 	"                       for each CPU, from 8M to 256M and at most\n"
 	"                       1/64 of the memory)\n"
 	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
