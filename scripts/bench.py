@@ -16,7 +16,7 @@ stay out of the numbers. The rows:
   4. throughput: highest rate held with zero drops at the default ring size,
      the drops at twice that rate (checked against the events fired), the
      collector's CPU time per event
-  4b. producers: batched events fired at 10 M/s by 1, 2 and 4 threads,
+  4b. producers: batched events fired at 10 M/s by 1, 2, 4 and 8 threads,
      what was captured and dropped, the recorder's CPU per event beside the
      target's
   5. writer: ETDump write rate and peak memory for 1M events
@@ -42,6 +42,7 @@ Recording modes are described by their `etdump-bpf record` flags
 measure it.
 
 usage: scripts/bench.py [--build DIR] [--reps N] [--out FILE] [--rows A,B]
+                        [--against OLD_BUILD]
 """
 import argparse
 import os
@@ -96,7 +97,7 @@ THROUGHPUT_START = 500_000       # events/s, doubled until a trial fails
 THROUGHPUT_MAX = 16_000_000
 THROUGHPUT_BISECT = 3
 THROUGHPUT_THREADS = 2           # producers: one per CPU of a 2-CPU box
-PRODUCER_THREADS = (1, 2, 4)     # row 4b: the goal's rate, shared by T
+PRODUCER_THREADS = (1, 2, 4, 8)    # row 4b: the goal's rate, shared by T
 PRODUCER_RATE = 10_000_000       # events/s: the goal on two cores
 PRODUCER_EVENTS = 5_000_000
 MEMORY_EXECUTIONS = (10_000, 100_000, 1_000_000)  # row 5b
@@ -105,6 +106,7 @@ MEMORY_RATE = 2_000_000          # events/s: what the collector holds
 HELD_FRACTION = 0.95             # a trial holds if it fired this much on time
 
 WRITER_EVENTS = 1_000_000
+CONVERT_EVENTS = 3_200_000       # row 5: a raw capture of runs of 16
 MODEL_EXECUTIONS = 1000
 
 # the probes the loop hits, as ours capture them: name, args, time, thread
@@ -460,7 +462,7 @@ def paced_trial(b, flags, rate):
     try:
         events, dropped, mode = record_summary(r["tracer"]["err"])
     except RuntimeError:
-        if "dropped events" not in r["tracer"]["err"]:
+        if "no complete run recorded" not in r["tracer"]["err"]:
             raise
         # each thread's one run lost a record: nothing written, no count
         events, dropped, mode = 0, n, "batched"
@@ -550,30 +552,36 @@ def row_producers(b, table, reps):
     sustained, what the ring lost, and what each event cost the recorder
     and the target."""
     log("4b. producers")
+    # --against OLD: each trial of this build's recorder beside OLD's
+    builds = [("", b.dir)] + ([(" (against)", b.against)]
+                              if b.against else [])
     variants = []
     for n in PRODUCER_THREADS:
-        variants.append({"key": n, "argv": [
-            b.loop5, "-n", str(PRODUCER_EVENTS), "--rate",
-            str(PRODUCER_RATE), "--threads", str(n)],
-            "tracer": Record(b.dir, BATCHED_MODE[1])})
+        for label, d in builds:
+            variants.append({"key": (n, label), "argv": [
+                b.loop5, "-n", str(PRODUCER_EVENTS), "--rate",
+                str(PRODUCER_RATE), "--threads", str(n)],
+                "tracer": Record(d, BATCHED_MODE[1])})
     res = alternate(variants, reps)
     table.section(f"4b. producers: {PRODUCER_EVENTS:,} batched delegate_log "
                   f"events asked at {PRODUCER_RATE:,}/s of T threads, "
                   f"default ring size; recorder CPU per captured event "
                   f"beside the target's per fired event")
-    for n in PRODUCER_THREADS:
+    for n, label in [(n, label) for n in PRODUCER_THREADS
+                     for label, _ in builds]:
         runs = []
-        for r in res[n]:
+        for r in res[(n, label)]:
             try:
                 r["captured"], r["dropped"], _ = record_summary(
                     r["tracer"]["err"])
             except RuntimeError:
-                if "dropped events" not in r["tracer"]["err"]:
+                # the ring lost a record of every thread's one run
+                if "no complete run recorded" not in r["tracer"]["err"]:
                     raise
                 continue  # every thread's one run lost a record
             runs.append(r)
         if not runs:
-            table.add(f"{n} thread(s): fired / captured", "nothing written",
+            table.add(f"{n} thread(s){label}: fired / captured", "nothing written",
                       "", f"every run of all {reps} trials lost a record to "
                       f"the full ring (one run a thread): no ETDump, no count")
             continue
@@ -583,11 +591,11 @@ def row_producers(b, table, reps):
         rec = median([r["tracer"]["cpu_s"] / max(r["captured"], 1)
                       for r in runs])
         tgt = median([r["cpu_s"] / r["events"] for r in runs])
-        table.add(f"{n} thread(s): fired / captured",
+        table.add(f"{n} thread(s){label}: fired / captured",
                   f"{fired:,.0f} / {took:,.0f} ev/s", "",
                   f"{dropped:,.0f} dropped of {PRODUCER_EVENTS:,}; "
                   f"{len(runs)} of {reps} trials wrote an ETDump")
-        table.add(f"{n} thread(s): recorder / target CPU per event",
+        table.add(f"{n} thread(s){label}: recorder / target CPU per event",
                   f"{rec * 1e9:.0f} / {tgt * 1e9:.0f} ns",
                   fmt_ratio(rec / tgt),
                   "recorder: whole process, load/attach/write included")
@@ -618,6 +626,31 @@ def row_writer(b, table, reps):
               f"{rss / 2**20:.0f} / {size / 2**20:.0f} MiB",
               fmt_ratio(rss / size),
               f"{rss_model / 2**20:.0f} MiB before the write")
+    row_convert(b, table, reps)
+
+
+def row_convert(b, table, reps):
+    """convert of a raw capture record wrote: events a second, wall time
+    from start to the file written."""
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        raw = os.path.join(tmp, "c.raw")
+        run_target([b.loop5, "-n", str(CONVERT_EVENTS), "--rate",
+                    str(MEMORY_RATE), "--run-events",
+                    str(MEMORY_EVENTS_PER_EXEC)],
+                   Record(b.dir, ["--raw", raw]))
+        walls = []
+        for _ in range(reps):
+            t0 = time.monotonic()
+            subprocess.run([os.path.join(b.dir, "etdump-bpf"), "convert",
+                            "-f", raw, "-o", os.path.join(tmp, "c.etdp")],
+                           stderr=subprocess.PIPE, check=True)
+            walls.append(time.monotonic() - t0)
+    wall = median(walls)
+    table.add(f"convert of a raw capture ({CONVERT_EVENTS:,} events, "
+              f"runs of {MEMORY_EVENTS_PER_EXEC})",
+              f"{CONVERT_EVENTS / wall:,.0f} ev/s", "",
+              f"{wall:.2f} s a convert, {min(walls):.2f} to "
+              f"{max(walls):.2f} s")
 
 
 def row_memory(b, table, _reps):
@@ -698,6 +731,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--against", help="row 4b: also another build's "
+                    "recorder, alternated with this one's")
     ap.add_argument("--rows", help="only these rows, by name: "
                     "detached,attached,throughput,producers,writer,memory,"
                     "model,tracer,executorch,xnnpack,duty,values")
@@ -705,6 +740,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
     b = Build(os.path.abspath(args.build))
+    b.against = os.path.abspath(args.against) if args.against else None
     start = time.monotonic()
     table = Table()
     failed = 0

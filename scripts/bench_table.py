@@ -21,6 +21,7 @@ class Build:
         self.noprobes = os.path.join(d, "bench-loop-noprobes")
         self.writer = os.path.join(d, "bench-writer")
         self.example = os.path.join(d, "example-runtime")
+        self.against = None  # --against: another build's recorder
 
 
 class Table:

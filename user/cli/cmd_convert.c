@@ -14,6 +14,7 @@
 #include "collect/collector.h"
 #include "collect/value_capture.h"
 #include "convert/convert_etdump.h"
+#include "convert/convert_stream.h"
 #include "convert/raw_replay.h"
 #include "lib/file_io.h"
 #include "lib/log.h"
@@ -194,6 +195,60 @@ static int write_values(const struct convert_opts *o,
 	return err;
 }
 
+/* The last lines of a conversion, as record says them. */
+static int convert_said(const struct convert_opts *o,
+			const struct raw_info *info,
+			const struct collector_stats *stats,
+			const struct symbol_calibration *probe_time,
+			const char *runs, const struct etd_dump *dump)
+{
+	char how[512];
+	/* as record counts them: the kernel's and the runtime's losses */
+	uint64_t drops = info->drops + stats->lost_in_flush;
+
+	/* the kernel counts a lost flush whole; some of it was read before */
+	drops -= stats->read_then_lost < drops ? stats->read_then_lost : drops;
+	report_end(o, info, how, sizeof(how));
+	if (dump)
+		summary_totals(how, o->output, dump, stats, drops);
+	else
+		summary_totals_text(how, o->output, runs, stats, drops);
+	summary_notes(stats, drops);
+	if (probe_time->done)
+		symbol_calibration_say(probe_time, "were written");
+	if (info->state == RAW_CORRUPT)
+		return EXIT_DAMAGED;
+	return drops ? EXIT_LOST : EXIT_OK;
+}
+
+/* The ETDump record wrote beside the capture, built as record built it. */
+static int convert_as_recorded(const struct convert_opts *o,
+			       struct raw_reader *r, struct collector *col,
+			       struct symbol_calibration *probe_time)
+{
+	struct collector_stats stats = { 0 };
+	char runs[1024], *kept = NULL;
+	bool write_failed;
+	int err;
+
+	err = convert_stream(r, col, o->output, o->force, &kept, &stats,
+			     probe_time, runs, sizeof(runs), &write_failed);
+	if (err && write_failed) {
+		output_error(o->output, err, kept);
+		free(kept);
+		return EXIT_FAIL;
+	}
+	if (err) {
+		p_err("%s: %s", o->input, strerror(-err));
+		return EXIT_FAIL;
+	}
+	/* record --values: the debug buffer beside the ETDump, as record */
+	if (collector_values(col) && write_values(o, collector_values(col)))
+		return EXIT_FAIL;
+	return convert_said(o, raw_reader_info(r), &stats, probe_time, runs,
+			    NULL);
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct symbol_calibration probe_time = { 0 };
@@ -207,8 +262,7 @@ int cmd_convert(int argc, char **argv)
 	struct pprof_source pprof;
 	struct convert_opts o;
 	int err, ret = EXIT_FAIL;
-	char msg[256], how[512];
-	uint64_t drops;
+	char msg[256];
 
 	err = parse_convert_args(argc, argv, &o);
 	if (err)
@@ -229,6 +283,10 @@ int cmd_convert(int argc, char **argv)
 	}
 	info = raw_reader_info(r);
 	col = collector_new();
+	if (col && o.format == FORMAT_ETDUMP && convert_stream_fits(info)) {
+		ret = convert_as_recorded(&o, r, col, &probe_time);
+		goto cleanup;
+	}
 	err = col ? raw_replay(r, col, &lanes, &probe_time) : -ENOMEM;
 	if (!err)
 		err = collector_finish(col, &dump, &stats);
@@ -257,19 +315,7 @@ int cmd_convert(int argc, char **argv)
 	if (o.format == FORMAT_ETDUMP && collector_values(col) &&
 	    write_values(&o, collector_values(col)))
 		goto cleanup;
-	/* as record counts them: the kernel's and the runtime's losses */
-	drops = info->drops + stats.lost_in_flush;
-	/* the kernel counts a lost flush whole; some of it was read before */
-	drops -= stats.read_then_lost < drops ? stats.read_then_lost : drops;
-	report_end(&o, info, how, sizeof(how));
-	summary_totals(how, o.output, &dump, &stats, drops);
-	summary_notes(&stats, drops);
-	if (probe_time.done)
-		symbol_calibration_say(&probe_time, "were written");
-	if (info->state == RAW_CORRUPT)
-		ret = EXIT_DAMAGED;
-	else
-		ret = drops ? EXIT_LOST : EXIT_OK;
+	ret = convert_said(&o, info, &stats, &probe_time, NULL, &dump);
 cleanup:
 	collector_free(col);
 	etd_dump_free(&dump);

@@ -20,19 +20,13 @@
 #include "report/report_memory.h"
 #include "target/every_word.h"
 #include "target/privileges.h"
+#include "write/loss_summary.h"
 #include "write/raw_threads.h"
 #include "write/stdout_output.h"
 #include "write/summary.h"
 /* the batched buffer's bound */
 #define ETDUMP_USDT_DISABLE
 #include "schema/etdump_usdt.h"
-/*
- * A run longer than this writes its events into the ETDump as it goes:
- * 192 KiB of them held (48 bytes each), reused, where a run of millions
- * would hold fresh memory for all (the most of what it cost here), and
- * still in the cache when they are written.
- */
-#define RUN_AHEAD_EVENTS 4096
 /* the smallest ring batched mode records with: a flush and some */
 #define BATCHED_MIN_RING_BYTES (2ull * ETDUMP_BATCH_BYTES)
 
@@ -182,6 +176,7 @@ int cmd_record(int argc, char **argv)
 		       ETDUMP_BATCH_BYTES);
 		o.ring_bytes = BATCHED_MIN_RING_BYTES;
 	}
+	p_debug("ring buffer: %llu KiB", (unsigned long long)o.ring_bytes >> 10);
 	if (!sink.sm && record_check_other_tracers(&t, &objs, copts.batched))
 		goto cleanup;
 	for (size_t i = 0; !sink.sm && i < more.n; i++)
@@ -222,14 +217,15 @@ int cmd_record(int argc, char **argv)
 		if (out_fd < 0)
 			etdump_stream_spill_near(es, o.output);
 		/* a long run's events are written on a thread of their own */
-		err = etdump_ahead_thread_start(&ahead, es, RUN_AHEAD_EVENTS);
+		err = etdump_ahead_thread_start(&ahead, es, ETDUMP_AHEAD_EVENTS);
 		if (err) {
 			p_err("cannot start a thread: %s", strerror(-err));
 			goto cleanup;
 		}
 		collector_set_ahead(col, etdump_ahead_thread_take,
 				    etdump_ahead_thread_drop, ahead,
-				    RUN_AHEAD_EVENTS);
+				    ETDUMP_AHEAD_EVENTS);
+		etdump_ahead_thread_follow(ahead, collector_log(col));
 	}
 	copts.values = o.values && !sink.sm;
 	copts.value_max = o.value_max;
@@ -376,6 +372,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!stats.runs) {
 		record_no_runs(&o, &stats, drops);
+		loss_summary_say(col, drops, o.ring_bytes);
 		goto cleanup;
 	}
 	if (rs) {
@@ -396,6 +393,7 @@ int cmd_record(int argc, char **argv)
 	    record_write_values(&o, collector_values(col)))
 		goto cleanup;
 	record_print_summary(&o, &t, why, runs, &stats, drops);
+	loss_summary_say(col, drops, o.ring_bytes);
 	if (sink.sm && !o.sym.program)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");
 	if (sink.sm)

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include "capture/ring_default.h"
 #include "cli/cli.h"
 #include "cli/record.h"
 #include "lib/exit_code.h"
@@ -17,7 +18,6 @@
 #include "target/pid_list.h"
 #include "write/stdout_output.h"
 
-#define DEFAULT_RING_BYTES (8u << 20)
 
 /* record --values: a whole tensor up to this, the rest cut (and counted) */
 #define DEFAULT_VALUE_MAX (1u << 20)
@@ -41,7 +41,9 @@ static const char record_usage[] =
 	"                       (each thread's runs its own; several need\n"
 	"                       etdump probes)\n"
 	"  -d, --duration S     stop after S seconds (fractions allowed)\n"
-	"      --ring-size SIZE ring buffer size, a power of two (default 8M)\n"
+	"      --ring-size SIZE ring buffer size, a power of two (default 32M\n"
+	"                       for each CPU, from 8M to 256M and at most\n"
+	"                       1/64 of the memory)\n"
 	"  -e, --event LIST     perf counters read at every scope, e.g.\n"
 	"                       cycles,instructions (default; software counters\n"
 	"                       task-clock,page-faults,context-switches where the\n"
@@ -239,7 +241,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	char err[256];
 
 	memset(o, 0, sizeof(*o));
-	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->ring_bytes = ring_default_bytes();
 	o->value_max = DEFAULT_VALUE_MAX;
 	counters_default(&o->counters);
 	optind = 1;

@@ -105,10 +105,14 @@ int record_finish_sink(const struct record_opts *o, const struct target *t,
 void record_no_runs(const struct record_opts *o,
 		    const struct collector_stats *st, uint64_t drops)
 {
+	char lost[128];
 	const char *why;
 
+	snprintf(lost, sizeof(lost),
+		 "the ring buffer was full: every run lost some of its %llu dropped event(s)",
+		 (unsigned long long)drops);
 	if (drops)
-		why = "the kernel dropped events (raise --ring-size)";
+		why = lost;
 	else if (st->incomplete_runs)
 		why = "every run was still open when recording stopped (record longer, or until the target exits)";
 	else if (st->outside_run)

@@ -170,6 +170,15 @@ int collector_close(struct collector *c, struct collector_stats *stats);
  */
 int collector_dump_log(struct collector *c, struct etd_dump *out);
 struct run_log *collector_log(struct collector *c);
+/*
+ * After collector_close(): each thread that had runs left out because the
+ * ring lost some of their records, with how many, and how many of their
+ * events did arrive (the kernel counts its drops for the whole ring).
+ */
+typedef void (*collector_loss_fn)(void *ctx, uint32_t tid, uint64_t runs,
+				  uint64_t received);
+void collector_each_loss(const struct collector *c, collector_loss_fn fn,
+			 void *ctx);
 const char *const *collector_counter_names(const struct collector *c,
 					   uint32_t *n);
 

@@ -498,6 +498,15 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	return err;
 }
 
+void collector_each_loss(const struct collector *c, collector_loss_fn fn,
+			 void *ctx)
+{
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->threads[i].lost_runs)
+			fn(ctx, c->threads[i].tid, c->threads[i].lost_runs,
+			   c->threads[i].lost_received);
+}
+
 struct run_log *collector_log(struct collector *c)
 {
 	return c->log;

@@ -327,6 +327,8 @@ int collector_close_run(struct collector *c, struct thread_state *t,
 	if (r->lost_events) {
 		c->stats.lost_runs++;
 		c->stats.left_out += run_events(t);
+		t->lost_runs++;
+		t->lost_received += run_events(t);
 		drop_ahead(c, t);
 	} else if (!r->nevents && !t->ahead_events) {
 		c->stats.empty_runs++;

@@ -62,6 +62,8 @@ struct thread_state {
 	bool worker;            /* gave events to another thread's run */
 	size_t run_allocations; /* allocation events in the open run */
 	size_t ahead_events;    /* of the open run, sent ahead (c->on_ahead) */
+	uint64_t lost_runs;     /* runs left out: the ring lost some of each */
+	uint64_t lost_received; /* ... their events that did arrive */
 	struct run_view run;
 	size_t events_cap, meta_cap, full_cap;
 	struct scope *stack;

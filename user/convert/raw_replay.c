@@ -7,6 +7,15 @@ int raw_replay(struct raw_reader *r, struct collector *col,
 	       struct sched_lanes *lanes,
 	       struct symbol_calibration *probe_time)
 {
+	return raw_replay_each(r, col, lanes, probe_time, NULL, NULL);
+}
+
+int raw_replay_each(struct raw_reader *r, struct collector *col,
+		    struct sched_lanes *lanes,
+		    struct symbol_calibration *probe_time,
+		    raw_replay_fn between, void *ctx)
+{
+	unsigned int since = 0;
 	const struct raw_info *info = raw_reader_info(r);
 	struct symbol_calibration said = { 0 };
 	struct symbol_translator *tr = NULL;
@@ -37,6 +46,10 @@ int raw_replay(struct raw_reader *r, struct collector *col,
 		if (!err && !said.done &&
 		    symbol_translator_probe_time(tr, &said))
 			err = symbol_calibration_note(&said, true, col);
+		if (!err && between && ++since == RAW_REPLAY_BETWEEN) {
+			since = 0;
+			err = between(ctx);
+		}
 	}
 	if (probe_time)
 		*probe_time = said;

@@ -23,4 +23,16 @@ int raw_replay(struct raw_reader *r, struct collector *col,
 	       struct sched_lanes *lanes,
 	       struct symbol_calibration *probe_time);
 
+/*
+ * The same, calling between(ctx) after every RAW_REPLAY_BETWEEN records
+ * (what convert writes of the runs that ended meanwhile); its error, a
+ * negative errno, ends the replay.
+ */
+#define RAW_REPLAY_BETWEEN 65536
+typedef int (*raw_replay_fn)(void *ctx);
+int raw_replay_each(struct raw_reader *r, struct collector *col,
+		    struct sched_lanes *lanes,
+		    struct symbol_calibration *probe_time,
+		    raw_replay_fn between, void *ctx);
+
 #endif /* ETDUMP_RAW_REPLAY_H */

@@ -27,6 +27,7 @@ struct etdump_ahead_thread {
 	pthread_mutex_t lock;
 	pthread_cond_t queued;  /* to the thread: a chunk to write, or stop */
 	pthread_cond_t written; /* to the taker: a slot free, or none queued */
+	struct run_log *log;    /* its runs written before the next chunk */
 	struct ahead_chunk slot[AHEAD_SLOTS];
 	unsigned int head;      /* the next chunk to write */
 	unsigned int n;         /* queued, the one being written included */
@@ -155,12 +156,28 @@ static int copy_chunk(struct ahead_chunk *c, const struct run_view *r)
 	return 0;
 }
 
+void etdump_ahead_thread_follow(struct etdump_ahead_thread *t,
+				struct run_log *log)
+{
+	t->log = log;
+}
+
 int etdump_ahead_thread_take(void *ctx, struct run_view *r)
 {
 	struct etdump_ahead_thread *t = ctx;
 	struct ahead_chunk *c;
 	int err;
 
+	/*
+	 * The runs that ended before this chunk go into the file before it:
+	 * the file's layout then follows the records' order alone, not when
+	 * the recorder found time to drain, and convert builds the same.
+	 */
+	if (t->log && run_log_runs(t->log)) {
+		err = etdump_ahead_thread_drain(t, t->log, true);
+		if (err)
+			return err;
+	}
 	/* full events are the collector's until this returns */
 	if (r->nfull) {
 		err = etdump_ahead_thread_wait(t);

@@ -30,6 +30,20 @@ struct etdump_ahead_thread;
 int etdump_ahead_thread_start(struct etdump_ahead_thread **out,
 			      struct etdump_stream *es, size_t every);
 /*
+ * A long run's events go ahead in chunks of this many: 192 KiB of them
+ * held (48 bytes each), reused, where a run of millions would hold fresh
+ * memory for all, and still in the cache when they are written. record
+ * and convert take the same, so that they build the same file.
+ */
+#define ETDUMP_AHEAD_EVENTS 4096
+/*
+ * The collector's log whose runs, the ones that ended before a chunk, are
+ * written before the chunk is taken: the file is then built in the order
+ * of the records, the same whenever the caller drains.
+ */
+void etdump_ahead_thread_follow(struct etdump_ahead_thread *t,
+				struct run_log *log);
+/*
  * collector_set_ahead()'s taker and drop, for the stream the thread
  * writes: r is copied (r->events and r->meta; a chunk holding full
  * events is written at once, after the queue, as they are the

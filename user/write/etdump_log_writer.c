@@ -369,7 +369,8 @@ static int stream_root(struct etdump_stream *w)
 	int err;
 
 	/* the file lists runs by open time; they were written as they completed */
-	qsort(w->runs, w->nruns, sizeof(*w->runs), run_cmp);
+	if (w->nruns) /* none: no array at all */
+		qsort(w->runs, w->nruns, sizeof(*w->runs), run_cmp);
 	refs = malloc((w->nruns ? w->nruns : 1) * sizeof(*refs));
 	if (!refs)
 		return -ENOMEM;
