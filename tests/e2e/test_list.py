@@ -80,6 +80,16 @@ class ListTest(TempDirTest):
                       proc.stderr)
         self.assertIn("symbols: its own .symtab", proc.stderr)
 
+    def test_a_fifo_is_refused_at_once(self):
+        # no writer ever comes: opening it to read would wait for good
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        proc = run([CLI, "list", fifo], timeout=30)
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stderr.strip(),
+                         f"etdump-bpf: {fifo}: not a regular file (a device "
+                         f"or FIFO is never read)")
+
     def test_not_an_elf_file(self):
         path = self.path("text")
         with open(path, "w") as f:

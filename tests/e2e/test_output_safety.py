@@ -81,6 +81,36 @@ class OutputSafetyTest(TempDirTest):
                 self.assert_untouched(victim)
                 self.assertTrue(os.path.islink(link))
 
+    def test_a_directory_as_output_is_refused_before_the_target_runs(self):
+        folder = self.path("out")
+        os.mkdir(folder)
+        marker = self.path("ran")
+        for opt in ("-o", "--raw"):
+            with self.subTest(opt=opt):
+                proc = run([CLI, "record", opt, folder, "-f", "--", "sh",
+                            "-c", f"touch {marker}"])
+                self.assertEqual(proc.returncode, 1, proc.stderr)
+                self.assertEqual(proc.stderr.strip(),
+                                 f"etdump-bpf: {folder}: Is a directory")
+                self.assertFalse(os.path.exists(marker))
+                self.assertEqual(os.listdir(folder), [])
+
+    def test_any_name_the_file_system_takes_is_written(self):
+        # 250 bytes: its temporary name is longer than a name may be
+        for name in ("a" * 245 + ".etdp", "b" * 255):
+            with self.subTest(length=len(name)):
+                out = self.path(name)
+                proc = run([CLI, "record", "-o", out, "--", EXAMPLE,
+                            "-n", "2"])
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                # nothing else left beside it: no temporary file
+                self.assertEqual(os.listdir(self.tmp), [name])
+                # flatc's own output name would be too long
+                short = self.path("short.etdp")
+                os.rename(out, short)
+                self.assertEqual(len(decode(short)["run_data"]), 3)
+                os.unlink(short)
+
     def test_a_device_given_as_raw_output_is_never_removed(self):
         # a device node of our own, like /dev/full: writes fail ENOSPC
         dev = self.path("full")

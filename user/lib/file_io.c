@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,11 @@ int output_check(const char *path, bool force)
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
 		p_err("%s: %s", path, file_error(-ELOOP));
 		return -ELOOP;
+	}
+	/* said before the work starts, not after it is done */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		p_err("%s: %s", path, strerror(EISDIR));
+		return -EISDIR;
 	}
 	if (!force && !access(path, F_OK)) {
 		p_err("%s: file exists (use --force to overwrite)", path);
@@ -71,17 +77,39 @@ bool output_same(const char *a, const char *b)
 	return same;
 }
 
-/* A new file next to path: path.tmp.<pid>.<n>, mode 0666 & ~umask. */
+/*
+ * A temporary name next to path: path.tmp.<pid>.<n>, or, where that is
+ * longer than the file system takes a name (a valid name of 250 bytes),
+ * .etdump-bpf.tmp.<pid>.<n> in its folder. -ENOMEM.
+ */
+static int temp_name(const char *path, unsigned int n, char **tmp)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	int dir_len = (int)(base - path), len;
+
+	len = asprintf(tmp, "%s.tmp.%d.%u", path, (int)getpid(), n);
+	if (len >= 0 && len - dir_len > NAME_MAX) {
+		free(*tmp);
+		len = asprintf(tmp, "%.*s.etdump-bpf.tmp.%d.%u", dir_len, path,
+			       (int)getpid(), n);
+	}
+	if (len < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A new file next to path (temp_name()), mode 0666 & ~umask. */
 static int create_temp(const char *path, char **tmp)
 {
 	int fd = -EEXIST;
 	unsigned int n;
 
 	for (n = 0; n < 100 && fd == -EEXIST; n++) {
-		if (asprintf(tmp, "%s.tmp.%d.%u", path, (int)getpid(), n) < 0) {
-			*tmp = NULL;
+		if (temp_name(path, n, tmp))
 			return -ENOMEM;
-		}
 		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0) {
 			fd = -errno;
@@ -133,10 +161,8 @@ static int link_temp(int fd, const char *path, char **tmp)
 	int err = -EEXIST;
 
 	for (n = 0; n < 100 && err == -EEXIST; n++) {
-		if (asprintf(tmp, "%s.tmp.%d.%u", path, (int)getpid(), n) < 0) {
-			*tmp = NULL;
+		if (temp_name(path, n, tmp))
 			return -ENOMEM;
-		}
 		err = link_unnamed(fd, *tmp);
 		if (err) {
 			free(*tmp);

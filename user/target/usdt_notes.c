@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/file_io.h"
 #include "target/usdt_notes.h"
 
 #define STAPSDT_NOTE_TYPE 3
@@ -110,11 +111,11 @@ int usdt_notes_read(const char *path, struct usdt_probe_list *out, char *err,
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO is never opened for reading: no writer would end the wait */
+	fd = file_open_regular(path);
 	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
+		snprintf(err, errlen, "%s: %s", path, file_error(fd));
+		return fd;
 	}
 	ret = usdt_notes_read_fd(fd, path, out, err, errlen);
 	close(fd);
