@@ -163,8 +163,8 @@ class SymbolModeTest(TempDirTest):
 
     def test_probe_time_measured_again_while_the_target_runs(self):
         """What a probe costs drifts while recording: measured again every
-        10 ms while records come, said in the summary, each figure a record
-        of the raw capture, which converts to the very same file."""
+        10 ms while records come, said in the summary, each lower figure a
+        record of the raw capture, which converts to the very same file."""
         out, raw, again = (self.path(n) for n in ("m.etdp", "m.raw",
                                                   "m-again.etdp"))
         proc = run([CLI, "record", "-o", out, "--raw", raw, "--rules", RULES,
@@ -172,8 +172,8 @@ class SymbolModeTest(TempDirTest):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         again_said = re.findall(
             r"probes' time measured again (\d+) time\(s\) while "
-            r"recording, every 10 ms, and taken out of what followed: "
-            r"(\d+) to (\d+) ns per probed scope", proc.stderr)
+            r"recording, every 10 ms, (\d+) to (\d+) ns per probed scope, "
+            r"the least so far taken out of what followed", proc.stderr)
         self.assertEqual(len(again_said), 1, proc.stderr)
         times, least, most = map(int, again_said[0])
         self.assertGreaterEqual(times, 1)

@@ -174,7 +174,7 @@ void symbol_mode_summary(const struct symbol_mode *sm)
 	if (sm->at_attach.done)
 		symbol_calibration_say(&sm->at_attach, "were written");
 	if (sm->nrecal)
-		p_info("symbol mode: the probes' time measured again %zu time(s) while recording, every %llu ms, and taken out of what followed: %llu to %llu ns per probed scope",
+		p_info("symbol mode: the probes' time measured again %zu time(s) while recording, every %llu ms, %llu to %llu ns per probed scope, the least so far taken out of what followed",
 		       sm->nrecal, SYMBOL_RECALIBRATE_NS / 1000000,
 		       (unsigned long long)sm->recal_least,
 		       (unsigned long long)sm->recal_most);
@@ -205,6 +205,8 @@ const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
 
 void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
 {
+	const int k = SYMBOL_ENTRY_EMULATED;
+	struct symbol_calibration now_cal = sm->cal;
 	uint64_t scope;
 
 	/* while the target runs: an idle one costs the recorder nothing */
@@ -213,15 +215,27 @@ void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
 		return;
 	sm->recalibrated = now;
 	sm->fed = false;
-	/* the next record takes the new figures with it */
-	if (symbol_recalibrate(sm->recal, &sm->cal))
+	if (symbol_recalibrate(sm->recal, &now_cal))
 		return;
-	sm->noted = false;
-	scope = sm->cal.scope_ns[SYMBOL_ENTRY_EMULATED];
+	scope = now_cal.scope_ns[k];
 	if (!sm->nrecal++ || scope < sm->recal_least)
 		sm->recal_least = scope;
 	if (scope > sm->recal_most)
 		sm->recal_most = scope;
+	/*
+	 * Only ever less: a figure too high takes a short kernel's whole time
+	 * (written as 1 ns), one too low leaves a few ns in; the least so far
+	 * is what the probes were seen to need at most.
+	 */
+	if (scope >= sm->cal.scope_ns[k])
+		return;
+	sm->cal.scope_ns[k] = scope;
+	if (now_cal.call_ns[k] < sm->cal.call_ns[k])
+		sm->cal.call_ns[k] = now_cal.call_ns[k];
+	if (sm->cal.call_ns[k] < scope)
+		sm->cal.call_ns[k] = scope;
+	/* the next record takes the new figures with it */
+	sm->noted = false;
 }
 
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
