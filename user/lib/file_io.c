@@ -16,6 +16,15 @@
 
 static int can_create(const char *path);
 
+/* Whether path's own name is longer than dir's file system takes one. */
+static bool name_too_long(const char *path, const char *dir)
+{
+	const char *slash = strrchr(path, '/');
+	long max = pathconf(dir, _PC_NAME_MAX);
+
+	return max > 0 && strlen(slash ? slash + 1 : path) > (size_t)max;
+}
+
 int output_check(const char *path, bool force)
 {
 	char *copy, *dir;
@@ -45,6 +54,9 @@ int output_check(const char *path, bool force)
 	dir = dirname(copy);
 	/* root passes access() where nothing can be made (/proc): try it */
 	ret = access(dir, W_OK) ? -errno : can_create(path);
+	/* the temporary file's name may be a shorter one than path's */
+	if (!ret && name_too_long(path, dir))
+		ret = -ENAMETOOLONG;
 	if (ret)
 		p_err("%s: cannot write in %s: %s", path, dir, strerror(-ret));
 	free(copy);
