@@ -94,6 +94,12 @@ struct etdump_rec_hdr {
  * it lost nothing: it is whole once its scopes are closed.
  */
 #define ETDUMP_REC_F_LOST_CLEAN 0x20
+/*
+ * Symbol mode's end of a call (the recorder's, never a probe's): taking
+ * the probes' time out would have left the call no time, so it keeps the
+ * time measured between its probes (user/symbol/symbol_translate.c).
+ */
+#define ETDUMP_REC_F_TIME_KEPT 0x40
 
 /*
  * Where a counter's value comes from. The task's own counts are exact for

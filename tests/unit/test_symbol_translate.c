@@ -17,6 +17,7 @@
 #include "report/report_note.h"
 #include "symbol/symbol_calibrate.h"
 #include "symbol/symbol_translate.h"
+#include "model/run_note.h"
 #include "testlib.h"
 #include "collect/value_capture.h"
 
@@ -525,6 +526,56 @@ TEST(probe_time_too_high_does_not_pile_up)
 	rig_close(&r);
 }
 
+/*
+ * A scope measured above what a call took between its probes (a figure
+ * from a slower moment): the call keeps its measured time, says so in its
+ * metadata, and the calls after it lose only their own scope's share.
+ */
+TEST(a_call_shorter_than_the_probes_time_keeps_its_own)
+{
+	static const enum site_id calls[] = { S_MUL, S_ADD };
+	struct symbol_calibration cal = {
+		.done = true, .scope_ns = { 150, 300 }, .call_ns = { 150, 400 },
+	};
+	const struct etd_event *mul, *add;
+	struct symbol_translator_stats st;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	feed_calibration(&r, &cal);
+	execute(&r, 1, calls, 1);
+	/* the next execution's mul takes 200 ns between its probes */
+	enter(&r, 1, S_EXEC);
+	enter(&r, 1, S_MUL);
+	r.ts += 100;
+	leave(&r, 1, S_MUL);
+	call(&r, 1, S_ADD);
+	leave(&r, 1, S_EXEC);
+	rig_finish(&r);
+	symbol_translator_stats(r.tr, &st);
+	/* the first execution's mul and the second's add */
+	CHECK_EQ_INT(st.time_kept, 2);
+	CHECK_EQ_INT(r.dump.nruns, 2);
+	if (r.dump.nruns != 2) {
+		rig_close(&r);
+		return;
+	}
+	mul = nth_event(&r.dump.runs[0], 0);
+	CHECK_EQ_INT(duration(mul), 100);
+	CHECK(mul->has_metadata && mul->metadata_len ==
+	      strlen(RUN_NOTE_TIME_KEPT) &&
+	      !memcmp(mul->metadata, RUN_NOTE_TIME_KEPT, mul->metadata_len));
+	mul = nth_event(&r.dump.runs[1], 0);
+	add = nth_event(&r.dump.runs[1], 1);
+	CHECK_EQ_INT(duration(mul), 200 - 150);
+	CHECK(!mul->has_metadata);
+	CHECK_EQ_INT(duration(add), 100);
+	CHECK(add->has_metadata);
+	CHECK(add->start_time > mul->end_time);
+	CHECK(add->end_time < nth_event(&r.dump.runs[1], 2)->end_time);
+	rig_close(&r);
+}
+
 /* Without a PROBE_TIME record the times are the probes'. */
 TEST(no_probe_time_no_change)
 {
@@ -791,6 +842,7 @@ int main(void)
 	RUN(operator_calls);
 	RUN(probe_time_taken_out);
 	RUN(probe_time_too_high_does_not_pile_up);
+	RUN(a_call_shorter_than_the_probes_time_keeps_its_own);
 	RUN(no_probe_time_no_change);
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/collector_state.h"
+#include "model/run_note.h"
 
 int collector_on_block(struct collector *c, struct thread_state *t,
 		       const struct etdump_rec_block *r)
@@ -232,6 +233,10 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 			ev.has_metadata = true;
 			ev.metadata = (uint8_t *)c->run_note;
 			ev.metadata_len = strlen(c->run_note);
+		} else if (r->hdr.flags & ETDUMP_REC_F_TIME_KEPT) {
+			ev.has_metadata = true;
+			ev.metadata = (uint8_t *)RUN_NOTE_TIME_KEPT;
+			ev.metadata_len = strlen(RUN_NOTE_TIME_KEPT);
 		}
 		return collector_add_event(c, t, &ev, r->hdr.ts);
 	}

@@ -16,6 +16,12 @@
 /* Every note of ours starts so; a runtime's own metadata does not. */
 #define RUN_NOTE_PREFIX "etdump-bpf-"
 
+/*
+ * A call symbol mode wrote with the time measured between its probes: the
+ * probes' time it takes out of calls was more than this one took.
+ */
+#define RUN_NOTE_TIME_KEPT RUN_NOTE_PREFIX "probe-time:kept"
+
 /* "etdump-bpf-every:1;every=N": the runtime kept one run in N. */
 void run_note_every_text(uint32_t every, char *buf, size_t len);
 /* The N a note of the dump's says, or 0 when none does. */

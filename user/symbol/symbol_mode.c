@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/log.h"
+#include "model/run_note.h"
 #include "symbol/entry_expand.h"
 #include "symbol/pte_reader.h"
 #include "symbol/site_traps.h"
@@ -169,6 +170,7 @@ static void say_sites(const struct symbol_mode *sm)
 
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
+	struct symbol_translator_stats st;
 	char sites[256], runs[512];
 
 	if (sm->at_attach.done)
@@ -178,6 +180,10 @@ void symbol_mode_summary(const struct symbol_mode *sm)
 		       sm->nrecal, SYMBOL_RECALIBRATE_NS / 1000000,
 		       (unsigned long long)sm->recal_least,
 		       (unsigned long long)sm->recal_most);
+	symbol_translator_stats(sm->translator, &st);
+	if (st.time_kept)
+		p_info("symbol mode: %llu call(s) took less than the probes' time measured: written with the time between their probes, probes included (their metadata says %s)",
+		       (unsigned long long)st.time_kept, RUN_NOTE_TIME_KEPT);
 	if (!sm->sites.n)
 		return;
 	site_traps_describe(&sm->sites, sites, sizeof(sites));

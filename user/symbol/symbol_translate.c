@@ -19,6 +19,9 @@ struct open_call {
 	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
 	bool stepped;           /* its entry is single-stepped */
 	bool xnn;               /* an XNNPACK operator object's run */
+	bool has_child;         /* a probed call ran inside it */
+	uint64_t entry_ts;      /* its entry's stamp, as the probe took it */
+	uint64_t entry_at;      /* ... and as handed on */
 };
 
 /*
@@ -305,9 +308,12 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
 		th->calls = calls;
 		th->cap = cap;
 	}
-	th->calls[th->depth++] =
-		(struct open_call){ site, instruction, sets_state, op_call,
-				    stepped, xnn };
+	if (th->depth)
+		th->calls[th->depth - 1].has_child = true;
+	th->calls[th->depth++] = (struct open_call){
+		.site = site, .instruction = instruction,
+		.sets_state = sets_state, .operator_call = op_call,
+		.stepped = stepped, .xnn = xnn };
 	return 0;
 }
 
@@ -492,6 +498,10 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	op_call = op_call && s->kind == ETDUMP_FUNC_KERNEL;
 	err = push_call(th, s->id, instruction, sets_state, op_call,
 			s->flags & ETDUMP_FUNC_STEPPED, false);
+	if (!err) {
+		th->calls[th->depth - 1].entry_ts = r->hdr.ts;
+		th->calls[th->depth - 1].entry_at = hdr.ts;
+	}
 	if (!err && sets_state)
 		err = emit_instruction(t, th, &hdr, chain, instr);
 	if (!err && op_call)
@@ -519,21 +529,41 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 {
 	struct etdump_rec_hdr hdr = r->hdr;
 	bool reset = false, op_call = false, stepped = false, xnn = false;
+	struct open_call call = { 0 };
 	size_t i;
 	int err;
 
 	/* calls above it never returned (longjmp, exceptions): forget them */
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
-			reset = th->calls[i].sets_state;
-			op_call = th->calls[i].operator_call;
-			stepped = th->calls[i].stepped;
-			xnn = th->calls[i].xnn;
+			call = th->calls[i];
+			reset = call.sets_state;
+			op_call = call.operator_call;
+			stepped = call.stepped;
+			xnn = call.xnn;
 			th->depth = i;
 			break;
 		}
 	}
 	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
+	/*
+	 * The probes' time measured (at attach, or since) was more than this
+	 * call took between its probes: taken out, it would leave the call
+	 * no time. It keeps the time measured, probes included, and says so.
+	 */
+	if (call.entry_ts && !call.has_child && !xnn &&
+	    hdr.ts <= call.entry_at + 1 && r->hdr.ts > call.entry_ts &&
+	    r->hdr.ts >= hdr.ts) {
+		/* what the exit probe takes after its stamp stays out */
+		uint64_t tail = th->probe_ns - (r->hdr.ts - hdr.ts);
+
+		hdr.ts = call.entry_at + (r->hdr.ts - call.entry_ts);
+		hdr.flags |= ETDUMP_REC_F_TIME_KEPT;
+		th->last_ts = hdr.ts;
+		th->probe_ns = (r->hdr.ts > hdr.ts ? r->hdr.ts - hdr.ts : 0) +
+			       tail;
+		t->stats.time_kept++;
+	}
 	if (xnn) {
 		th->xnn.end = hdr.ts;
 		th->xnn.end_hdr = hdr;

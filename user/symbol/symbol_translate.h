@@ -61,6 +61,7 @@ struct symbol_translator_stats {
 	uint64_t plan_matched;     /* calls given the plan's ids */
 	uint64_t plan_unmatched;   /* calls the plan had no instruction for */
 	uint64_t xnn_unnamed;      /* XNNPACK operators not named: not written */
+	uint64_t time_kept;        /* calls that kept their measured time */
 };
 
 /* plan may be NULL; it must outlive the translator. */
