@@ -53,7 +53,8 @@ class PidNamespaceTest(TempDirTest):
         # attach ends when it exits without one
         ready, err = self.path("ready"), self.path("err")
         script = (f"{EXAMPLE} --wait-signal -n 3 > {ready} & P=$!; "
-                  f"while ! grep -q ready {ready}; do sleep 0.05; done; "
+                  f"while ! grep -q ready {ready}; do "
+                  f"kill -0 $P || exit 1; sleep 0.05; done; "
                   f"{CLI} record -o {out} -p $P 2> {err} & R=$!; "
                   f"while ! grep -q attached {err}; do "
                   f"kill -0 $R || break; sleep 0.05; done; "
