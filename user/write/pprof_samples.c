@@ -220,8 +220,7 @@ static int on_end(void *ctx, struct nest_slice *v, const size_t *open,
 	const struct etd_event *ev;
 	const uint64_t *in = &w->inner[depth * w->width];
 	uint64_t *up = depth ? &w->inner[(depth - 1) * w->width] : NULL;
-	uint64_t took = v[i].end - v[i].start;
-	int64_t *vals;
+	int64_t *vals, took;
 	size_t c;
 
 	(void)open;
@@ -232,9 +231,19 @@ static int on_end(void *ctx, struct nest_slice *v, const size_t *open,
 	if (!vals)
 		return -ENOMEM;
 	vals[PPROF_EVENTS]++;
-	vals[PPROF_WALL_NS] += (int64_t)(took > in[0] ? took - in[0] : 0);
+	/*
+	 * Its whole time, not the slice the walk clipped, less its children's
+	 * whole times: the cum of every frame is then the sum of its events'
+	 * durations, what report sums, even where events of several threads
+	 * share a track (an ETDump keeps no thread: a pool worker's events in
+	 * its caller's run) and the children overlap: there, and only there,
+	 * the parent's own time comes out below 0.
+	 */
+	took = ev->end_time > ev->start_time ?
+		       (int64_t)(ev->end_time - ev->start_time) : 0;
+	vals[PPROF_WALL_NS] += took - (int64_t)in[0];
 	if (up)
-		up[0] += took;
+		up[0] += (uint64_t)took;
 	for (c = 1; c < w->width; c++) {
 		uint64_t x;
 

@@ -10,8 +10,11 @@
  * each counter's delta less those of the events inside it. So pprof's
  * flat column is an event's self time, and its cum column (the samples
  * with the event anywhere in their stack) adds back its children: an
- * operator's cum is the sum of its durations, what report sums. The
- * samples of one stack, run and thread are added into one.
+ * operator's cum is the sum of its durations, what report sums. Where
+ * events of several threads share a track and overlap (an ETDump keeps no
+ * thread), a parent's own wall time can come out below 0 so that every
+ * cum stays that sum. The samples of one stack, run and thread are added
+ * into one.
  */
 #ifndef ETDUMP_PPROF_SAMPLES_H
 #define ETDUMP_PPROF_SAMPLES_H
