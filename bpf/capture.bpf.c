@@ -12,7 +12,7 @@
  */
 #define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
-#include "ring.bpf.h"
+#include "bpf/ring.bpf.h"
 /* the batched buffer's head */
 #define ETDUMP_USDT_DISABLE
 #include "schema/etdump_usdt.h"
@@ -578,7 +578,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
 	return 0;
 }
 
-#include "value_copy.bpf.h"
+#include "bpf/value_copy.bpf.h"
 
 SEC("usdt")
 int BPF_USDT(on_value, long kind, const void *desc, long chain, long instr)
@@ -643,4 +643,4 @@ int BPF_USDT(on_allocator, long allocator_id, const char *name)
 }
 
 /* record without --no-inherit: its programs load only then */
-#include "follow_children.bpf.h"
+#include "bpf/follow_children.bpf.h"

@@ -16,7 +16,7 @@
 
 #include <bpf/bpf_core_read.h>
 #include "schema/etdump_follow.h"
-#include "followed_map.bpf.h"
+#include "bpf/followed_map.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

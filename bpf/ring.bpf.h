@@ -36,7 +36,7 @@ const volatile __u32 nmore_tgids = 0;
  */
 const volatile bool follow_children = false;
 
-#include "followed_map.bpf.h"
+#include "bpf/followed_map.bpf.h"
 
 /* One of the processes recorded, by the kernel's tgid. */
 static __always_inline bool is_target_tgid(__u32 tgid)

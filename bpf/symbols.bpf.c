@@ -27,10 +27,10 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "ring.bpf.h"
+#include "bpf/ring.bpf.h"
 #include "schema/symbol_values.h"
 #include "schema/symbol_xnnpack.h"
-#include "value_copy.bpf.h"
+#include "bpf/value_copy.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
