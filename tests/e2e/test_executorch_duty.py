@@ -32,6 +32,7 @@ class ExecuTorchDutyTest(TempDirTest):
         s = duty_summary(self, proc.stderr)
         self.assertGreaterEqual(s["windows"], 2)
         self.assertGreaterEqual(s["cut"], 1)
+        self.assertTrue(notes(dump))
         self.assertTrue(all(n.endswith(";duty=20.0/250ms")
                             for n in notes(dump)), notes(dump))
         self.assertNotIn("never closed", proc.stderr)

@@ -41,10 +41,14 @@ def assert_whole_runs(testcase, dump, want, default=None):
 
 
 def notes(dump):
-    return {bytes(pe["delegate_debug_metadata"]).decode()
-            for r in dump["run_data"] for e in r["events"]
+    """The probe-time notes the runs carry (a call that kept its measured
+    time carries a note of its own, etdump-bpf-probe-time:kept, which
+    says nothing of the duty)."""
+    return {n for r in dump["run_data"] for e in r["events"]
             for pe in [e.get("profile_event")]
-            if pe and pe.get("delegate_debug_metadata")}
+            if pe and pe.get("delegate_debug_metadata")
+            for n in [bytes(pe["delegate_debug_metadata"]).decode()]
+            if n.startswith("etdump-bpf-probe-time:1;")}
 
 
 class RecordDutyTest(TempDirTest):
@@ -81,6 +85,7 @@ class RecordDutyTest(TempDirTest):
         self.assertGreaterEqual(s["windows"], 2)
         self.assertGreaterEqual(s["cut"], 1)
         self.assertIn(f"{written} Execute)", proc.stderr)
+        self.assertTrue(notes(dump))
         self.assertTrue(all(n.endswith(";duty=25.0/200ms")
                             for n in notes(dump)), notes(dump))
         rep = run([CLI, "report", out])
