@@ -400,19 +400,59 @@ struct {
 } batch_buffers SEC(".maps");
 
 /*
+ * A ring record for `n` bytes of buffer, of the smallest of three sizes
+ * that holds them: a worker's flush of one scope or a thread's last few
+ * runs takes no more of the ring than a few KiB, a full buffer 16.
+ */
+#define BATCH_REC_BYTES(cap) (offsetof(struct etdump_rec_batch, data) + (cap))
+#define BATCH_CAP_SMALL 1024
+#define BATCH_CAP_MEDIUM 4096
+
+static __always_inline struct etdump_rec_batch *reserve_batch(__u32 n,
+							      __u32 *cap)
+{
+	if (n <= BATCH_CAP_SMALL) {
+		*cap = BATCH_CAP_SMALL;
+		return bpf_ringbuf_reserve(&events,
+					   BATCH_REC_BYTES(BATCH_CAP_SMALL), 0);
+	}
+	if (n <= BATCH_CAP_MEDIUM) {
+		*cap = BATCH_CAP_MEDIUM;
+		return bpf_ringbuf_reserve(&events,
+					   BATCH_REC_BYTES(BATCH_CAP_MEDIUM), 0);
+	}
+	*cap = ETDUMP_REC_BATCH_MAX;
+	return bpf_ringbuf_reserve(&events,
+				   BATCH_REC_BYTES(ETDUMP_REC_BATCH_MAX), 0);
+}
+
+/* The buffer's bytes into a record reserve_batch made for them. */
+static __always_inline int copy_batch(struct etdump_rec_batch *r, __u32 cap,
+				      const void *buf, __u32 n)
+{
+	if (cap == BATCH_CAP_SMALL)
+		return n > BATCH_CAP_SMALL ? -1 :
+			bpf_probe_read_user(r->data, n, buf);
+	if (cap == BATCH_CAP_MEDIUM)
+		return n > BATCH_CAP_MEDIUM ? -1 :
+			bpf_probe_read_user(r->data, n, buf);
+	return n > ETDUMP_REC_BATCH_MAX ? -1 :
+		bpf_probe_read_user(r->data, n, buf);
+}
+
+/*
  * `len` bytes of a buffer at `buf` into the ring, or counted as lost:
- * copied straight into a record of the largest size (the record says how
- * much of it is used), so the buffer is copied once.
+ * copied straight into the record (the record says how much of it is
+ * used), so the buffer is copied once.
  */
 static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 					__u64 nevents, __u16 flags)
 {
 	struct etdump_batch_head head;
 	struct etdump_rec_batch *r;
-	__u32 n = len & BATCH_MASK;
+	__u32 n = len & BATCH_MASK, cap = 0;
 
-	r = len <= ETDUMP_REC_BATCH_MAX ?
-		bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
+	r = len <= ETDUMP_REC_BATCH_MAX ? reserve_batch(n, &cap) : NULL;
 	if (!r) {
 		__u32 tid = (__u32)id;
 		bool first = !bpf_map_lookup_elem(&lost_threads, &tid);
@@ -431,8 +471,7 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 			*flags |= ETDUMP_REC_F_LOST_CLEAN;
 		return;
 	}
-	if (n > ETDUMP_REC_BATCH_MAX ||
-	    bpf_probe_read_user(r->data, n, buf)) {
+	if (copy_batch(r, cap, buf, n)) {
 		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
 		count_drops(nevents);
 		return;
@@ -449,7 +488,7 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 	r->nevents = nevents;
 	r->addr = (__u64)buf;
 	bpf_ringbuf_submit(r, wakeup_flags(bpf_ringbuf_query(
-		&events, BPF_RB_PROD_POS), sizeof(*r)));
+		&events, BPF_RB_PROD_POS), BATCH_REC_BYTES(cap)));
 }
 
 SEC("usdt")

@@ -335,7 +335,7 @@ struct etdump_rec_kept_every {
  * anchor as the head's `to`). When the ring has no room the whole flush is
  * dropped and the `nevents` ETDump events it held are counted as lost.
  */
-#define ETDUMP_REC_BATCH_MAX 4096 /* = ETDUMP_BATCH_BYTES */
+#define ETDUMP_REC_BATCH_MAX 16384 /* = ETDUMP_BATCH_BYTES */
 
 struct etdump_rec_batch {
 	struct etdump_rec_hdr hdr;

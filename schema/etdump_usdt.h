@@ -212,7 +212,7 @@ struct etdump_value_desc {
 	long long delegate_id_int; /* ... or its int id, else -1 */
 };
 
-#define ETDUMP_BATCH_BYTES 4096  /* one flush, head included: what the
+#define ETDUMP_BATCH_BYTES 16384  /* one flush, head included: what the
 				  * tracer copies at most */
 #define ETDUMP_BATCH_NAME_MAX 63 /* as the per-scope probes copy names */
 #define ETDUMP_BATCH_META_MAX 64
@@ -232,10 +232,12 @@ struct etdump_value_desc {
 #define ETDUMP__EXTERN_C_END
 #endif
 
+#include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -400,6 +402,9 @@ pthread_once_t etdump_batch_once __attribute__((weak, visibility("hidden"))) =
 	PTHREAD_ONCE_INIT;
 pthread_key_t etdump_batch_key __attribute__((weak, visibility("hidden")));
 unsigned int etdump_batch_clock __attribute__((weak, visibility("hidden")));
+/* where names cannot change: see etdump__find_read_only */
+unsigned long etdump_batch_ro_lo __attribute__((weak, visibility("hidden")));
+unsigned long etdump_batch_ro_len __attribute__((weak, visibility("hidden")));
 ETDUMP__EXTERN_C_END
 
 #define etdump__head(st) ((struct etdump_batch_head *)(void *)(st)->buf)
@@ -569,9 +574,62 @@ static inline void etdump__flush_at_exit(void)
 	etdump__flush(&etdump_batch_state);
 }
 
+#if defined(__LP64__)
+typedef Elf64_Phdr etdump__phdr;
+#else
+typedef Elf32_Phdr etdump__phdr;
+#endif
+
+/*
+ * The read-only part of the executable, when this code is built into it
+ * (not into a library): the longest run of its loaded segments that no
+ * writable one interrupts. The gaps between segments are the executable's
+ * own reservation, so nothing else lies there. A name in it is a literal
+ * that cannot change under its pointer, and is not compared with what the
+ * buffer said; other names are (a runtime may build names in one reused
+ * buffer).
+ */
+static inline void etdump__find_read_only(void)
+{
+	const etdump__phdr *ph = (const etdump__phdr *)getauxval(AT_PHDR);
+	unsigned long n = getauxval(AT_PHNUM), bias = 0, i, at;
+	unsigned long lo = 0, hi = 0, best_lo = 0, best_hi = 0;
+	unsigned long self = (unsigned long)&etdump_batch_clock;
+	int ours = 0;
+
+	if (!ph)
+		return;
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_PHDR)
+			bias = (unsigned long)ph - ph[i].p_vaddr;
+	for (i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		at = bias + ph[i].p_vaddr;
+		if (self - at < ph[i].p_memsz)
+			ours = 1;
+		if (ph[i].p_flags & PF_W) {
+			lo = hi = 0;
+			continue;
+		}
+		if (!lo)
+			lo = at;
+		hi = at + ph[i].p_memsz;
+		if (hi - lo > best_hi - best_lo) {
+			best_lo = lo;
+			best_hi = hi;
+		}
+	}
+	if (ours) {
+		etdump_batch_ro_lo = best_lo;
+		etdump_batch_ro_len = best_hi - best_lo;
+	}
+}
+
 static inline void etdump__batch_init(void)
 {
 	etdump_batch_clock = etdump__choose_clock();
+	etdump__find_read_only();
 	pthread_key_create(&etdump_batch_key, etdump__flush_thread);
 	atexit(etdump__flush_at_exit);
 }
@@ -689,6 +747,21 @@ static inline int etdump__named(const struct etdump_batch_state *st,
 				 n < ETDUMP_BATCH_NAME_MAX ? n + 1 : n);
 }
 
+/*
+ * Whether the buffer has said `name`: by its pointer where the text cannot
+ * change (an end, which pairs with its begin, or a literal of the
+ * executable), else by its text too.
+ */
+static inline int etdump__said(const struct etdump_batch_state *st,
+			       const void *name, unsigned int slot,
+			       int check_text)
+{
+	if (check_text && (unsigned long)name - etdump_batch_ro_lo >=
+				  etdump_batch_ro_len)
+		return etdump__named(st, name, slot);
+	return st->names[slot] == name;
+}
+
 /* A TIME record and room for it: a delta that does not fit 32 bits. */
 #define ETDUMP__TIME_BYTES 16
 
@@ -698,14 +771,13 @@ static inline int etdump__named(const struct etdump_batch_state *st,
  * this buffer has not named it; the name's slot (1-64), or 0 for none. An
  * end only pairs with its begin: the pointer is enough.
  */
-static inline unsigned int etdump__room(struct etdump_batch_state *st,
-					const void *name, unsigned int size,
-					int check_text)
+static inline __attribute__((always_inline)) unsigned int
+etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size,
+	     int check_text)
 {
 	unsigned int slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
 	struct etdump_batch_rec *r;
-	int named = !name || (check_text ? etdump__named(st, name, slot) :
-				st->names[slot] == name);
+	int named = !name || etdump__said(st, name, slot, check_text);
 	unsigned int n = 0, need = size + ETDUMP__TIME_BYTES, nsize;
 
 	/*
@@ -784,8 +856,8 @@ static inline void etdump__scope_closed(struct etdump_batch_state *st,
 		etdump__flush(st);
 }
 
-static inline void etdump__batch(unsigned short type, const void *name,
-				 long long a, long long b)
+static inline __attribute__((always_inline)) void
+etdump__batch(unsigned short type, const void *name, long long a, long long b)
 {
 	struct etdump_batch_state *st = etdump__state();
 	int args = type != ETDUMP_BATCH_BLOCK && type != ETDUMP_BATCH_END;
@@ -862,12 +934,44 @@ static inline void etdump__batch(unsigned short type, const void *name,
 		etdump__scope_closed(st, ts);
 }
 
-static inline void etdump__batch_delegate(unsigned short type,
-					  const void *id_str, long long id_int,
-					  unsigned long long start,
-					  unsigned long long end,
-					  const void *meta,
-					  unsigned long long meta_len)
+/*
+ * One function per kind of site, each with its kind folded in: a site is a
+ * call with no branch on what it is.
+ */
+static __attribute__((noinline, unused)) void
+etdump__batch_begin(const void *name, long long chain, long long instr)
+{
+	etdump__batch(ETDUMP_BATCH_BEGIN, name, chain, instr);
+}
+
+static __attribute__((noinline, unused)) void etdump__batch_end(const void *name)
+{
+	etdump__batch(ETDUMP_BATCH_END, name, 0, 0);
+}
+
+static __attribute__((noinline, unused)) void
+etdump__batch_block(const void *name)
+{
+	etdump__batch(ETDUMP_BATCH_BLOCK, name, 0, 0);
+}
+
+static __attribute__((noinline, unused)) void
+etdump__batch_instruction(long long chain, long long instr)
+{
+	etdump__batch(ETDUMP_BATCH_INSTRUCTION, 0, chain, instr);
+}
+
+static __attribute__((noinline, unused)) void
+etdump__batch_delegate_begin(const void *id_str, long long id_int)
+{
+	etdump__batch(ETDUMP_BATCH_DELEGATE_BEGIN, id_str, id_int, 0);
+}
+
+/* inlined into its two sites, each of one kind */
+static inline __attribute__((always_inline)) void
+etdump__batch_delegate(unsigned short type, const void *id_str, long long id_int,
+		       unsigned long long start, unsigned long long end,
+		       const void *meta, unsigned long long meta_len)
 {
 	struct etdump_batch_state *st = etdump__state();
 	int log = type == ETDUMP_BATCH_DELEGATE_LOG;
@@ -975,24 +1079,23 @@ ETDUMP__EXTERN_C_END
 #define ETDUMP_UNSET_DEBUG_HANDLE 0
 
 #define ETDUMP_BLOCK(name)                                                     \
-	ETDUMP__EVENT(etdump__batch(ETDUMP_BATCH_BLOCK, (name), 0, 0), block, \
-		      1, etdump__present(name))
+	ETDUMP__EVENT(etdump__batch_block(name), block, 1,                     \
+		      etdump__present(name))
 #define ETDUMP_PROFILE_BEGIN(name, chain, instr)                               \
-	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_BEGIN, (name),   \
-						 (chain), (instr))),           \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch_begin((name), (chain),        \
+						       (instr))),              \
 		      profile_begin, 3, etdump__present(name),                 \
 		      (long long)(chain), (long long)(instr))
 #define ETDUMP_PROFILE_END(name)                                               \
-	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_END, (name), 0,  \
-						 0)),                          \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch_end(name)),                   \
 		      profile_end, 1, (name))
 #define ETDUMP_INSTRUCTION(chain, instr)                                       \
-	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_INSTRUCTION, 0,  \
-						 (chain), (instr))),           \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch_instruction((chain),          \
+							     (instr))),        \
 		      instruction, 2, (long long)(chain), (long long)(instr))
 #define ETDUMP_DELEGATE_BEGIN(id_str, id_int)                                  \
-	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch(ETDUMP_BATCH_DELEGATE_BEGIN,  \
-						 (id_str), (id_int), 0)),      \
+	ETDUMP__EVENT(ETDUMP__KEPT(etdump__batch_delegate_begin((id_str),      \
+								(id_int))),    \
 		      delegate_begin, 2, etdump__present(id_str),              \
 		      (long long)(id_int))
 #define ETDUMP_DELEGATE_END(metadata, metadata_len)                            \

@@ -36,6 +36,8 @@ stay out of the numbers. The rows:
   7d. record --duty on cnn.pte: what the runner's time gains with the
      probes attached 10 % and 25 % of the time against all the time
      (scripts/bench_duty.py)
+  9. diff: how often `diff` cries wolf over same-build recordings and how
+     often it catches one operator 1.3x slower (scripts/diff_alarms.py)
 
 Recording modes are described by their `etdump-bpf record` flags
 (RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
@@ -726,6 +728,28 @@ def row_values(b, table, reps):
     bench_values.row_values(b, table, reps, log, median, fmt_ratio)
 
 
+DIFF_RATE = re.compile(r"^(false alarms|caught): (\d+) of (\d+) (.*)$",
+                       re.M)
+
+
+def row_diff(b, table, reps):
+    """Row 9: scripts/diff_alarms.py's two rates, as it prints them."""
+    del reps  # the script's own pool and trials
+    log("9. diff: false alarms and slowdowns caught")
+    proc = subprocess.run([sys.executable,
+                           os.path.join(ROOT, "scripts", "diff_alarms.py"),
+                           "--build", b.dir], capture_output=True, text=True)
+    rates = DIFF_RATE.findall(proc.stdout)
+    if len(rates) != 2:
+        raise RuntimeError("diff_alarms.py said no rates: " +
+                           (proc.stderr.strip() or proc.stdout[-200:]))
+    table.section("9. diff on the example runtime: 20 comparisons of 5 "
+                  "recordings a side drawn from a pool of 20 (goal: at most "
+                  "1 false alarm, at least 19 caught)")
+    for what, k, n, rest in rates:
+        table.add(what, f"{k} of {n}", "", rest)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -735,7 +759,7 @@ def main():
                     "recorder, alternated with this one's")
     ap.add_argument("--rows", help="only these rows, by name: "
                     "detached,attached,throughput,producers,writer,memory,"
-                    "model,tracer,executorch,xnnpack,duty,values")
+                    "model,tracer,executorch,xnnpack,duty,values,diff")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
@@ -746,7 +770,7 @@ def main():
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_producers,
                 row_writer, row_memory, row_model, row_tracer, row_executorch,
-                row_xnnpack, row_duty, row_values):
+                row_xnnpack, row_duty, row_values, row_diff):
         if args.rows and row.__name__[4:] not in args.rows.split(","):
             continue
         t0 = time.monotonic()

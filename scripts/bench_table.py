@@ -36,7 +36,7 @@ class Table:
 
     def render(self):
         cells = [r for r in self.rows if len(r) > 1]
-        w = [max(len(r[i]) for r in cells) for i in range(3)]
+        w = [max((len(r[i]) for r in cells), default=0) for i in range(3)]
         lines = []
         for r in self.rows:
             if len(r) == 1:

@@ -17,14 +17,16 @@ Time per execution = (T(MANY) - T(FEW)) / (MANY - FEW). Cost per event is
 what a tracer adds over its baseline, per event it writes: on cnn.pte the
 untraced runner; on xnn_mlp.pte the detached tracer, so that XNNPACK's
 profiling, which both tracers pay alike, is left out. The variants that
-attach nothing are cheap and run four times a round, alternated, for the
-detached ratios, whose spread (lowest to highest round) is printed.
+attach nothing are cheap and run twelve times a round, alternated, for the
+detached ratios, whose spread and the confidence interval of whose median
+are printed.
 
 The breakdown of a batched event comes from tests/bench/tracer.c, the
 same sites in cnn.pte's pattern with no probe attached: two stamps, the
 check that a name was given, the stores and the rest; what the recorded
 runner pays beyond that is the flush's share (its uprobe hit and copy).
 """
+import math
 import os
 import re
 import statistics
@@ -39,7 +41,7 @@ import bench_executorch  # noqa: E402
 
 # (model, FEW, MANY): ~0.1 s of loop at MANY
 MODELS = [("cnn", 200, 3200), ("xnn_mlp", 2000, 42000)]
-DETACHED_PER_ROUND = 4
+DETACHED_PER_ROUND = 12
 LOOP = re.compile(r"loop_cpu_ns=(\d+)")
 EVENTS = re.compile(r"(\d+) events")
 
@@ -85,6 +87,19 @@ def spread(xs, fmt):
     q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
     return (f"quartiles {fmt(q[0])} .. {fmt(q[2])}, all "
             f"{fmt(min(xs))} .. {fmt(max(xs))}")
+
+
+def median_ci(xs, level=0.95):
+    """A distribution-free confidence interval of the median: the order
+    statistics whose ranks the binomial distribution of B(n, 1/2) puts
+    (1 - level) / 2 beyond on each side."""
+    xs = sorted(xs)
+    n = len(xs)
+    r, tail = 1, 1 / 2 ** n
+    while r < n // 2 and tail + math.comb(n, r) / 2 ** n <= (1 - level) / 2:
+        tail += math.comb(n, r) / 2 ** n
+        r += 1
+    return xs[r - 1], xs[n - r], 1 - 2 * tail
 
 
 def row_tracer(b, table, reps, log, median, fmt_ratio):
@@ -164,9 +179,12 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
             table.add("batched --every 100: added", f"{every:+.2%}", "",
                       "one execution in 100 traced, the others one check "
                       "each (over the untraced runner)")
+            lo, hi, level = median_ci(rounds["detached"])
             table.add("detached / untraced", "", f"{r['detached']:.3f}x",
                       f"spread {spread(rounds['detached'], '{:.3f}'.format)}"
-                      f" over {len(rounds['detached'])} alternated rounds")
+                      f" over {len(rounds['detached'])} alternated rounds; "
+                      f"the median within {lo:.3f} .. {hi:.3f} "
+                      f"({level:.0%} confidence, {hi - lo:.1%} wide)")
             if model != "cnn":
                 table.add("  ExecuTorch's part: null tracer / untraced", "",
                           f"{r['null']:.3f}x",
@@ -179,12 +197,15 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
             if parts:
                 stamp = median([2 * p["stamp_ns"] for p in parts])
                 names = median([p["name_ns"] for p in parts])
+                text = median([p["text_ns"] for p in parts])
                 user = median([p["attached"] for p in parts])
                 batched = (med["batched"] - base) / n_events
                 table.add("  batched event, broken down", f"{batched:.1f} ns",
                           "",
                           f"stamps {stamp:.1f} (two, clock: "
-                          f"{parts[0]['clock']}), name check {names:.1f}, "
+                          f"{parts[0]['clock']}), name check {names:.1f} "
+                          f"(a literal; {text:.1f} for a name compared by "
+                          f"its text), "
                           f"stores and the rest {user - stamp - names:.1f}, "
                           f"the flush's share {batched - user:.1f} ns "
                           f"(tests/bench/tracer.c: {user:.1f} ns without "

@@ -429,12 +429,14 @@ TEST(every_nth_run_is_kept_and_the_others_counted)
 	etdump_semaphores.s.batch = 0;
 }
 
+#define KEPT_MAX 12
+
 struct kept {
 	unsigned int n;
-	uint8_t type[8];
-	int32_t chain[8], instr[8];
-	uint64_t token[8], ts[8];
-	char name[8][64];
+	uint8_t type[KEPT_MAX];
+	int32_t chain[KEPT_MAX], instr[KEPT_MAX];
+	uint64_t token[KEPT_MAX], ts[KEPT_MAX];
+	char name[KEPT_MAX][64];
 };
 
 static int keep(void *ctx, const void *rec, size_t len, const char *name)
@@ -446,7 +448,7 @@ static int keep(void *ctx, const void *rec, size_t len, const char *name)
 
 	(void)len;
 	(void)name;
-	if (i >= 8)
+	if (i >= KEPT_MAX)
 		return -1;
 	k->type[i] = h->type;
 	k->ts[i] = h->ts;
@@ -525,6 +527,55 @@ TEST(the_sites_compact_records_come_back_whole)
 	CHECK_EQ_INT(later.n, 1);
 	CHECK(later.token[0] == k.token[1]);
 	CHECK(later.ts[0] >= k.ts[3]);
+	etdump__flush(self);
+	etdump_semaphores.s.batch = 0;
+	free(b);
+}
+
+/*
+ * A name the runtime built in a buffer it reuses is given again when its
+ * text changed; a literal of the executable is known by its pointer.
+ */
+TEST(a_reused_name_buffer_is_named_again_a_literal_is_not)
+{
+	static const char literal[] = "native_call_relu.out";
+	struct etdump_batch_state *self = &etdump_batch_state;
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	struct batch_stats bs = { 0 };
+	struct kept k = { 0 };
+	char built[32];
+	uint32_t len;
+
+	etdump_semaphores.s.batch = 1;
+	etdump__flush(self);
+	self->depth = 0;
+	ETDUMP_BLOCK("Execute");
+	self->deadline = ~0ull;
+	CHECK((unsigned long)literal - etdump_batch_ro_lo < etdump_batch_ro_len);
+	CHECK((unsigned long)built - etdump_batch_ro_lo >= etdump_batch_ro_len);
+	snprintf(built, sizeof(built), "%s", "linear #0");
+	ETDUMP_PROFILE_BEGIN(built, 0, 1);
+	ETDUMP_PROFILE_END(built);
+	snprintf(built, sizeof(built), "%s", "linear #1");
+	len = etdump__head(self)->len;
+	ETDUMP_PROFILE_BEGIN(built, 0, 1);
+	/* a NAME record before the begin */
+	CHECK_EQ_INT(etdump__head(self)->len - len,
+		     etdump__rec_size(sizeof("linear #1")) + 8);
+	ETDUMP_PROFILE_END(built);
+	ETDUMP_PROFILE_BEGIN(literal, 0, 1);
+	ETDUMP_PROFILE_END(literal);
+	len = etdump__head(self)->len;
+	ETDUMP_PROFILE_BEGIN(literal, 0, 1);
+	CHECK_EQ_INT(etdump__head(self)->len - len, 8);
+	ETDUMP_PROFILE_END(literal);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(k.n, 9);
+	CHECK_EQ_STR(k.name[1], "linear #0");
+	CHECK_EQ_STR(k.name[3], "linear #1");
+	CHECK_EQ_STR(k.name[5], literal);
+	CHECK_EQ_STR(k.name[7], literal);
 	etdump__flush(self);
 	etdump_semaphores.s.batch = 0;
 	free(b);
@@ -617,6 +668,7 @@ int main(void)
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	RUN(every_nth_run_is_kept_and_the_others_counted);
 	RUN(the_sites_compact_records_come_back_whole);
+	RUN(a_reused_name_buffer_is_named_again_a_literal_is_not);
 	RUN(events_read_before_their_flush_was_lost_are_told);
 	RUN(a_run_before_lost_buffers_that_began_with_the_next_is_whole);
 	return TEST_SUMMARY();
