@@ -249,10 +249,9 @@ static int measure(struct symbol_calibration *out, struct scopes *s,
 			err = -ENODATA;
 			break;
 		}
-		out->call_ns[k] = traced > bare[k] ? traced - bare[k] : 0;
-		/* noise: a call costs its caller at least its scope's share */
-		if (out->call_ns[k] < out->scope_ns[k])
-			out->call_ns[k] = out->scope_ns[k];
+		out->call_ns[k] = symbol_call_ns(
+			traced > bare[k] ? traced - bare[k] : 0,
+			out->scope_ns[k]);
 	}
 	symbol_attach_close(a);
 	ring_buffer__free(rb);
@@ -282,10 +281,9 @@ static int measure_least(struct symbol_calibration *out, struct scopes *s,
 				out->call_ns[k] = one.call_ns[k];
 		}
 	}
-	/* a call costs its caller at least its scope's share */
 	for (k = 0; !err && k < SYMBOL_ENTRY_KINDS; k++)
-		if (out->call_ns[k] < out->scope_ns[k])
-			out->call_ns[k] = out->scope_ns[k];
+		out->call_ns[k] = symbol_call_ns(out->call_ns[k],
+						 out->scope_ns[k]);
 	return err;
 }
 
@@ -397,9 +395,8 @@ int symbol_recalibrate(struct symbol_recalibration *r,
 	if (!r->s.n[k])
 		return -ENODATA;
 	c->scope_ns[k] = scope;
-	c->call_ns[k] = traced > r->bare ? traced - r->bare : 0;
-	if (c->call_ns[k] < scope)
-		c->call_ns[k] = scope;
+	c->call_ns[k] = symbol_call_ns(traced > r->bare ? traced - r->bare : 0,
+				       scope);
 	return 0;
 }
 
@@ -438,9 +435,7 @@ void symbol_calibration_from_record(struct symbol_calibration *c,
 
 	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
 		c->scope_ns[k] = r->scope_ns[k];
-		/* a call costs its caller at least what its scope gains */
-		c->call_ns[k] = r->call_ns[k] > r->scope_ns[k] ?
-					r->call_ns[k] : r->scope_ns[k];
+		c->call_ns[k] = symbol_call_ns(r->call_ns[k], r->scope_ns[k]);
 	}
 	c->done = true;
 }

@@ -36,6 +36,15 @@ struct symbol_calibration {
 };
 
 /*
+ * What a probed call is taken to cost its caller: what was measured, and
+ * at least its scope's share, which noise can leave above it.
+ */
+static inline uint64_t symbol_call_ns(uint64_t measured, uint64_t scope)
+{
+	return measured > scope ? measured : scope;
+}
+
+/*
  * Measuring again while recording: the emulated entries' figures, with a
  * probe on the recorder's own function left attached (its own ring).
  * Negative errno.

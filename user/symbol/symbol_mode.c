@@ -238,8 +238,7 @@ void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
 	sm->cal.scope_ns[k] = scope;
 	if (now_cal.call_ns[k] < sm->cal.call_ns[k])
 		sm->cal.call_ns[k] = now_cal.call_ns[k];
-	if (sm->cal.call_ns[k] < scope)
-		sm->cal.call_ns[k] = scope;
+	sm->cal.call_ns[k] = symbol_call_ns(sm->cal.call_ns[k], scope);
 	/* the next record takes the new figures with it */
 	sm->noted = false;
 }
