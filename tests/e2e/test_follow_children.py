@@ -79,6 +79,36 @@ def next_following(test, rec):
             return m
 
 
+def record_held(test, args, script):
+    """record ARGS -- sh -c SCRIPT, the recorder stopped (SIGSTOP) from
+    before SCRIPT starts to after it ends: whatever the recorder does
+    when it hears of a child (an attach, an anchor) comes after the
+    child is gone, as on a machine too busy to run the recorder in time.
+    Its exit status, and the Recorder."""
+    fifo = test.path(f"go{len(os.listdir(test.tmp))}")
+    done = fifo + ".done"
+    os.mkfifo(fifo)
+    rec = Recorder(list(args) + ["--", "sh", "-c", f"read x < {fifo}; "
+                                 f"{script}; : > {done}"])
+    try:
+        # opened once the shell reads it: the command has left the gate
+        with open(fifo, "w") as go:
+            os.kill(rec.proc.pid, signal.SIGSTOP)
+            while process_state(rec.proc.pid) != "T":
+                time.sleep(0.01)
+            go.write("go\n")
+        while not os.path.exists(done):
+            time.sleep(0.01)
+        os.kill(rec.proc.pid, signal.SIGCONT)
+        status = rec.wait()
+    finally:
+        if rec.proc.poll() is None:
+            os.kill(rec.proc.pid, signal.SIGCONT)
+            rec.proc.kill()
+            rec.proc.wait()
+    return status, rec
+
+
 class FollowChildrenTest(TempDirTest):
     def record_shell(self, script, nchildren, extra=(), before_go=None):
         """record -- sh -c SCRIPT; each of the nchildren runtimes it starts
@@ -171,29 +201,9 @@ class FollowChildrenTest(TempDirTest):
         recorder could attach to it (held here: the recorder is stopped
         from before its exec to after its exit) is named as missed, not
         taken for a command without probes."""
-        fifo, done = self.path("go"), self.path("done")
-        os.mkfifo(fifo)
         out = self.path("gone.etdp")
-        rec = Recorder(["-o", out, "--", "sh", "-c",
-                        f"read x < {fifo}; r={EXAMPLE}; \"$r\" -n 1 "
-                        "> /dev/null; "
-                        f": > {done}"])
-        try:
-            # opened once the shell reads it: the command has left the gate
-            with open(fifo, "w") as go:
-                os.kill(rec.proc.pid, signal.SIGSTOP)
-                while process_state(rec.proc.pid) != "T":
-                    time.sleep(0.01)
-                go.write("go\n")
-            while not os.path.exists(done):
-                time.sleep(0.01)
-            os.kill(rec.proc.pid, signal.SIGCONT)
-            status = rec.wait()
-        finally:
-            if rec.proc.poll() is None:
-                os.kill(rec.proc.pid, signal.SIGCONT)
-                rec.proc.kill()
-                rec.proc.wait()
+        status, rec = record_held(self, ["-o", out],
+                                  f"r={EXAMPLE}; \"$r\" -n 1 > /dev/null")
         self.assertEqual(status, 1, rec.stderr)
         lines = rec.stderr.splitlines()
         self.assertEqual(len(lines), 1, rec.stderr)
@@ -398,6 +408,35 @@ class ArmedChildrenTest(TempDirTest):
                 runs = decode(out)["run_data"]
                 self.assertEqual(sorted(r["name"] for r in runs),
                                  sorted(names))
+                for r in runs:
+                    self.assertEqual(run_keys(r), EXECUTE_EVENTS
+                                     if r["name"] == "Execute"
+                                     else DEFAULT_EVENTS)
+
+    def test_a_thread_that_exits_takes_no_probe_away(self):
+        """A runtime's worker thread that exits while its main thread runs
+        on, before record has heard of the runtime (held here, as on a
+        busy machine): the two threads on one CPU, so that the kernel
+        swaps their perf contexts at each switch between them and the
+        worker exits holding the main thread's inherited events
+        (armed_binaries.h). The main thread's runs after it, and its last
+        buffer, are recorded all the same: before, 5 recordings in 5 lost
+        them (the uprobes left its process)."""
+        cpu = min(os.sched_getaffinity(0))
+        n, runtimes = 20, 3
+        script = "; ".join([f"taskset -c {cpu} {EXAMPLE} -n {n} "
+                            "--threads 2 > /dev/null"] * runtimes)
+        for extra in ([], ["--precise"]):
+            with self.subTest(extra=extra):
+                out = self.path(f"t{len(os.listdir(self.tmp))}.etdp")
+                status, rec = record_held(self, ["-o", out] + extra,
+                                          script)
+                self.assertEqual(status, 0, rec.stderr)
+                runs = decode(out)["run_data"]
+                self.assertEqual(sorted(r["name"] for r in runs),
+                                 ["Default"] * runtimes +
+                                 ["Execute"] * (2 * n * runtimes),
+                                 rec.stderr)
                 for r in runs:
                     self.assertEqual(run_keys(r), EXECUTE_EVENTS
                                      if r["name"] == "Execute"

@@ -56,6 +56,23 @@ found:
 }
 
 /*
+ * An inherited event sampling its reads (it never samples: disabled)
+ * keeps every context holding a copy from being swapped with a clone
+ * at a context switch (kernel 6.12 on): a worker thread swapped with
+ * its main thread took the main thread's events along when it exited,
+ * and with them the process's breakpoints, while the main thread ran on.
+ */
+#define NO_SWAP_SAMPLE (PERF_SAMPLE_READ | PERF_SAMPLE_TID)
+
+static int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid)
+{
+	int fd = syscall(SYS_perf_event_open, attr, pid, -1, -1,
+			 PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * A uprobe event of pid's, disabled: one that takes no sample. Inherited,
  * it is in every process pid forks from now on, and the filter places the
  * breakpoints there; not inherited, it holds them in pid alone.
@@ -67,14 +84,18 @@ static int open_uprobe_event(uint64_t id, pid_t pid, bool inherit)
 		.size = sizeof(attr),
 		.config = id,
 		.sample_period = 1,
+		.sample_type = inherit ? NO_SWAP_SAMPLE : 0,
 		.inherit = inherit,
 		.disabled = 1,
 	};
-	int fd;
+	int fd = perf_event_open_fd(&attr, pid);
 
-	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	/* before 6.12 an inherited event cannot sample its reads */
+	if (fd == -EINVAL && inherit) {
+		attr.sample_type = 0;
+		fd = perf_event_open_fd(&attr, pid);
+	}
+	return fd;
 }
 
 static int events_add(struct armed_events *e, int fd)
