@@ -1,24 +1,29 @@
 """Two recorders on one process. The runtime batches while anything holds
 its `flush` probe, so a per-scope recorder beside a batched one would get
 nothing, and a batched one arriving would take a per-scope one's events:
-the second refuses with one line saying why. Two of one mode share the
-process and each gets every event.
+the second refuses with one line saying why and which recorder (PID)
+holds the process. Two of one mode share the process and each gets every
+event; symbol mode's probes on functions share it with any mode.
 """
+import os
 import signal
 import unittest
 
-from etdump_e2e import (DEFAULT_EVENTS, EXECUTE_EVENTS, Recorder, TempDirTest,
-                        decode, run_keys, start_waiting_example)
+from etdump_e2e import (DEFAULT_EVENTS, EXAMPLE, EXAMPLE_NOPROBES,
+                        EXECUTE_EVENTS, ROOT, Recorder, TempDirTest, decode,
+                        run_keys, start_waiting_example)
 
 EXECUTIONS = 3
+RULES = os.path.join(ROOT, "tests", "example", "example.rules")
 
 
 class TwoRecordersTest(TempDirTest):
-    def second_after_first(self, first, second):
+    def second_after_first(self, first, second, binary=EXAMPLE):
         """Exit status and stderr of each, the first's ETDump, the second's
         path; the example runs only once both have attached (or the second
-        gave up)."""
-        example = start_waiting_example(["-n", str(EXECUTIONS)])
+        gave up). The first recorder's PID in self.first_pid."""
+        example = start_waiting_example(["-n", str(EXECUTIONS)],
+                                        binary=binary)
         recs = []
         try:
             outs = [self.path("first.etdp"), self.path("second.etdp")]
@@ -27,6 +32,7 @@ class TwoRecordersTest(TempDirTest):
                 recs.append(rec)
                 if rec is recs[0]:
                     rec.wait_attached()
+                    self.first_pid = rec.proc.pid
             second_rec = recs[1]
             try:
                 second_rec.wait_attached()
@@ -58,7 +64,9 @@ class TwoRecordersTest(TempDirTest):
                                                               ["--precise"])
         self.assertFalse(attached, err[1])
         self.assertEqual(status[1], 1, err[1])
-        self.assertIn("already recorded in batched mode", err[1])
+        self.assertIn("already recorded in batched mode by 'etdump-bpf "
+                      f"record' PID {self.first_pid}", err[1])
+        self.assertEqual(len(err[1].strip().splitlines()), 2, err[1])
         self.assertEqual(status[0], 0, err[0])
         self.assert_whole(outs[0], err[0])
 
@@ -67,10 +75,49 @@ class TwoRecordersTest(TempDirTest):
                                                               [])
         self.assertFalse(attached, err[1])
         self.assertEqual(status[1], 1, err[1])
-        self.assertIn("already traced with per-scope probes", err[1])
+        self.assertIn("already traced with per-scope probes by "
+                      f"'etdump-bpf record' PID {self.first_pid}", err[1])
         self.assertIn("--precise", err[1])
         self.assertEqual(status[0], 0, err[0])
         self.assert_whole(outs[0], err[0])
+
+    def test_values_beside_batched_refuses(self):
+        """--values takes per-scope probes: refused as --precise is."""
+        status, err, outs, attached = self.second_after_first([],
+                                                              ["--values"])
+        self.assertFalse(attached, err[1])
+        self.assertEqual(status[1], 1, err[1])
+        self.assertIn(f"'etdump-bpf record' PID {self.first_pid}", err[1])
+        self.assertEqual(status[0], 0, err[0])
+        self.assert_whole(outs[0], err[0])
+        self.assertFalse(os.path.exists(outs[1]))
+
+    def test_symbol_mode_beside_batched_both_get_every_run(self):
+        """Probes on the runtime's functions share it with its own."""
+        status, err, outs, attached = self.second_after_first(
+            [], ["--rules", RULES])
+        self.assertTrue(attached, err[1])
+        self.assertEqual(status, [0, 0], err)
+        self.assert_whole(outs[0], err[0])
+        self.assert_symbol_runs(outs[1], err[1])
+
+    def test_two_symbol_mode_both_get_every_run(self):
+        status, err, outs, attached = self.second_after_first(
+            ["--rules", RULES], ["--rules", RULES], binary=EXAMPLE_NOPROBES)
+        self.assertTrue(attached, err[1])
+        self.assertEqual(status, [0, 0], err)
+        first = self.assert_symbol_runs(outs[0], err[0])
+        self.assertEqual(self.assert_symbol_runs(outs[1], err[1]), first)
+
+    def assert_symbol_runs(self, path, stderr):
+        """Every execution a run of the same events: their keys."""
+        runs = decode(path)["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         ["Default"] + ["Execute"] * EXECUTIONS, stderr)
+        keys = [run_keys(r) for r in runs]
+        self.assertTrue(keys[1])
+        self.assertTrue(all(k == keys[1] for k in keys[1:]), stderr)
+        return keys
 
     def test_two_batched_both_get_every_event(self):
         status, err, outs, attached = self.second_after_first([], [])

@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <linux/mount.h>
 #include "capture/tracefs_uprobes.h"
+#include "lib/abstract_name.h"
 
 struct tracefs_uprobes {
 	int mnt;                 /* the detached tracefs */
@@ -42,22 +41,10 @@ int tracefs_mount(void)
 
 int tracefs_group_bind(const char *group)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	socklen_t len;
-	int fd;
+	char name[64];
 
-	/* abstract (sun_path[0] '\0'): nothing in any file system */
-	len = offsetof(struct sockaddr_un, sun_path) + 1 +
-	      snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
-		       "etdump-bpf/%s", group);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&a, len)) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
+	snprintf(name, sizeof(name), "etdump-bpf/%s", group);
+	return abstract_name_bind(name);
 }
 
 /*

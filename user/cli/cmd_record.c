@@ -72,6 +72,8 @@ int cmd_record(int argc, char **argv)
 	pid_t roots[1 + CAPTURE_MAX_MORE];
 	/* --every's word is ours to reset: the target's, then more's */
 	bool every_set[1 + CAPTURE_MAX_MORE] = { false };
+	/* what says which recorder holds them: recorder_claim.h */
+	int claims[1 + CAPTURE_MAX_MORE];
 	bool follow, children_only = false, sym_alone;
 	uint64_t ns_dev, ns_ino;
 	enum stop_reason why = STOP_EXIT;
@@ -81,6 +83,8 @@ int cmd_record(int argc, char **argv)
 	char msg[256], runs[256], note[PATH_MAX + 256];
 	char *no_words[] = { NULL };  /* -p: no command line to read */
 
+	for (size_t i = 0; i < 1 + CAPTURE_MAX_MORE; i++)
+		claims[i] = -1;
 	err = record_parse_args(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
@@ -177,11 +181,12 @@ int cmd_record(int argc, char **argv)
 		o.ring_bytes = BATCHED_MIN_RING_BYTES;
 	}
 	p_debug("ring buffer: %llu KiB", (unsigned long long)o.ring_bytes >> 10);
-	if (!sink.sm && record_check_other_tracers(&t, &objs, copts.batched))
+	if (!sink.sm && record_check_other_tracers(&t, &objs, copts.batched,
+						   &claims[0]))
 		goto cleanup;
 	for (size_t i = 0; !sink.sm && i < more.n; i++)
 		if (record_check_other_tracers(&more.t[i], &more.objs[i],
-					copts.batched))
+					copts.batched, &claims[1 + i]))
 			goto cleanup;
 	if (o.every && (!copts.batched || sink.sm)) {
 		p_err("--every: PID %d (%s) is recorded %s: --every needs batched mode",
@@ -424,6 +429,10 @@ cleanup:
 	etd_dump_free(&dump);
 	/* after the frees: the fork it makes then copies no large page tables */
 	capture_close_in_background(cap);
+	/* the background closer holds them until the probes are gone */
+	for (size_t i = 0; i < 1 + CAPTURE_MAX_MORE; i++)
+		if (claims[i] >= 0)
+			close(claims[i]);
 	probe_objects_free(&objs);
 	counters_close(&o.counters);
 	if (out_fd >= 0)

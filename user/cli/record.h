@@ -98,10 +98,16 @@ int record_open_target(const struct record_opts *o, struct target *t,
 /* Batched (true) or per-scope probes; quiet: the mode is not said. */
 bool record_choose_mode(const struct record_opts *o,
 			const struct probe_objects *objs, bool quiet);
-/* -EBUSY when another tracer holds the probes in the other mode. */
+/*
+ * -EBUSY when another tracer holds the probes in the other mode; else the
+ * target claimed for this recording (capture/recorder_claim.h): *claim an
+ * fd to keep until the probes are gone, or -1.
+ */
 int record_check_other_tracers(const struct target *t,
 			       const struct probe_objects *objs,
-			       bool batched);
+			       bool batched, int *claim);
+/* " by 'etdump-bpf record' PID N" for the recorder that holds pid, or "". */
+void record_holder_text(pid_t pid, bool batched, char *buf, size_t len);
 /* --every's word back to 0 in the targets that live on, once. */
 void record_reset_every(struct target *t, const struct probe_objects *objs,
 			struct more_targets *more, bool *set);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
+#include "cli/record.h"
 #include "cli/record_every.h"
 #include "lib/log.h"
 #include "target/every_word.h"
@@ -35,8 +36,11 @@ int record_every_attach(uint32_t every, const struct target *t,
 	if (batch_held(t, objs)) {
 		if (every <= 1)
 			return 0;
-		p_err("process %d is already recorded in batched mode by another 'etdump-bpf record', whose --every its runtime follows: stop that recorder to record with --every, or record without it to share its runs",
-		      (int)t->pid);
+		char by[64];
+
+		record_holder_text(t->pid, true, by, sizeof(by));
+		p_err("process %d is already recorded in batched mode%s, whose --every its runtime follows: stop that recorder to record with --every, or record without it to share its runs",
+		      (int)t->pid, by[0] ? by : " by another 'etdump-bpf record'");
 		return -EBUSY;
 	}
 	ret = every_words_set(t->pid, objs, every, err, sizeof(err));

@@ -5,6 +5,10 @@
  * --every's word reset in it at the end.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "capture/recorder_claim.h"
 #include "cli/record.h"
 #include "cli/record_every.h"
 #include "lib/log.h"
@@ -68,16 +72,27 @@ bool record_choose_mode(const struct record_opts *o,
  * while anything holds `flush`, so per-scope and batched tracers cannot
  * share one process; tracers of one mode can, each gets every event.
  */
+void record_holder_text(pid_t pid, bool batched, char *buf, size_t len)
+{
+	int holder = recorder_claimant(pid, batched ? RECORDER_BATCHED :
+						      RECORDER_PER_SCOPE);
+
+	if (holder > 0)
+		snprintf(buf, len, " by 'etdump-bpf record' PID %d", holder);
+	else if (len)
+		buf[0] = '\0';
+}
+
 int record_check_other_tracers(const struct target *t,
-			       const struct probe_objects *objs, bool batched)
+			       const struct probe_objects *objs, bool batched,
+			       int *claim)
 {
 	struct probe_holders h;
-	char err[512];
+	char err[512], by[64];
 	size_t i;
 
-	if (t->spawned)
-		return 0;
-	for (i = 0; i < objs->n; i++) {
+	*claim = -1;
+	for (i = 0; !t->spawned && i < objs->n; i++) {
 		if (!objs->v[i].etdump)
 			continue;
 		if (probe_semaphores_read(t->pid, &objs->v[i], &h, err,
@@ -87,16 +102,26 @@ int record_check_other_tracers(const struct target *t,
 			continue;
 		}
 		if (batched && h.per_scope && !h.batch) {
-			p_err("process %d is already traced with per-scope probes (another 'etdump-bpf record --precise', bpftrace or perf): batched recording would take its events; record with --precise to share them, or stop the other tracer",
-			      (int)t->pid);
+			record_holder_text(t->pid, false, by, sizeof(by));
+			p_err("process %d is already traced with per-scope probes%s: batched recording would take its events; record with --precise to share them, or stop the other tracer",
+			      (int)t->pid, by[0] ? by :
+			      " (by another 'etdump-bpf record --precise', bpftrace or perf)");
 			return -EBUSY;
 		}
 		if (!batched && h.batch) {
-			p_err("process %d is already recorded in batched mode by another 'etdump-bpf record': its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
-			      (int)t->pid);
+			record_holder_text(t->pid, true, by, sizeof(by));
+			p_err("process %d is already recorded in batched mode%s: its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
+			      (int)t->pid, by[0] ? by :
+			      " by another 'etdump-bpf record'");
 			return -EBUSY;
 		}
 	}
+	/* a recorder that comes later and must refuse can name this one */
+	*claim = recorder_claim(t->pid, batched ? RECORDER_BATCHED :
+						  RECORDER_PER_SCOPE);
+	if (*claim < 0)
+		p_debug("process %d not claimed: %s", (int)t->pid,
+			strerror(-*claim));
 	return 0;
 }
 
