@@ -1,7 +1,8 @@
 """Events a pool worker fires (it never opens a block of its own, as a
 backend's thread pool would not) reach the ETDump: each goes into the run
-open in the process when it ended, after that run's own events, and the
-summary says how many were placed so.
+open in the process when it ended, in the place its end gives it among
+that run's own events (ETDumpGen writes each event as it ends, whichever
+thread ends it), and the summary says how many were placed so.
 """
 import json
 import unittest
@@ -11,6 +12,10 @@ from etdump_e2e import (CLI, EXAMPLE, EXECUTE_EVENTS, TempDirTest, decode,
 
 EXECUTIONS = 5
 POOL_EVENT = ("pool_job", 0, 4)
+# the delegate's relu node runs on the worker after its linear #0 is logged
+# and before its relu #1 is
+AFTER = EXECUTE_EVENTS.index(("delegate:linear #0", 0, 4)) + 1
+WITH_POOL = EXECUTE_EVENTS[:AFTER] + [POOL_EVENT] + EXECUTE_EVENTS[AFTER:]
 
 
 class WorkerThreadsTest(TempDirTest):
@@ -28,8 +33,11 @@ class WorkerThreadsTest(TempDirTest):
         rows = {t["run"]: t for t in read_timings(timings)
                 if t["name"] == "pool_job"}
         for k, r in enumerate(runs, 1):
-            self.assertEqual(run_keys(r), EXECUTE_EVENTS + [POOL_EVENT])
-            pe = r["events"][-1]["profile_event"]
+            self.assertEqual(run_keys(r), WITH_POOL)
+            ends = [int(e["profile_event"]["end_time"]) for e in r["events"]]
+            self.assertLessEqual(ends[AFTER - 1], ends[AFTER])
+            self.assertLessEqual(ends[AFTER], ends[AFTER + 1])
+            pe = r["events"][AFTER]["profile_event"]
             # the probe fired inside the worker's own clock reads, in the
             # execution whose run holds it
             self.assertLessEqual(rows[k]["start_ns"], int(pe["start_time"]))

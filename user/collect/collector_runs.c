@@ -263,15 +263,52 @@ static bool run_owns(const struct collector *c, const struct thread_state *t,
 	return true;
 }
 
+/* When an event of the run ended; 0 for one that has no time. */
+static uint64_t packed_end(const struct run_view *r,
+			   const struct packed_event *p)
+{
+	const struct etd_event *e;
+
+	if (!(p->flags & PACKED_FULL))
+		return p->end;
+	e = &r->full[p->aux];
+	return e->kind == ETD_PROFILE ? e->end_time : 0;
+}
+
+/*
+ * ETDumpGen writes an event as it ends, whichever thread ends it: the run's
+ * last event, a worker's written at `at`, goes before the events that ended
+ * after it (not past one without a time, whose place its thread gave it).
+ */
+static void place_by_end(struct run_view *r, uint64_t at)
+{
+	size_t k = r->nevents - 1;
+	struct packed_event last = r->events[k];
+	uint64_t end;
+
+	while (k > 0) {
+		end = packed_end(r, &r->events[k - 1]);
+		if (!end || end <= at)
+			break;
+		k--;
+	}
+	if (k == r->nevents - 1)
+		return;
+	memmove(&r->events[k + 1], &r->events[k],
+		(r->nevents - 1 - k) * sizeof(*r->events));
+	r->events[k] = last;
+}
+
 /*
  * Before t's run closes (its thread opens the next at `until`, or the
- * capture ends): the workers' events it owns join it, after its own.
+ * capture ends): the workers' events it owns join it, each in the place
+ * its end gives it among the run's own.
  */
 static int take_held(struct collector *c, struct thread_state *t,
 		     uint64_t until)
 {
 	struct thread_state *w;
-	size_t i, j, kept;
+	size_t i, j, kept, had;
 	uint8_t *held_meta;
 	int err = 0;
 
@@ -286,14 +323,18 @@ static int take_held(struct collector *c, struct thread_state *t,
 			}
 			c->events_seen--;   /* counted again as it joins */
 			held_meta = h->ev.metadata; /* the run keeps a copy */
+			had = t->run.nevents;
 			err = add_to_run(c, t, &h->ev);
 			free(held_meta);
 			if (err) {
 				event_value_drop(&h->ev);
-			} else {
-				c->stats.worker_events++;
-				w->worker = true;
+				continue;
 			}
+			c->stats.worker_events++;
+			w->worker = true;
+			/* not when it went ahead with the rest, or was left out */
+			if (t->run.nevents == had + 1)
+				place_by_end(&t->run, h->at);
 		}
 		w->nheld = kept;
 	}
