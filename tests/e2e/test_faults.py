@@ -306,6 +306,22 @@ class RingOverflowTest(FaultTest):
         for r in runs[1:]:
             self.assertEqual(run_keys(r), EXECUTE_EVENTS)
 
+    def test_losses_are_named_as_the_rings(self):
+        """A recorder held up while the target runs whole under it: every
+        run it leaves out is said lost to the full ring, none as still
+        executing, attached mid-run, never closed or empty."""
+        code, stderr = record_starved(
+            ["-o", self.path("held.etdp"), "--precise", "--ring-size",
+             "4096"], ["-n", "300", "--threads", "2"])
+        self.assertEqual(code, 3, stderr)
+        dropped = summary_drops(stderr)
+        self.assertGreater(dropped, 0)
+        self.assertIn("run(s) left out: the ring buffer lost some of their "
+                      "events", stderr)
+        for wrong in ("still executing", "attached mid-run",
+                      "never closed", "no event at all"):
+            self.assertNotIn(wrong, stderr)
+
     def test_batched_drop_count_is_exact_and_runs_whole(self):
         _, _, runs = self.overflow("batched", 2000, 2)
         # a flush is kept or lost whole: every run written is whole

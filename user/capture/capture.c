@@ -465,6 +465,20 @@ int capture_drops_map_fd(const struct capture *cap)
 	return bpf_map__fd(cap->skel->maps.drops);
 }
 
+void capture_lost_threads(const struct capture *cap,
+			  void (*fn)(void *ctx, uint32_t tid), void *ctx)
+{
+	int fd = bpf_map__fd(cap->skel->maps.lost_threads);
+	uint32_t key, next;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		fn(ctx, next);
+		key = next;
+		prev = &key;
+	}
+}
+
 int capture_followed_map_fd(const struct capture *cap)
 {
 	return bpf_map__fd(cap->skel->maps.followed);

@@ -97,6 +97,12 @@ uint64_t capture_drops(const struct capture *cap);
 /* The ring buffer's and drop counter's maps, for symbol mode to share. */
 int capture_ring_map_fd(const struct capture *cap);
 int capture_drops_map_fd(const struct capture *cap);
+/*
+ * Each thread the ring lost records of that no later record of its own
+ * has told of (they lost the end of what it was doing), to fn.
+ */
+void capture_lost_threads(const struct capture *cap,
+			  void (*fn)(void *ctx, uint32_t tid), void *ctx);
 /* The map of followed processes (etdump_follow.h), for follow_children.h. */
 int capture_followed_map_fd(const struct capture *cap);
 /*

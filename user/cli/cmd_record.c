@@ -48,6 +48,11 @@ static int setup_counters(struct counter_set *set, struct collector *col)
 	return collector_set_counters(col, names, kinds, set->n);
 }
 
+static void lost_at_end(void *col, uint32_t tid)
+{
+	collector_lost_at_end(col, tid);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct probe_objects objs = { 0 };
@@ -348,6 +353,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	/* the runs still open complete: into the log, then the file being built */
+	capture_lost_threads(cap, lost_at_end, col);
 	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;

@@ -461,6 +461,26 @@ const char *collector_run_note(const struct collector *c)
 	return c->run_note;
 }
 
+/* Scopes begun in runs before and never ended, not across a loss. */
+static uint64_t unclosed(const struct thread_state *t)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < t->depth; i++)
+		n += t->stack[i].loss_epoch == t->loss_epoch;
+	return n;
+}
+
+void collector_lost_at_end(struct collector *c, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < c->nthreads; i++)
+		if (c->threads[i].tid == tid)
+			c->threads[i].lost_at_end = true;
+}
+
 int collector_close(struct collector *c, struct collector_stats *stats)
 {
 	size_t i;
@@ -478,12 +498,22 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	for (i = 0; i < c->nthreads && !err; i++) {
 		struct thread_state *t = &c->threads[i];
 
-		if (run_has_open_scope(t)) {
+		/*
+		 * A scope open, or a run with no event yet, where the ring
+		 * lost the thread's last records: what it lacks is in them,
+		 * and it is left out as lost, not as still executing or empty
+		 * (the same runs are written either way).
+		 */
+		if (t->lost_at_end && (run_has_open_scope(t) ||
+				       (t->in_run && !t->run.nevents &&
+					!t->ahead_events)))
+			t->run.lost_events = true;
+		else if (run_has_open_scope(t)) {
 			collector_discard_run(c, t);
 			continue;
+		} else if (t->in_run && !t->lost_at_end) {
+			c->stats.unclosed_scopes += unclosed(t);
 		}
-		if (t->in_run)
-			c->stats.unclosed_scopes += t->depth;
 		err = collector_close_run(c, t, UINT64_MAX);
 	}
 	/* workers' events no run was open for */

@@ -215,6 +215,9 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 	/* scopes opened inside this one and never ended */
 	while (t->depth > at + 1) {
 		t->depth--;
+		/* after a loss, its end may be what the ring lost: counted */
+		if (t->stack[t->depth].loss_epoch != t->loss_epoch)
+			continue;
 		(*collector_leftover(c, t, &c->stats.unclosed_scopes))++;
 	}
 	s = &t->stack[--t->depth];

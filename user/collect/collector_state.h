@@ -54,6 +54,7 @@ struct thread_state {
 	bool had_block;         /* opened a run since the capture started */
 	bool mid_run;           /* ended a scope begun before the capture */
 	bool after_gap;         /* probes were away since its last block */
+	bool lost_at_end;       /* the ring lost its records after its last */
 	bool state_lost;        /* an instruction record may have been lost */
 	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
