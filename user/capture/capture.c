@@ -469,13 +469,12 @@ void capture_lost_threads(const struct capture *cap,
 			  void (*fn)(void *ctx, uint32_t tid), void *ctx)
 {
 	int fd = bpf_map__fd(cap->skel->maps.lost_threads);
-	uint32_t key, next;
-	void *prev = NULL;
+	/* no thread has id 0: a key not in the map gives the first */
+	uint32_t key = 0, next;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	while (!bpf_map_get_next_key(fd, &key, &next)) {
 		fn(ctx, next);
 		key = next;
-		prev = &key;
 	}
 }
 
