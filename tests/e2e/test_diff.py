@@ -36,9 +36,11 @@ SLOW_US = 1000  # relu takes ~7 us: far beyond what process variance does
 # test sees the same numbers every time.
 BASE_SPEEDS = (1.00, 1.06, 0.95, 1.10, 0.97)
 NEW_SPEEDS = (1.03, 0.94, 1.60, 0.99, 1.05)
-# and a new side without such a process: with one, its spread would hide
-# a 1.3x change (as it should: that side cannot tell)
+# and a new side without such a process (kept in, one 1.6x slower would
+# hide a 1.3x change: it is left out of its side, and said)
 QUIET_SPEEDS = (1.03, 0.94, 1.08, 0.99, 1.05)
+OFF_PACE = ("new 3 left out: its events ran 1.55x its side's others' pace"
+            " (recorded while the machine was busy?)")
 
 
 def diff(args):
@@ -246,9 +248,12 @@ class DiffAcrossRecordingsTest(TempDirTest):
         rows = self.diff_rows(base, new)
         self.assertEqual(self.flagged(rows), [])
         relu = [r for r in rows if r["event_name"] == SLOW_OP][0]
+        # the process 1.6x slower throughout is left out of its side
         self.assertEqual((relu["recordings_base"], relu["recordings_new"]),
-                         (5, 5))
+                         (5, 4))
         self.assertEqual(relu["runs_base"], 100)
+        text = diff(base + ["--"] + new)
+        self.assertIn(OFF_PACE, text.stdout)
         self.assertGreater(relu["noise (ms)"], 0)
         self.assertFalse(relu["significant"])
         gate = diff(["--fail-above", "0"] + base + ["--"] + new)
@@ -273,6 +278,22 @@ class DiffAcrossRecordingsTest(TempDirTest):
         rows = self.diff_rows(base[:1], slow)
         self.assertEqual(rows[0]["recordings_base"], 1)
         self.assertEqual(self.flagged(rows), [(SLOW_OP, "slower")])
+
+    def test_a_recording_off_its_sides_pace_hides_no_slowdown(self):
+        """One recording of the new side ran 1.6x slower throughout (the
+        machine was busy): left out and said, the 1.3x change of one
+        operator still named."""
+        base = self.copies("base", BASE_SPEEDS)
+        slow = self.copies("slow", NEW_SPEEDS, SLOW_OP, 1.3)
+        rows = self.diff_rows(base, slow)
+        self.assertEqual(self.flagged(rows), [(SLOW_OP, "slower")])
+        self.assertEqual(rows[0]["recordings_new"], 4)
+        text = diff(base + ["--"] + slow)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn(OFF_PACE, text.stdout)
+        # four a side at least: with three nothing is left out
+        few = self.diff_rows(base[:3], slow[1:4])
+        self.assertEqual(few[0]["recordings_new"], 3)
 
     def test_one_recording_a_side_says_it_cannot_tell(self):
         base = self.copies("base", BASE_SPEEDS[:2])

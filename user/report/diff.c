@@ -32,6 +32,7 @@ struct side {
 	struct entry *e;
 	size_t n;
 	int counter_of[ETD_MAX_COUNTERS]; /* diff counter -> dump counter */
+	bool left_out;          /* a whole recording off its side's pace */
 };
 
 static size_t same_name_before(const struct report_block *blocks, size_t i)
@@ -281,7 +282,7 @@ static int fill_side(const struct diff *d, const struct side *recs, size_t n,
 	for (k = 0; !ret && k < n; k++) {
 		const struct entry *ek = k ? find_entry(&recs[k], e) : e;
 
-		if (ek)
+		if (ek && !recs[k].left_out)
 			ret = fill_one(&recs[k], ek, d->ncounters, &ones[k]);
 	}
 	if (!ret)
@@ -289,6 +290,115 @@ static int fill_side(const struct diff *d, const struct side *recs, size_t n,
 	free(ones);
 	free(scratch);
 	return ret;
+}
+
+/* The log of each recording's p50 of the event e of the side's first. */
+static int log_p50s(const struct side *recs, size_t n, const struct entry *e,
+		    double *out)
+{
+	struct diff_side one;
+	const struct entry *ek;
+	size_t k;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		ek = k ? find_entry(&recs[k], e) : e;
+		if (!ek || !ek->n)
+			return 1;
+		ret = side_stats(ek, &one);
+		if (ret)
+			return ret;
+		if (one.p50 <= 0)
+			return 1;
+		out[k] = log(one.p50);
+	}
+	return 0;
+}
+
+/*
+ * A recording whose every event ran slower (or faster) together than its
+ * side's others, by DIFF_PACE_LIMIT or more, was recorded while the
+ * machine was not as for the others (a busy neighbour, a frequency
+ * change): one such recording in five inflates the noise between them
+ * until no change can be called. Its pace is the median, over the events
+ * of the side's first recording, of its p50's log distance from the
+ * events' median; a recording far from the median pace, beyond 4 robust
+ * standard deviations too, is left out and said. Fewer than 4 recordings,
+ * or more than a third of them so far: none is.
+ */
+static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
+{
+	double *lp, *pace, *dev, *row, m, mad;
+	size_t i, k, rows = 0, far = 0;
+	int ret = 0;
+
+	if (n < 4)
+		return 0;
+	lp = calloc(n, sizeof(*lp));
+	row = calloc(n, sizeof(*row));
+	pace = calloc(n * recs[0].n, sizeof(*pace));
+	dev = calloc(n, sizeof(*dev));
+	if (!lp || !row || !pace || !dev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < recs[0].n; i++) {
+		ret = log_p50s(recs, n, &recs[0].e[i], lp);
+		if (ret < 0)
+			goto out;
+		if (ret) {
+			ret = 0;
+			continue;
+		}
+		memcpy(row, lp, n * sizeof(*row));
+		m = median_of(row, n);
+		for (k = 0; k < n; k++)
+			pace[k * recs[0].n + rows] = lp[k] - m;
+		rows++;
+	}
+	if (!rows)
+		goto out;
+	for (k = 0; k < n; k++)
+		lp[k] = median_of(&pace[k * recs[0].n], rows);
+	memcpy(row, lp, n * sizeof(*row));
+	m = median_of(row, n);
+	for (k = 0; k < n; k++)
+		dev[k] = fabs(lp[k] - m);
+	memcpy(row, dev, n * sizeof(*row));
+	mad = 1.4826 * median_of(row, n);
+	for (k = 0; k < n; k++)
+		far += dev[k] >= log(DIFF_PACE_LIMIT) && dev[k] > 4 * mad;
+	if (far > n / 3)
+		goto out;
+	for (k = 0; k < n; k++) {
+		recs[k].left_out = dev[k] >= log(DIFF_PACE_LIMIT) &&
+				   dev[k] > 4 * mad;
+		factor[k] = exp(lp[k] - m);
+	}
+out:
+	free(lp);
+	free(row);
+	free(pace);
+	free(dev);
+	return ret;
+}
+
+/* Say which recordings were left out, and why, in d->left_out_note. */
+static void note_left_out(struct diff *d, const struct side *sides,
+			  size_t nbase, size_t total, const double *factor)
+{
+	size_t k, len = 0;
+
+	for (k = 0; k < total && len < sizeof(d->left_out_note); k++) {
+		if (!sides[k].left_out)
+			continue;
+		len += (size_t)snprintf(d->left_out_note + len,
+			sizeof(d->left_out_note) - len,
+			"%s%s %zu left out: its events ran %.2fx its side's others' pace (recorded while the machine was busy?)",
+			len ? "; " : "", k < nbase ? "base" : "new",
+			(k < nbase ? k : k - nbase) + 1, factor[k]);
+		*(k < nbase ? &d->base_left_out : &d->new_left_out) += 1;
+	}
 }
 
 /* Welch's t on the logs of the recordings' p50s: new against base. */
@@ -547,6 +657,24 @@ static int read_sides(struct side *sides, size_t nbase, size_t total,
 	return ret;
 }
 
+static int leave_out_sides(struct diff *d, struct side *sides, size_t nbase,
+			   size_t total)
+{
+	double *factor = calloc(total, sizeof(*factor));
+	int ret;
+
+	if (!factor)
+		return -ENOMEM;
+	ret = leave_out_off_pace(sides, nbase, factor);
+	if (!ret)
+		ret = leave_out_off_pace(sides + nbase, total - nbase,
+					 factor + nbase);
+	if (!ret)
+		note_left_out(d, sides, nbase, total, factor);
+	free(factor);
+	return ret;
+}
+
 int diff_build(const struct etd_dump *dumps, size_t nbase, size_t nnew,
 	       const struct diff_options *o, struct diff *out, char *err,
 	       size_t errlen)
@@ -573,6 +701,9 @@ int diff_build(const struct etd_dump *dumps, size_t nbase, size_t nnew,
 			*(i < nbase ? &out->base_runs : &out->new_runs) +=
 				sides[i].rep->nruns;
 		match_counters(out, sides, nbase, total);
+		ret = leave_out_sides(out, sides, nbase, total);
+	}
+	if (!ret) {
 		ret = pair_rows(out, sides, nbase, o);
 	}
 	if (!ret)

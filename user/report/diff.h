@@ -27,7 +27,9 @@
  * of the recordings' p50s (welch.h; logs: a process's noise scales its
  * times), and the noise is the spread between recordings of one side
  * (the standard deviation of their p50s, the larger side's): a change not
- * larger than that is not significant, whatever the test says. Holm's
+ * larger than that is not significant, whatever the test says. A side's
+ * recording off its others' pace throughout is left out first (diff.c,
+ * DIFF_PACE_LIMIT) and said in left_out_note. Holm's
  * family there is the rows whose change could be called (diff.c). Rows
  * are those of each side's first recording; the side's other recordings
  * join by the same pairing.
@@ -55,6 +57,11 @@
  * 20 runs to notice and for 5% of it; a change below this is not called.
  */
 #define DIFF_DEFAULT_MIN_DELTA_NS 100.0
+/*
+ * A recording whose events all ran this much slower (or faster) than its
+ * side's others is left out of its side (diff.c): 1.25x.
+ */
+#define DIFF_PACE_LIMIT 1.25
 
 enum diff_verdict {
 	DIFF_SAME,        /* no significant change of min_change or more */
@@ -107,6 +114,8 @@ struct diff {
 	uint32_t ncounters;
 	size_t base_runs, new_runs;
 	size_t base_recordings, new_recordings;
+	size_t base_left_out, new_left_out; /* off their side's pace */
+	char left_out_note[512];          /* which, and why; "" for none */
 	struct report reports[2];         /* own the names rows point to */
 };
 

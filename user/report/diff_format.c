@@ -292,14 +292,16 @@ static void print_head(FILE *f, const struct diff *d,
 		slower += d->rows[i].verdict == DIFF_SLOWER;
 		faster += d->rows[i].verdict == DIFF_FASTER;
 	}
-	if (diff_across(d))
+	if (diff_across(d)) {
 		fprintf(f, "base %s: %zu recording%s, %zu runs; new %s: %zu recording%s, %zu runs; times in %s%s",
 			o->base, d->base_recordings,
 			d->base_recordings == 1 ? "" : "s", d->base_runs,
 			o->new, d->new_recordings,
 			d->new_recordings == 1 ? "" : "s", d->new_runs,
 			report_unit_name(o->unit), end);
-	else
+		if (d->left_out_note[0])
+			fprintf(f, "%s%s", d->left_out_note, end);
+	} else
 		fprintf(f, "base %s: %zu runs; new %s: %zu runs; times in %s%s",
 			o->base, d->base_runs, o->new, d->new_runs,
 			report_unit_name(o->unit), end);
