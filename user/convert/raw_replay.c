@@ -16,6 +16,7 @@ int raw_replay_each(struct raw_reader *r, struct collector *col,
 		    raw_replay_fn between, void *ctx)
 {
 	unsigned int since = 0;
+	uint64_t mark = 0;
 	const struct raw_info *info = raw_reader_info(r);
 	struct symbol_calibration said = { 0 };
 	struct symbol_translator *tr = NULL;
@@ -46,8 +47,11 @@ int raw_replay_each(struct raw_reader *r, struct collector *col,
 		if (!err && !said.done &&
 		    symbol_translator_probe_time(tr, &said))
 			err = symbol_calibration_note(&said, true, col);
-		if (!err && between && ++since == RAW_REPLAY_BETWEEN) {
+		if (!err && between &&
+		    (++since == RAW_REPLAY_BETWEEN ||
+		     collector_events_seen(col) - mark >= RAW_REPLAY_BETWEEN)) {
 			since = 0;
+			mark = collector_events_seen(col);
 			err = between(ctx);
 		}
 	}

@@ -24,9 +24,11 @@ int raw_replay(struct raw_reader *r, struct collector *col,
 	       struct symbol_calibration *probe_time);
 
 /*
- * The same, calling between(ctx) after every RAW_REPLAY_BETWEEN records
- * (what convert writes of the runs that ended meanwhile); its error, a
- * negative errno, ends the replay.
+ * The same, calling between(ctx) after every RAW_REPLAY_BETWEEN records or
+ * events, whichever comes first (what convert writes of the runs that
+ * ended meanwhile: a batched record holds hundreds of events, and runs
+ * held back until the end took fresh memory, and its clearing, for all of
+ * them); its error, a negative errno, ends the replay.
  */
 #define RAW_REPLAY_BETWEEN 65536
 typedef int (*raw_replay_fn)(void *ctx);
