@@ -408,36 +408,23 @@ struct {
 #define BATCH_CAP_SMALL 1024
 #define BATCH_CAP_MEDIUM 4096
 
-static __always_inline struct etdump_rec_batch *reserve_batch(__u32 n,
-							      __u32 *cap)
+/*
+ * A record of `cap` data bytes (a constant: the verifier sizes the
+ * reservation by it) holding the buffer's `n`; NULL when the ring is full,
+ * or, with *unread set, when the buffer could not be read.
+ */
+static __always_inline struct etdump_rec_batch *
+batch_record(const void *buf, __u32 n, __u32 cap, bool *unread)
 {
-	if (n <= BATCH_CAP_SMALL) {
-		*cap = BATCH_CAP_SMALL;
-		return bpf_ringbuf_reserve(&events,
-					   BATCH_REC_BYTES(BATCH_CAP_SMALL), 0);
-	}
-	if (n <= BATCH_CAP_MEDIUM) {
-		*cap = BATCH_CAP_MEDIUM;
-		return bpf_ringbuf_reserve(&events,
-					   BATCH_REC_BYTES(BATCH_CAP_MEDIUM), 0);
-	}
-	*cap = ETDUMP_REC_BATCH_MAX;
-	return bpf_ringbuf_reserve(&events,
-				   BATCH_REC_BYTES(ETDUMP_REC_BATCH_MAX), 0);
-}
+	struct etdump_rec_batch *r;
 
-/* The buffer's bytes into a record reserve_batch made for them. */
-static __always_inline int copy_batch(struct etdump_rec_batch *r, __u32 cap,
-				      const void *buf, __u32 n)
-{
-	if (cap == BATCH_CAP_SMALL)
-		return n > BATCH_CAP_SMALL ? -1 :
-			bpf_probe_read_user(r->data, n, buf);
-	if (cap == BATCH_CAP_MEDIUM)
-		return n > BATCH_CAP_MEDIUM ? -1 :
-			bpf_probe_read_user(r->data, n, buf);
-	return n > ETDUMP_REC_BATCH_MAX ? -1 :
-		bpf_probe_read_user(r->data, n, buf);
+	r = bpf_ringbuf_reserve(&events, BATCH_REC_BYTES(cap), 0);
+	if (r && (n > cap || bpf_probe_read_user(r->data, n, buf))) {
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		*unread = true;
+		return NULL;
+	}
+	return r;
 }
 
 /*
@@ -449,10 +436,23 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 					__u64 nevents, __u16 flags)
 {
 	struct etdump_batch_head head;
-	struct etdump_rec_batch *r;
-	__u32 n = len & BATCH_MASK, cap = 0;
+	struct etdump_rec_batch *r = NULL;
+	__u32 n = len & BATCH_MASK;
+	__u32 cap = n <= BATCH_CAP_SMALL ? BATCH_CAP_SMALL :
+		    n <= BATCH_CAP_MEDIUM ? BATCH_CAP_MEDIUM :
+					    ETDUMP_REC_BATCH_MAX;
+	bool fits = len <= ETDUMP_REC_BATCH_MAX, unread = false;
 
-	r = len <= ETDUMP_REC_BATCH_MAX ? reserve_batch(n, &cap) : NULL;
+	if (fits && cap == BATCH_CAP_SMALL)
+		r = batch_record(buf, n, BATCH_CAP_SMALL, &unread);
+	else if (fits && cap == BATCH_CAP_MEDIUM)
+		r = batch_record(buf, n, BATCH_CAP_MEDIUM, &unread);
+	else if (fits)
+		r = batch_record(buf, n, ETDUMP_REC_BATCH_MAX, &unread);
+	if (unread) {
+		count_drops(nevents);
+		return;
+	}
 	if (!r) {
 		__u32 tid = (__u32)id;
 		bool first = !bpf_map_lookup_elem(&lost_threads, &tid);
@@ -469,11 +469,6 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 			bpf_map_lookup_elem(&lost_threads, &tid) : NULL;
 		if (flags)
 			*flags |= ETDUMP_REC_F_LOST_CLEAN;
-		return;
-	}
-	if (copy_batch(r, cap, buf, n)) {
-		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
-		count_drops(nevents);
 		return;
 	}
 	r->hdr.type = ETDUMP_REC_BATCH;

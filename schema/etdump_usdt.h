@@ -212,7 +212,7 @@ struct etdump_value_desc {
 	long long delegate_id_int; /* ... or its int id, else -1 */
 };
 
-#define ETDUMP_BATCH_BYTES 16384  /* one flush, head included: what the
+#define ETDUMP_BATCH_BYTES 16384 /* one flush, head included: what the
 				  * tracer copies at most */
 #define ETDUMP_BATCH_NAME_MAX 63 /* as the per-scope probes copy names */
 #define ETDUMP_BATCH_META_MAX 64

@@ -106,8 +106,12 @@ bool record_choose_mode(const struct record_opts *o,
 int record_check_other_tracers(const struct target *t,
 			       const struct probe_objects *objs,
 			       bool batched, int *claim);
-/* " by 'etdump-bpf record' PID N" for the recorder that holds pid, or "". */
-void record_holder_text(pid_t pid, bool batched, char *buf, size_t len);
+/*
+ * " by 'etdump-bpf record' PID N" for the recorder that holds pid in that
+ * mode, or `unknown` when none of ours says it does.
+ */
+void record_holder_text(pid_t pid, bool batched, const char *unknown,
+			char *buf, size_t len);
 /* --every's word back to 0 in the targets that live on, once. */
 void record_reset_every(struct target *t, const struct probe_objects *objs,
 			struct more_targets *more, bool *set);

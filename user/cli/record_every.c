@@ -36,11 +36,12 @@ int record_every_attach(uint32_t every, const struct target *t,
 	if (batch_held(t, objs)) {
 		if (every <= 1)
 			return 0;
-		char by[64];
+		char by[96];
 
-		record_holder_text(t->pid, true, by, sizeof(by));
+		record_holder_text(t->pid, true, " by another 'etdump-bpf record'",
+				   by, sizeof(by));
 		p_err("process %d is already recorded in batched mode%s, whose --every its runtime follows: stop that recorder to record with --every, or record without it to share its runs",
-		      (int)t->pid, by[0] ? by : " by another 'etdump-bpf record'");
+		      (int)t->pid, by);
 		return -EBUSY;
 	}
 	ret = every_words_set(t->pid, objs, every, err, sizeof(err));

@@ -72,15 +72,16 @@ bool record_choose_mode(const struct record_opts *o,
  * while anything holds `flush`, so per-scope and batched tracers cannot
  * share one process; tracers of one mode can, each gets every event.
  */
-void record_holder_text(pid_t pid, bool batched, char *buf, size_t len)
+void record_holder_text(pid_t pid, bool batched, const char *unknown,
+			char *buf, size_t len)
 {
 	int holder = recorder_claimant(pid, batched ? RECORDER_BATCHED :
 						      RECORDER_PER_SCOPE);
 
 	if (holder > 0)
 		snprintf(buf, len, " by 'etdump-bpf record' PID %d", holder);
-	else if (len)
-		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%s", unknown);
 }
 
 int record_check_other_tracers(const struct target *t,
@@ -88,7 +89,7 @@ int record_check_other_tracers(const struct target *t,
 			       int *claim)
 {
 	struct probe_holders h;
-	char err[512], by[64];
+	char err[512], by[96];
 	size_t i;
 
 	*claim = -1;
@@ -102,17 +103,19 @@ int record_check_other_tracers(const struct target *t,
 			continue;
 		}
 		if (batched && h.per_scope && !h.batch) {
-			record_holder_text(t->pid, false, by, sizeof(by));
+			record_holder_text(t->pid, false,
+					   " (by another 'etdump-bpf record --precise', bpftrace or perf)",
+					   by, sizeof(by));
 			p_err("process %d is already traced with per-scope probes%s: batched recording would take its events; record with --precise to share them, or stop the other tracer",
-			      (int)t->pid, by[0] ? by :
-			      " (by another 'etdump-bpf record --precise', bpftrace or perf)");
+			      (int)t->pid, by);
 			return -EBUSY;
 		}
 		if (!batched && h.batch) {
-			record_holder_text(t->pid, true, by, sizeof(by));
+			record_holder_text(t->pid, true,
+					   " by another 'etdump-bpf record'", by,
+					   sizeof(by));
 			p_err("process %d is already recorded in batched mode%s: its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
-			      (int)t->pid, by[0] ? by :
-			      " by another 'etdump-bpf record'");
+			      (int)t->pid, by);
 			return -EBUSY;
 		}
 	}

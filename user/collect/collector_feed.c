@@ -468,7 +468,7 @@ static uint64_t unclosed(const struct thread_state *t)
 	size_t i;
 
 	for (i = 0; i < t->depth; i++)
-		n += t->stack[i].loss_epoch == t->loss_epoch;
+		n += !scope_spans_loss(t, &t->stack[i]);
 	return n;
 }
 
@@ -497,6 +497,8 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	c->gapped = true;
 	for (i = 0; i < c->nthreads && !err; i++) {
 		struct thread_state *t = &c->threads[i];
+		bool open = run_has_open_scope(t);
+		bool empty = t->in_run && !t->run.nevents && !t->ahead_events;
 
 		/*
 		 * A scope open, or a run with no event yet, where the ring
@@ -504,11 +506,9 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 		 * and it is left out as lost, not as still executing or empty
 		 * (the same runs are written either way).
 		 */
-		if (t->lost_at_end && (run_has_open_scope(t) ||
-				       (t->in_run && !t->run.nevents &&
-					!t->ahead_events)))
+		if (t->lost_at_end && (open || empty)) {
 			t->run.lost_events = true;
-		else if (run_has_open_scope(t)) {
+		} else if (open) {
 			collector_discard_run(c, t);
 			continue;
 		} else if (t->in_run && !t->lost_at_end) {

@@ -216,12 +216,12 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 	while (t->depth > at + 1) {
 		t->depth--;
 		/* after a loss, its end may be what the ring lost: counted */
-		if (t->stack[t->depth].loss_epoch != t->loss_epoch)
+		if (scope_spans_loss(t, &t->stack[t->depth]))
 			continue;
 		(*collector_leftover(c, t, &c->stats.unclosed_scopes))++;
 	}
 	s = &t->stack[--t->depth];
-	if (s->ids_lost || s->loss_epoch != t->loss_epoch)
+	if (s->ids_lost || scope_spans_loss(t, s))
 		return doubtful_event(c, t);
 
 	etd_event_init(&ev, ETD_PROFILE);

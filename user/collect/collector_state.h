@@ -124,6 +124,13 @@ int collector_own_str(char **s);
 /* What a held event owns that no run took: its metadata copy, its value. */
 void collector_event_unowned_free(struct etd_event *ev);
 /* The thread's held events dropped: no run will take them. */
+/* The ring lost records of the thread since scope s began. */
+static inline bool scope_spans_loss(const struct thread_state *t,
+				    const struct scope *s)
+{
+	return s->loss_epoch != t->loss_epoch;
+}
+
 /*
  * Where a thread's leftovers are counted: after record --duty took the
  * probes away, until its next block, they are the cut runs'.

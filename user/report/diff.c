@@ -21,6 +21,7 @@ struct entry {
 	size_t block_index, sig;        /* its rg_block and signature */
 	double *t;                      /* per-run durations, ns */
 	size_t n;
+	double p50;                     /* of t */
 	bool paired;
 };
 
@@ -59,6 +60,27 @@ static bool delegated(const struct etd_event *pe)
 	       (pe->delegate_id_str && *pe->delegate_id_str);
 }
 
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The median of e's runs, once: the pace and the side both read it. */
+static int entry_p50(struct entry *e)
+{
+	double *s = malloc((e->n ? e->n : 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, e->t, e->n * sizeof(*s));
+	qsort(s, e->n, sizeof(*s), cmp_double);
+	e->p50 = report_percentile(s, e->n, 50);
+	free(s);
+	return 0;
+}
+
 static int take_runs(const struct rg_block *b, size_t k, struct entry *e)
 {
 	const struct etd_event *pe;
@@ -74,7 +96,7 @@ static int take_runs(const struct rg_block *b, size_t k, struct entry *e)
 			return -EINVAL;
 		e->n++;
 	}
-	return 0;
+	return entry_p50(e);
 }
 
 /* Every timed event of rep, in the order report_build() made them. */
@@ -117,27 +139,12 @@ static int gather(struct side *s, const struct report *rep, char *err,
 	return 0;
 }
 
-static int cmp_double(const void *pa, const void *pb)
+static void side_stats(const struct entry *e, struct diff_side *out)
 {
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
-static int side_stats(const struct entry *e, struct diff_side *out)
-{
-	double *s = malloc(e->n * sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, e->t, e->n * sizeof(*s));
-	qsort(s, e->n, sizeof(*s), cmp_double);
 	out->present = true;
 	out->nruns = e->n;
-	out->p50 = report_percentile(s, e->n, 50);
+	out->p50 = e->p50;
 	out->avg = report_mean(e->t, e->n);
-	free(s);
-	return 0;
 }
 
 /* Counter c of the diff over the runs of e: p50 and avg, where valid. */
@@ -174,9 +181,9 @@ static int fill_one(const struct side *s, const struct entry *e,
 		    uint32_t ncounters, struct diff_side *out)
 {
 	uint32_t c;
-	int ret;
+	int ret = 0;
 
-	ret = side_stats(e, out);
+	side_stats(e, out);
 	for (c = 0; !ret && c < ncounters; c++)
 		ret = counter_stats(s, e, c, out);
 	return ret;
@@ -292,27 +299,23 @@ static int fill_side(const struct diff *d, const struct side *recs, size_t n,
 	return ret;
 }
 
-/* The log of each recording's p50 of the event e of the side's first. */
-static int log_p50s(const struct side *recs, size_t n, const struct entry *e,
-		    double *out)
+/*
+ * The log of each recording's p50 of the event e of the side's first:
+ * false when a recording lacks it or it took no time.
+ */
+static bool log_p50s(const struct side *recs, size_t n, const struct entry *e,
+		     double *out)
 {
-	struct diff_side one;
 	const struct entry *ek;
 	size_t k;
-	int ret;
 
 	for (k = 0; k < n; k++) {
 		ek = k ? find_entry(&recs[k], e) : e;
-		if (!ek || !ek->n)
-			return 1;
-		ret = side_stats(ek, &one);
-		if (ret)
-			return ret;
-		if (one.p50 <= 0)
-			return 1;
-		out[k] = log(one.p50);
+		if (!ek || !ek->n || ek->p50 <= 0)
+			return false;
+		out[k] = log(ek->p50);
 	}
-	return 0;
+	return true;
 }
 
 /*
@@ -343,13 +346,8 @@ static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 		goto out;
 	}
 	for (i = 0; i < recs[0].n; i++) {
-		ret = log_p50s(recs, n, &recs[0].e[i], lp);
-		if (ret < 0)
-			goto out;
-		if (ret) {
-			ret = 0;
+		if (!log_p50s(recs, n, &recs[0].e[i], lp))
 			continue;
-		}
 		memcpy(row, lp, n * sizeof(*row));
 		m = median_of(row, n);
 		for (k = 0; k < n; k++)
@@ -366,15 +364,15 @@ static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 		dev[k] = fabs(lp[k] - m);
 	memcpy(row, dev, n * sizeof(*row));
 	mad = 1.4826 * median_of(row, n);
-	for (k = 0; k < n; k++)
-		far += dev[k] >= log(DIFF_PACE_LIMIT) && dev[k] > 4 * mad;
-	if (far > n / 3)
-		goto out;
 	for (k = 0; k < n; k++) {
 		recs[k].left_out = dev[k] >= log(DIFF_PACE_LIMIT) &&
 				   dev[k] > 4 * mad;
+		far += recs[k].left_out;
 		factor[k] = exp(lp[k] - m);
 	}
+	/* that many off the pace: the side's pace is not one */
+	for (k = 0; far > n / 3 && k < n; k++)
+		recs[k].left_out = false;
 out:
 	free(lp);
 	free(row);
@@ -397,7 +395,6 @@ static void note_left_out(struct diff *d, const struct side *sides,
 			"%s%s %zu left out: its events ran %.2fx its side's others' pace (recorded while the machine was busy?)",
 			len ? "; " : "", k < nbase ? "base" : "new",
 			(k < nbase ? k : k - nbase) + 1, factor[k]);
-		*(k < nbase ? &d->base_left_out : &d->new_left_out) += 1;
 	}
 }
 

@@ -114,7 +114,6 @@ struct diff {
 	uint32_t ncounters;
 	size_t base_runs, new_runs;
 	size_t base_recordings, new_recordings;
-	size_t base_left_out, new_left_out; /* off their side's pace */
 	char left_out_note[512];          /* which, and why; "" for none */
 	struct report reports[2];         /* own the names rows point to */
 };
