@@ -18,6 +18,7 @@ in step with two runs). Drawn at random, the halves are exchangeable
 whatever the rhythm, so Mann-Whitney's null holds exactly and an alarm is
 a real false positive, at most alpha per comparison."""
 import json
+import re
 import os
 import random
 import subprocess
@@ -39,7 +40,7 @@ NEW_SPEEDS = (1.03, 0.94, 1.60, 0.99, 1.05)
 # and a new side without such a process (kept in, one 1.6x slower would
 # hide a 1.3x change: it is left out of its side, and said)
 QUIET_SPEEDS = (1.03, 0.94, 1.08, 0.99, 1.05)
-OFF_PACE = ("new 3 left out: its events ran 1.55x its side's others' pace"
+OFF_PACE = ("new 3 left out: its events ran 1.58x its side's others' pace"
             " (recorded while the machine was busy?)")
 
 
@@ -295,6 +296,22 @@ class DiffAcrossRecordingsTest(TempDirTest):
         few = self.diff_rows(base[:3], slow[1:4])
         self.assertEqual(few[0]["recordings_new"], 3)
 
+    def test_a_side_over_a_drift_or_with_two_off_pace_still_leaves_them_out(self):
+        """The side's pace judged against the rest of it: a side recorded
+        over a 10% drift, and a side where two of five ran 1.5x slower,
+        each hid its slow recordings in a spread taken over all five."""
+        base = self.copies("base", BASE_SPEEDS)
+        for speeds, left in (((0.90, 0.91, 1.52, 1.02, 1.00), ["3"]),
+                             ((1.00, 1.55, 0.98, 1.50, 1.02), ["2", "4"])):
+            with self.subTest(speeds=speeds):
+                slow = self.copies("d", speeds, SLOW_OP, 1.3)
+                rows = self.diff_rows(base, slow)
+                self.assertEqual(self.flagged(rows), [(SLOW_OP, "slower")])
+                self.assertEqual(rows[0]["recordings_new"], 5 - len(left))
+                text = diff(base + ["--"] + slow).stdout
+                self.assertEqual(re.findall(r"new (\d) left out", text),
+                                 left, text)
+
     def test_one_recording_a_side_says_it_cannot_tell(self):
         base = self.copies("base", BASE_SPEEDS[:2])
         proc = diff(base)
@@ -303,7 +320,7 @@ class DiffAcrossRecordingsTest(TempDirTest):
                  if "one recording a side" in ln]
         self.assertEqual(len(notes), 1, proc.stdout)
         self.assertIn("cannot tell a change from the noise", notes[0])
-        self.assertIn("record --repeat 5 -o base.etdp -- CMD", notes[0])
+        self.assertIn("record --repeat 5 -o base.etdp --alternate-with new.etdp -- OLD -- NEW", notes[0])
         self.assertIn("diff base.0*.etdp -- new.0*.etdp", notes[0])
         md = diff(["--format", "markdown"] + base)
         self.assertIn("> one recording a side cannot tell", md.stdout)

@@ -23,7 +23,7 @@
 #define EXIT_REGRESSION 3
 
 #define REPEAT_HINT \
-	"record several a side (etdump-bpf record --repeat 5 -o base.etdp -- CMD writes base.0001.etdp ... base.0005.etdp) and give them as diff base.0*.etdp -- new.0*.etdp"
+	"record several a side, in turns (etdump-bpf record --repeat 5 -o base.etdp --alternate-with new.etdp -- OLD -- NEW writes base.0001.etdp ... base.0005.etdp and new.0001.etdp ...) and give them as diff base.0*.etdp -- new.0*.etdp"
 
 static const char diff_usage[] =
 	"usage: etdump-bpf diff BASE NEW [OPTIONS]\n"
@@ -51,7 +51,7 @@ static const char diff_usage[] =
 	"\n"
 	"  --fail-above PCT  exit 3 when some event is significantly slower\n"
 	"                    with p50 more than PCT percent above the base's\n"
-	"  --alpha A         significance level (default 0.01 over runs, 0.05\n"
+	"  --alpha A         significance level (default 0.01, over runs and\n"
 	"                    across recordings)\n"
 	"  --min-change PCT  smallest change called slower/faster (default 5)\n"
 	"  --min-delta NS    and in nanoseconds (default 100: two processes of\n"

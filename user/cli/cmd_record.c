@@ -93,14 +93,18 @@ int cmd_record(int argc, char **argv)
 	err = record_parse_args(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
-	if (o.repeat > 1) {
+	if (o.repeat > 1 || o.alternate_output) {
 		struct record_repeat rr = { .n = o.repeat, .output = o.output,
 					    .raw = o.raw, .force = o.force,
-					    .values = o.values };
+					    .values = o.values,
+					    .alternate = o.alternate_output };
+		bool second = false;
 
-		err = record_repeat(&rr, &o.output, &o.raw);
+		err = record_repeat(&rr, &o.output, &o.raw, &second);
 		if (err != RECORD_REPEAT_CHILD)
 			return err;
+		if (second)
+			o.command = o.alternate_command;
 		o.sink.output = o.output;
 	}
 	if (privileges_check_record(msg, sizeof(msg))) {

@@ -55,6 +55,9 @@ struct record_opts {
 	bool no_inherit;           /* --no-inherit: no child followed */
 	uint32_t every;            /* --every N, or 0 */
 	uint32_t repeat;           /* --repeat N, or 0 */
+	/* --alternate-with FILE: the second command's recordings, or NULL */
+	const char *alternate_output;
+	char **alternate_command;  /* the words after the command's "--" */
 	struct record_duty duty;   /* --duty PCT[/PERIOD]: permille 0 if not */
 	/* --follow-binary: armed as if the command line named them */
 	char *follow_binaries[MAX_FOLLOW_BINARIES];

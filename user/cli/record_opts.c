@@ -98,6 +98,12 @@ static const char record_usage[] =
 	"                       the other, each into its own files numbered\n"
 	"                       as a series (run.0001.etdp, ...): the\n"
 	"                       recordings diff BASE... -- NEW... compares\n"
+	"      --alternate-with FILE  with --repeat N: a second command, after\n"
+	"                       the first's own --, recorded into FILE numbered\n"
+	"                       the same way, the two taking turns (A B A B\n"
+	"                       ...): a machine that drifts slows both sides\n"
+	"                       alike (record --repeat 5 -o base.etdp\n"
+	"                       --alternate-with new.etdp -- OLD -- NEW)\n"
 	"      --sched          with --raw: when each of the target's threads was\n"
 	"                       switched out and on which CPU it ran, as lanes in\n"
 	"                       the timeline convert makes\n"
@@ -146,7 +152,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
-       OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT, OPT_DUTY };
+       OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT, OPT_ALTERNATE, OPT_DUTY };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -182,6 +188,24 @@ static const char *every_refused(const struct record_opts *o)
 	return o->precise ? "--precise" : o->counters_given ? "-e" :
 	       o->values ? "--values" : o->allocations ? "--allocations" :
 	       o->sym.force ? "--symbols" : NULL;
+}
+
+/*
+ * --alternate-with: the words after the command's own "--" are the second
+ * command (the first keeps the words before it); -1 when either is empty.
+ */
+static int split_alternate(struct record_opts *o, int nwords)
+{
+	int i;
+
+	for (i = 0; o->command && i < nwords; i++) {
+		if (strcmp(o->command[i], "--"))
+			continue;
+		o->command[i] = NULL;
+		o->alternate_command = &o->command[i + 1];
+		return i && o->alternate_command[0] ? 0 : -1;
+	}
+	return -1;
 }
 
 /* What --repeat cannot go with: one process, one stream, one name. */
@@ -230,6 +254,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
 		{ "every", required_argument, NULL, OPT_EVERY },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "alternate-with", required_argument, NULL, OPT_ALTERNATE },
 		{ "duty", required_argument, NULL, OPT_DUTY },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_COMMON_LONGOPTS,
@@ -364,6 +389,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 						       optarg);
 			o->repeat = (uint32_t)repeat;
 			break;
+		case OPT_ALTERNATE:
+			o->alternate_output = optarg;
+			break;
 		case OPT_DUTY:
 			if (record_duty_parse(optarg, &o->duty))
 				return cli_usage_error("record", "invalid --duty '%s' (PCT[/PERIOD]: 0.1 to 99.9 %% of every PERIOD, 10ms or more, default 1s)",
@@ -378,6 +406,8 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = &argv[optind];
+	if (o->alternate_output && split_alternate(o, argc - optind))
+		return usage_error("%s", "--alternate-with FILE records a second command: give both, -- CMD ... -- CMD2 ...");
 	if (o->counters_given && o->no_counters)
 		return usage_error("%s", "-e and --no-counters ask for opposite things: give one");
 	/* as perf.data, kept unless -f; --live alone writes nothing */
@@ -415,7 +445,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "--rotate and --raw: a raw capture is one stream that convert replays whole; rotate the ETDumps (-o) or keep one capture (--raw)");
 	if (run_sink_wanted(&o->sink) && !o->output)
 		return usage_error("%s", "--rotate, --keep-slower-than and --flight-recorder write ETDumps: give -o FILE");
-	if (o->repeat > 1 && repeat_refused(o))
+	if (o->alternate_output && !o->repeat)
+		return usage_error("%s", "--alternate-with takes turns with the first command: give --repeat N, the recordings of each");
+	if (o->alternate_output && o->raw)
+		return usage_error("%s", "--alternate-with writes ETDumps (-o and FILE): not with --raw");
+	if (o->alternate_output && o->output && output_same(o->output, o->alternate_output))
+		return usage_error("'%s' given for both -o and --alternate-with", o->output);
+	if ((o->repeat > 1 || o->alternate_output) && repeat_refused(o))
 		return cli_usage_error("record", "--repeat records a command several times, each into its own numbered files: not with %s",
 				       repeat_refused(o));
 	o->sink.output = o->output;

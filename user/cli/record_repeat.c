@@ -38,27 +38,36 @@ static int numbered(const char *path, unsigned int i, char *buf)
 	return 0;
 }
 
-static int check_names(const struct record_repeat *r)
+/* Every name of one command's recordings, numbered 1..n, free to write. */
+static int check_series(const struct record_repeat *r, const char *output,
+			const char *raw)
 {
 	char name[NAME_MAX_LEN], *debug;
 	unsigned int i;
 	int err = 0;
 
 	for (i = 1; !err && i <= r->n; i++) {
-		err = numbered(r->output, i, name);
-		if (!err && r->output)
+		err = numbered(output, i, name);
+		if (!err && output)
 			err = output_check(name, r->force);
-		if (!err && r->output && r->values) {
+		if (!err && output && r->values) {
 			debug = debug_buffer_path_for(name);
 			err = debug ? output_check(debug, r->force) : -ENOMEM;
 			free(debug);
 		}
 		if (!err)
-			err = numbered(r->raw, i, name);
-		if (!err && r->raw)
+			err = numbered(raw, i, name);
+		if (!err && raw)
 			err = output_check(name, r->force);
 	}
 	return err;
+}
+
+static int check_names(const struct record_repeat *r)
+{
+	int err = check_series(r, r->output, r->raw);
+
+	return err || !r->alternate ? err : check_series(r, r->alternate, NULL);
 }
 
 /* One recording's exit status, or EXIT_FAIL when it did not exit. */
@@ -77,12 +86,13 @@ static int wait_status(pid_t pid)
 }
 
 int record_repeat(const struct record_repeat *r, const char **output,
-		  const char **raw)
+		  const char **raw, bool *second)
 {
 	static char out_name[NAME_MAX_LEN], raw_name[NAME_MAX_LEN];
 	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+	unsigned int sides = r->alternate ? 2 : 1, total = r->n * sides, k;
 	int status, ret = EXIT_OK;
-	unsigned int i;
+	bool alt;
 	pid_t pid;
 
 	if (check_names(r))
@@ -90,15 +100,17 @@ int record_repeat(const struct record_repeat *r, const char **output,
 	/* the terminal's Ctrl-C reaches the recording: it stops, we stop */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (i = 1; i <= r->n && !stopped; i++) {
-		if (numbered(r->output, i, out_name) ||
-		    numbered(r->raw, i, raw_name))
+	for (k = 0; k < total && !stopped; k++) {
+		alt = k % sides;
+		if (numbered(alt ? r->alternate : r->output, k / sides + 1,
+			     out_name) ||
+		    numbered(alt ? NULL : r->raw, k / sides + 1, raw_name))
 			return EXIT_FAIL;
 		fflush(NULL);
 		pid = fork();
 		if (pid < 0) {
-			p_err("cannot start recording %u of %u: %s", i, r->n,
-			      strerror(errno));
+			p_err("cannot start recording %u of %u: %s", k + 1,
+			      total, strerror(errno));
 			ret = EXIT_FAIL;
 			break;
 		}
@@ -109,8 +121,13 @@ int record_repeat(const struct record_repeat *r, const char **output,
 			if (stopped)
 				exit(EXIT_OK);
 			*output = r->output ? out_name : NULL;
-			*raw = r->raw ? raw_name : NULL;
-			p_info("recording %u of %u", i, r->n);
+			*raw = r->raw && !alt ? raw_name : NULL;
+			*second = alt;
+			if (r->alternate)
+				p_info("recording %u of %u: %s", k + 1, total,
+				       out_name);
+			else
+				p_info("recording %u of %u", k + 1, total);
 			return RECORD_REPEAT_CHILD;
 		}
 		recording = pid;
@@ -122,15 +139,16 @@ int record_repeat(const struct record_repeat *r, const char **output,
 		if (status == EXIT_LOST) {
 			ret = EXIT_LOST;
 		} else if (status != EXIT_OK) {
-			if (i < r->n)
+			if (k + 1 < total)
 				p_err("recording %u of %u failed: the %u after it not made",
-				      i, r->n, r->n - i);
+				      k + 1, total, total - k - 1);
 			ret = status;
 			break;
 		}
 	}
-	if (stopped && i <= r->n)
-		p_info("stopped: %u of %u recordings made", i - 1, r->n);
+	if (stopped && k < total)
+		p_info("stopped: %u of %u recordings made", k,
+		       total);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;

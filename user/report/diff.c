@@ -325,23 +325,27 @@ static bool log_p50s(const struct side *recs, size_t n, const struct entry *e,
  * change): one such recording in five inflates the noise between them
  * until no change can be called. Its pace is the median, over the events
  * of the side's first recording, of its p50's log distance from the
- * events' median; a recording far from the median pace, beyond 4 robust
- * standard deviations too, is left out and said. Fewer than 4 recordings,
- * or more than a third of them so far: none is.
+ * events' medians. It is off pace when that is DIFF_PACE_LIMIT or more
+ * from the others' median pace and beyond 4 robust standard deviations
+ * (1.4826 MAD) of the others' paces: each judged against the rest, since
+ * a far recording among five inflates a spread taken over all of them (a
+ * side recorded over a drift of 10% hid a 1.5x recording so, and two such
+ * recordings hid each other). Fewer than 4 recordings, or half of them or
+ * more off pace: none is left out.
  */
 static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 {
-	double *lp, *pace, *dev, *row, m, mad;
-	size_t i, k, rows = 0, far = 0;
+	double *lp, *pace, *row, *others, m, sd;
+	size_t i, j, k, rows = 0, far = 0;
 	int ret = 0;
 
 	if (n < 4)
 		return 0;
 	lp = calloc(n, sizeof(*lp));
 	row = calloc(n, sizeof(*row));
+	others = calloc(n, sizeof(*others));
 	pace = calloc(n * recs[0].n, sizeof(*pace));
-	dev = calloc(n, sizeof(*dev));
-	if (!lp || !row || !pace || !dev) {
+	if (!lp || !row || !others || !pace) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -358,26 +362,27 @@ static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 		goto out;
 	for (k = 0; k < n; k++)
 		lp[k] = median_of(&pace[k * recs[0].n], rows);
-	memcpy(row, lp, n * sizeof(*row));
-	m = median_of(row, n);
-	for (k = 0; k < n; k++)
-		dev[k] = fabs(lp[k] - m);
-	memcpy(row, dev, n * sizeof(*row));
-	mad = 1.4826 * median_of(row, n);
 	for (k = 0; k < n; k++) {
-		recs[k].left_out = dev[k] >= log(DIFF_PACE_LIMIT) &&
-				   dev[k] > 4 * mad;
+		for (i = j = 0; i < n; i++)
+			if (i != k)
+				others[j++] = lp[i];
+		m = median_of(others, n - 1);
+		for (i = 0; i < n - 1; i++)
+			others[i] = fabs(others[i] - m);
+		sd = 1.4826 * median_of(others, n - 1);
+		recs[k].left_out = fabs(lp[k] - m) >= log(DIFF_PACE_LIMIT) &&
+				   fabs(lp[k] - m) > 4 * sd;
 		far += recs[k].left_out;
 		factor[k] = exp(lp[k] - m);
 	}
-	/* that many off the pace: the side's pace is not one */
-	for (k = 0; far > n / 3 && k < n; k++)
+	/* half or more off the pace: the side's pace is not one */
+	for (k = 0; 2 * far >= n && k < n; k++)
 		recs[k].left_out = false;
 out:
 	free(lp);
 	free(row);
+	free(others);
 	free(pace);
-	free(dev);
 	return ret;
 }
 
