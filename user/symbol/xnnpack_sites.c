@@ -41,7 +41,8 @@ static void add_site(struct symbol_site *s, const char *path,
 	s->function = strdup(xnn_func_names[XNN_RUN_OPERATOR]);
 	/* both are in the code the symbols were found in */
 	elf_file_offset(f->elf, x->call_at, 5, &s->offset);
-	elf_file_offset(f->elf, x->exit_at, 1, &s->exit_offset);
+	elf_file_offset(f->elf, x->exit_at, 1, &s->exit_offsets[0]);
+	s->nexits = 1;
 	s->desc.kind = ETDUMP_FUNC_XNN_OP;
 	/* a call rel32, which the kernel emulates; the exit may not be */
 	s->single_step = x->exit_stepped;
@@ -49,7 +50,7 @@ static void add_site(struct symbol_site *s, const char *path,
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	p_debug("symbol mode: %s+0x%llx call of xnn_run_operator_with_index, exit at +0x%llx%s: XNNPACK operators, %u types named",
 		path, (unsigned long long)s->offset,
-		(unsigned long long)s->exit_offset,
+		(unsigned long long)s->exit_offsets[0],
 		x->exit_stepped ? " (single-stepped)" : "", x->ntypes);
 }
 

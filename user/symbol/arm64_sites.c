@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <stdlib.h>
+#include <unistd.h>
+#include "lib/log.h"
+#include "symbol/arm64_exits.h"
+#include "symbol/arm64_sites.h"
+
+/* Larger functions are left as they are: the read is not worth it. */
+#define FUNCTION_MAX (1u << 20)
+
+/* The argument registers the entry program reads at a site's entry. */
+static unsigned int args_read(const struct symbol_site *s)
+{
+	/* allocate(this, size): bpf/symbols.bpf.c's alloc_entry() */
+	return s->desc.kind == ETDUMP_FUNC_ALLOCATE ? 2 : 0;
+}
+
+void arm64_sites_place(struct symbol_site *s, int fd, uint64_t size)
+{
+	struct arm64_exits x = { .rets = s->exit_offsets,
+				 .max = SYMBOL_SITE_EXITS };
+	uint8_t *code;
+	size_t k;
+
+	/* what cannot be read stays as it is: dearer, as right */
+	code = size && size <= FUNCTION_MAX ? malloc(size) : NULL;
+	if (!code)
+		return;
+	if (pread(fd, code, size, s->offset) != (ssize_t)size) {
+		free(code);
+		return;
+	}
+	if (arm64_exits_find(code, size, args_read(s), &x)) {
+		p_debug("symbol mode: %s keeps its single-stepped entry and uretprobe: it %s (+0x%llx)",
+			s->function, x.why, (unsigned long long)x.where);
+		s->nexits = 0;
+		free(code);
+		return;
+	}
+	free(code);
+	for (k = 0; k < x.nrets; k++)
+		s->exit_offsets[k] += s->offset;
+	s->nexits = x.nrets;
+	s->offset += x.entry;
+	s->single_step = false;
+	s->exit_stepped = false;
+	s->desc.flags &= ~ETDUMP_FUNC_STEPPED;
+	p_debug("symbol mode: %s: entry at +0x%llx, %zu ret(s) probed: nothing single-stepped",
+		s->function, (unsigned long long)x.entry, x.nrets);
+}
