@@ -26,8 +26,10 @@ static int find(const uint32_t *words, size_t n, unsigned int args,
 		code[4 * i + 2] = words[i] >> 16;
 		code[4 * i + 3] = words[i] >> 24;
 	}
+	struct arm64_code c = { .bytes = code, .size = 4 * n };
+
 	*x = (struct arm64_exits){ .rets = rets, .max = MAX_RETS };
-	return arm64_exits_find(code, 4 * n, args, x);
+	return arm64_exits_find(&c, args, x);
 }
 
 #define FIND(words, args, x) find(words, sizeof(words) / 4, args, x)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "symbol/arm64_exits.h"
-#include "symbol/arm64_insn.h"
+#include "symbol/arm64_switch.h"
 
 static int refuse(struct arm64_exits *out, const char *why, uint64_t where)
 {
@@ -13,19 +13,19 @@ static int refuse(struct arm64_exits *out, const char *why, uint64_t where)
  * The first simulated instruction from the start on, before anything
  * leaves the straight line; its offset, or -1.
  */
-static int find_entry(const uint8_t *code, size_t size, unsigned int args,
+static int find_entry(const struct arm64_code *c, unsigned int args,
 		      struct arm64_exits *out)
 {
 	uint64_t at;
 	int64_t target;
 	uint32_t insn;
 
-	for (at = 0; at + 4 <= size; at += 4) {
-		insn = arm64_insn_word(code + at);
+	for (at = 0; at + 4 <= c->size; at += 4) {
+		insn = arm64_insn_word(c->bytes + at);
 		if (arm64_insn_flow(insn, &target) == ARM64_FLOW_RET)
 			/* the entry would be the exit */
 			return refuse(out, "returns before any other simulated instruction", at);
-		if (arm64_uprobe_simulated(code + at, 4)) {
+		if (arm64_uprobe_simulated(c->bytes + at, 4)) {
 			out->entry = at;
 			return 0;
 		}
@@ -34,13 +34,25 @@ static int find_entry(const uint8_t *code, size_t size, unsigned int args,
 		if (!arm64_insn_keeps_regs(insn, args))
 			return refuse(out, "may change an argument the entry reads", at);
 	}
-	return refuse(out, "has no simulated instruction", size);
+	return refuse(out, "has no simulated instruction", c->size);
+}
+
+/* Does the br at `at` stay in the function, past the entry (a switch)? */
+static bool switch_inside(const struct arm64_code *c, uint64_t at,
+			  const struct arm64_exits *out)
+{
+	int64_t lo, hi;
+
+	return !arm64_switch_span(c, at, &lo, &hi) &&
+	       lo > (int64_t)out->entry && hi < (int64_t)c->size;
 }
 
 /* One instruction of the function: its exits noted, 0, or -1 and why. */
-static int walk_one(uint32_t insn, uint64_t at, size_t size,
+static int walk_one(const struct arm64_code *c, uint64_t at,
 		    struct arm64_exits *out)
 {
+	uint32_t insn = arm64_insn_word(c->bytes + at);
+	int64_t size = (int64_t)c->size;
 	int64_t target;
 	int64_t to;
 
@@ -55,22 +67,24 @@ static int walk_one(uint32_t insn, uint64_t at, size_t size,
 	case ARM64_FLOW_CALL:
 		to = (int64_t)at + target;
 		/* a call into its own middle: a ret that is not its own */
-		if (target && to > 0 && to < (int64_t)size)
+		if (target && to > 0 && to < size)
 			return refuse(out, "calls into itself", at);
 		return 0;
 	case ARM64_FLOW_BRANCH:
 		to = (int64_t)at + target;
-		if (to < 0 || to >= (int64_t)size)
+		if (to < 0 || to >= size)
 			return refuse(out, "leaves by a branch (a tail call)", at);
 		if ((uint64_t)to <= out->entry)
 			return refuse(out, "branches back to its entry", at);
 		return 0;
 	default:
+		if (switch_inside(c, at, out))
+			return 0;
 		return refuse(out, "leaves by an instruction that is no simple branch (br, retaa, ...) or is no instruction", at);
 	}
 }
 
-int arm64_exits_find(const uint8_t *code, size_t size, unsigned int args,
+int arm64_exits_find(const struct arm64_code *c, unsigned int args,
 		     struct arm64_exits *out)
 {
 	uint64_t at;
@@ -78,12 +92,12 @@ int arm64_exits_find(const uint8_t *code, size_t size, unsigned int args,
 	out->nrets = 0;
 	out->why = NULL;
 	out->where = 0;
-	if (size % 4)
-		return refuse(out, "has a size that is no whole instructions", size);
-	if (find_entry(code, size, args, out))
+	if (c->size % 4)
+		return refuse(out, "has a size that is no whole instructions", c->size);
+	if (find_entry(c, args, out))
 		return -1;
-	for (at = 0; at < size; at += 4)
-		if (walk_one(arm64_insn_word(code + at), at, size, out))
+	for (at = 0; at < c->size; at += 4)
+		if (walk_one(c, at, out))
 			return -1;
-	return out->nrets ? 0 : refuse(out, "has no ret", size);
+	return out->nrets ? 0 : refuse(out, "has no ret", c->size);
 }

@@ -10,15 +10,18 @@
  * the entry on the first simulated instruction of the code that runs
  * straight on from the function's start. That holds only when every call
  * passes that instruction once and leaves by one of those `ret`s: the
- * function must leave no other way (a tail call, a branch out of it, br,
- * retaa, or anything not known to be an instruction), and no branch in
- * it may lead back to its start or the instructions up to the entry.
+ * function must leave no other way (a tail call, a branch out of it, a
+ * br other than a switch's whose table says it stays inside
+ * (arm64_switch.h), retaa, or anything not known to be an instruction),
+ * and no branch in it may lead back to its start or the instructions up
+ * to the entry.
  */
 #ifndef ETDUMP_ARM64_EXITS_H
 #define ETDUMP_ARM64_EXITS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "symbol/arm64_insn.h"
 
 struct arm64_exits {
 	uint64_t entry;         /* offset in the function of the entry probe */
@@ -29,11 +32,11 @@ struct arm64_exits {
 };
 
 /*
- * code: the function's size bytes. args: the argument registers (x0 ..)
- * the entry probe reads, which the instructions before the entry must
- * leave alone. 0, else -1 with why and where said.
+ * c: the function. args: the argument registers (x0 ..) the entry probe
+ * reads, which the instructions before the entry must leave alone. 0,
+ * else -1 with why and where said.
  */
-int arm64_exits_find(const uint8_t *code, size_t size, unsigned int args,
+int arm64_exits_find(const struct arm64_code *c, unsigned int args,
 		     struct arm64_exits *out);
 
 #endif /* ETDUMP_ARM64_EXITS_H */

@@ -24,6 +24,16 @@
  */
 bool arm64_uprobe_simulated(const uint8_t *insn, size_t len);
 
+/* A function's code, and where it may read from (a jump table). */
+struct arm64_code {
+	const uint8_t *bytes;   /* its instructions, size bytes */
+	size_t size;
+	uint64_t vaddr;         /* where they are loaded */
+	/* len bytes loaded at vaddr; NULL: none can be read */
+	int (*read)(void *ctx, uint64_t vaddr, void *buf, size_t len);
+	void *read_ctx;
+};
+
 /* The instruction at b, little-endian as in the file. */
 uint32_t arm64_insn_word(const uint8_t *b);
 

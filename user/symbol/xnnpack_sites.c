@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "lib/log.h"
 #include "symbol/site_list.h"
 #include "symbol/xnnpack_sites.h"
@@ -20,18 +19,6 @@ void xnnpack_sites_symbol(struct xnn_found *f, const char *symbol,
 			f->size[i] = size;
 		}
 	}
-}
-
-/* xnn_read_fn over an ELF file's loaded bytes */
-static int read_vaddr(void *ctx, uint64_t vaddr, void *buf, size_t len)
-{
-	const struct elf_file *f = ctx;
-	uint64_t off;
-	int ret = elf_file_offset(f->elf, vaddr, len, &off);
-
-	if (ret)
-		return ret;
-	return pread(f->fd, buf, len, off) == (ssize_t)len ? 0 : -EIO;
 }
 
 static void add_site(struct symbol_site *s, const char *path,
@@ -58,7 +45,7 @@ int xnnpack_sites_add(struct symbol_sites *s, const char *path,
 		      const struct xnn_found *found)
 {
 	struct elf_file f = ELF_FILE_CLOSED;
-	struct xnn_image img = { .read = read_vaddr, .ctx = &f };
+	struct xnn_image img = { .read = elf_file_read, .ctx = &f };
 	struct symbol_site *site;
 	char why[256] = "";
 	int i, ret;
