@@ -145,6 +145,18 @@ TEST(a_case_before_the_entry_is_refused)
 	CHECK_EQ_INT(x.where, 0x28);
 }
 
+TEST(a_case_into_a_dispatch_is_refused)
+{
+	struct arm64_code c = CODE(f, TEXT);
+	uint64_t rets[2];
+	struct arm64_exits x = { .rets = rets, .max = 2 };
+
+	/* -6 words from 0x2c: 0x14, the dispatch again, past its cmp */
+	table[2] = 0xfa;
+	CHECK_EQ_INT(arm64_exits_find(&c, 0, &x), -1);
+	CHECK_EQ_STR(x.why, "has a switch that may lead into a dispatch");
+}
+
 TEST(unbounded_ways_in_are_refused)
 {
 	uint32_t into_middle[sizeof(g) / 4], no_bound[sizeof(g) / 4];
@@ -198,6 +210,7 @@ int main(void)
 	RUN(the_table_says_where_the_br_goes);
 	RUN(a_fall_from_b_hi_bounds_it_too);
 	RUN(a_case_before_the_entry_is_refused);
+	RUN(a_case_into_a_dispatch_is_refused);
 	RUN(unbounded_ways_in_are_refused);
 	RUN(halfword_entries_need_sxth);
 	return TEST_SUMMARY();

@@ -37,19 +37,50 @@ static int find_entry(const struct arm64_code *c, unsigned int args,
 	return refuse(out, "has no simulated instruction", c->size);
 }
 
+/* switches of one function read at most */
+#define SWITCHES_MAX 8
+
+/* The switches found so far: where each may go, where each dispatches. */
+struct switches {
+	int64_t lo[SWITCHES_MAX], hi[SWITCHES_MAX];
+	uint64_t br[SWITCHES_MAX];
+	size_t n;
+};
+
 /* Does the br at `at` stay in the function, past the entry (a switch)? */
 static bool switch_inside(const struct arm64_code *c, uint64_t at,
-			  const struct arm64_exits *out)
+			  const struct arm64_exits *out, struct switches *sw)
 {
 	int64_t lo, hi;
 
-	return !arm64_switch_span(c, at, &lo, &hi) &&
-	       lo > (int64_t)out->entry && hi < (int64_t)c->size;
+	if (sw->n == SWITCHES_MAX || arm64_switch_span(c, at, &lo, &hi) ||
+	    lo <= (int64_t)out->entry || hi >= (int64_t)c->size)
+		return false;
+	sw->lo[sw->n] = lo;
+	sw->hi[sw->n] = hi;
+	sw->br[sw->n++] = at;
+	return true;
+}
+
+/*
+ * A table that may lead into a dispatch (its own or another's) would
+ * reach it past its bound's check: each table's span must miss them all.
+ */
+static int switches_apart(const struct switches *sw, struct arm64_exits *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < sw->n; i++)
+		for (j = 0; j < sw->n; j++)
+			if (sw->lo[i] <= (int64_t)sw->br[j] &&
+			    sw->hi[i] >= (int64_t)(sw->br[j] - ARM64_SWITCH_DISPATCH))
+				return refuse(out, "has a switch that may lead into a dispatch", sw->br[i]);
+	return 0;
 }
 
 /* One instruction of the function: its exits noted, 0, or -1 and why. */
 static int walk_one(const struct arm64_code *c, uint64_t at,
-		    struct arm64_exits *out)
+		    struct arm64_exits *out, struct switches *sw)
 {
 	uint32_t insn = arm64_insn_word(c->bytes + at);
 	int64_t size = (int64_t)c->size;
@@ -78,7 +109,7 @@ static int walk_one(const struct arm64_code *c, uint64_t at,
 			return refuse(out, "branches back to its entry", at);
 		return 0;
 	default:
-		if (switch_inside(c, at, out))
+		if (switch_inside(c, at, out, sw))
 			return 0;
 		return refuse(out, "leaves by an instruction that is no simple branch (br, retaa, ...) or is no instruction", at);
 	}
@@ -87,6 +118,7 @@ static int walk_one(const struct arm64_code *c, uint64_t at,
 int arm64_exits_find(const struct arm64_code *c, unsigned int args,
 		     struct arm64_exits *out)
 {
+	struct switches sw = { .n = 0 };
 	uint64_t at;
 
 	out->nrets = 0;
@@ -97,7 +129,9 @@ int arm64_exits_find(const struct arm64_code *c, unsigned int args,
 	if (find_entry(c, args, out))
 		return -1;
 	for (at = 0; at < c->size; at += 4)
-		if (walk_one(c, at, out))
+		if (walk_one(c, at, out, &sw))
 			return -1;
+	if (switches_apart(&sw, out))
+		return -1;
 	return out->nrets ? 0 : refuse(out, "has no ret", c->size);
 }

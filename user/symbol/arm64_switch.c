@@ -2,8 +2,6 @@
 #include <stdlib.h>
 #include "symbol/arm64_switch.h"
 
-/* the dispatch: adrp, add, ldr, adr, add, br */
-#define DISPATCH_WORDS 6
 
 /* The registers and numbers of one dispatch (arm64_switch.h). */
 struct dispatch {
@@ -50,10 +48,11 @@ static uint32_t word_at(const struct arm64_code *c, uint64_t at)
 	return arm64_insn_word(c->bytes + at);
 }
 
-/* The six words before and at `at` as GCC's dispatch, read into d. */
+/* The words from ARM64_SWITCH_DISPATCH before `at` to it as GCC's
+   dispatch (adrp, add, ldr, adr, add, br), read into d. */
 static int decode(const struct arm64_code *c, uint64_t at, struct dispatch *d)
 {
-	uint64_t d0 = at - 4 * (DISPATCH_WORDS - 1);
+	uint64_t d0 = at - ARM64_SWITCH_DISPATCH;
 	uint32_t adrp = word_at(c, d0), add = word_at(c, d0 + 4),
 		 ldr = word_at(c, d0 + 8), adr = word_at(c, d0 + 12),
 		 sum = word_at(c, d0 + 16), br = word_at(c, at);
@@ -143,10 +142,10 @@ int arm64_switch_span(const struct arm64_code *c, uint64_t at, int64_t *lo,
 	uint64_t v;
 	unsigned int k;
 
-	if (!c->read || at < 4 * (DISPATCH_WORDS - 1) || at + 4 > c->size ||
+	if (!c->read || at < ARM64_SWITCH_DISPATCH || at + 4 > c->size ||
 	    decode(c, at, &d))
 		return -1;
-	n = bound(c, at - 4 * (DISPATCH_WORDS - 1), at, d.index);
+	n = bound(c, at - ARM64_SWITCH_DISPATCH, at, d.index);
 	if (n < 0)
 		return -1;
 	table = malloc((size_t)(n + 1) * d.entry);

@@ -14,14 +14,18 @@
  *
  * The index is at most N, so the N + 1 entries read from the table are
  * every target: base + 4 * entry. No other branch of the function may
- * lead into the sequence, and nothing else is taken for one (a br this
- * does not know stays unknown: arm64_exits.h keeps its uretprobe).
+ * lead into the sequence (nor another table: arm64_exits.h checks that),
+ * and nothing else is taken for one (a br this does not know stays
+ * unknown: arm64_exits.h keeps its uretprobe).
  */
 #ifndef ETDUMP_ARM64_SWITCH_H
 #define ETDUMP_ARM64_SWITCH_H
 
 #include <stdint.h>
 #include "symbol/arm64_insn.h"
+
+/* the dispatch: its first instruction, this many bytes before the br */
+#define ARM64_SWITCH_DISPATCH 20
 
 /*
  * The br at offset `at` of the function: 0 with the lowest and highest
