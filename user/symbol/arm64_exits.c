@@ -11,7 +11,7 @@ static int refuse(struct arm64_exits *out, const char *why, uint64_t where)
 
 /*
  * The first simulated instruction from the start on, before anything
- * leaves the straight line; its offset, or -1.
+ * leaves the straight line, into out->entry: 0, or -1 and why.
  */
 static int find_entry(const struct arm64_code *c, unsigned int args,
 		      struct arm64_exits *out)

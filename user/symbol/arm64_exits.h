@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include "symbol/arm64_insn.h"
 
+/* Found: entry, rets[nrets] (the caller gives rets and max), or why. */
 struct arm64_exits {
 	uint64_t entry;         /* offset in the function of the entry probe */
 	uint64_t *rets;         /* offsets of its ret instructions */
