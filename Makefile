@@ -209,7 +209,7 @@ endif
 .SECONDARY: $(BPF_OBJS)
 
 all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) $(OUT)/bench-loop \
-	$(ET_TARGETS)
+	$(OUT)/exit-probes $(ET_TARGETS)
 
 # The man page is made from the binary's own --help texts: they cannot drift.
 man: $(OUT)/etdump-bpf.1
@@ -316,6 +316,12 @@ $(OUT)/bench-loop-noprobes: LOOP_FLAGS := -DETDUMP_USDT_DISABLE
 $(BENCH_LOOPS): tests/bench/loop.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $(LOOP_FLAGS) $< -lpthread -o $@
+
+# a function probed on its two rets, as symbol mode probes an aarch64 one
+# (tests/e2e/test_exit_probes.py)
+$(OUT)/exit-probes: tests/probes/exit_probes.c $(LIB) $(SKELS) | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
 
 # the EventTracer's own work, in the runtime's thread (the tracer row)
 $(OUT)/bench-tracer: tests/bench/tracer.c schema/etdump_usdt.h | $(OUT)

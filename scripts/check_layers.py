@@ -36,7 +36,7 @@ LAYERS = [
 ]
 # BPF programs sit on schema/; tests/ may use any layer. Both are checked
 # for bare includes and circles, not for order.
-OTHER_C = ["bpf", "tests/unit", "tests/fuzz", "tests/bench"]
+OTHER_C = ["bpf", "tests/unit", "tests/fuzz", "tests/bench", "tests/probes"]
 # Built the way a runtime outside this repository is built (-Ischema,
 # #include "etdump_usdt.h"), and the schema headers stay includable so.
 OUTSIDE_BUILDS = ["schema", "tests/example", "tests/executorch"]

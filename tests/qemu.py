@@ -259,10 +259,12 @@ class Suite:
                         [host_runner],
                         ["--debug-file", stripped + ".debug", stripped])
         # GCC's aarch64 prologues (stp x29, x30, [sp, #-n]!; sub sp, sp,
-        # #n; a load) are all single-stepped (tests/unit/test_arm64_insn.c)
+        # #n; a load) are single-stepped (tests/unit/test_arm64_insn.c):
+        # all but 2 of the 16 functions are probed past them and on their
+        # rets (tests/e2e/test_executorch_arm64_sites.py)
         _, sites, stepped = self.sites(True, [runner])
-        self.check("list: every site of the arm64 runner is single-stepped",
-                   None if sites and stepped == len(sites) else
+        self.check("list: 2 of the arm64 runner's 16 sites single-stepped",
+                   None if len(sites) == 16 and stepped == 2 else
                    f"{stepped} of {len(sites)} single-stepped")
 
     def doctor(self):

@@ -32,6 +32,8 @@ STRIPPED_RUNNER = os.path.join(BIN, "executor_runner_stripped")
 STRIPPED_DEBUG = os.path.join(BIN, "executor_runner_stripped.debug")
 ETDUMPGEN_RUNNER = os.path.join(BIN, "executor_runner_etdump")
 ETDUMPGEN_XNN_RUNNER = os.path.join(BIN, "executor_runner_xnn_etdump")
+# the stock runner cross-built for aarch64 (listed here, run under qemu)
+ARM64_RUNNER = os.path.join(DIR, "arm64", "bin", "executor_runner")
 
 
 def models():

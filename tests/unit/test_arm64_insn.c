@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Which first instructions arm64 uprobes simulate (cheap) and which they
- * single-step; encodings as aarch64-linux-gnu-as assembles them.
+ * single-step, where an instruction sends control, and which leave the
+ * argument registers alone; encodings as aarch64-linux-gnu-as assembles
+ * them (-march=armv8.5-a for the pointer-authentication ones).
  */
 #include "symbol/arm64_insn.h"
 #include "testlib.h"
@@ -51,10 +53,57 @@ TEST(a_short_read_is_not_simulated)
 	CHECK(!arm64_uprobe_simulated(nop, 0));
 }
 
+static enum arm64_flow flow(uint32_t insn, int64_t *target)
+{
+	return arm64_insn_flow(insn, target);
+}
+
+TEST(where_control_goes)
+{
+	int64_t t;
+
+	CHECK_EQ_INT(flow(0xa9bf7bfd, &t), ARM64_FLOW_NEXT);   /* stp */
+	CHECK_EQ_INT(flow(0xd503233f, &t), ARM64_FLOW_NEXT);   /* paciasp */
+	CHECK_EQ_INT(flow(0x9400043a, &t), ARM64_FLOW_CALL);   /* bl +0x10e8 */
+	CHECK_EQ_INT(t, 0x10e8);
+	CHECK_EQ_INT(flow(0x97fffffe, &t), ARM64_FLOW_CALL);   /* bl -8 */
+	CHECK_EQ_INT(t, -8);
+	CHECK_EQ_INT(flow(0x1400042a, &t), ARM64_FLOW_BRANCH); /* b +0x10a8 */
+	CHECK_EQ_INT(t, 0x10a8);
+	CHECK_EQ_INT(flow(0x35ffffc0, &t), ARM64_FLOW_BRANCH); /* cbnz -8 */
+	CHECK_EQ_INT(t, -8);
+	CHECK_EQ_INT(flow(0x54000041, &t), ARM64_FLOW_BRANCH); /* b.ne +8 */
+	CHECK_EQ_INT(t, 8);
+	CHECK_EQ_INT(flow(0x36180042, &t), ARM64_FLOW_BRANCH); /* tbz +8 */
+	CHECK_EQ_INT(t, 8);
+	CHECK_EQ_INT(flow(0xd63f0100, &t), ARM64_FLOW_CALL);   /* blr x8 */
+	CHECK_EQ_INT(flow(0xd63f081f, &t), ARM64_FLOW_CALL);   /* blraaz x0 */
+	CHECK_EQ_INT(flow(0xd65f03c0, &t), ARM64_FLOW_RET);    /* ret */
+	CHECK_EQ_INT(flow(0xd65f0060, &t), ARM64_FLOW_RET);    /* ret x3 */
+	CHECK_EQ_INT(flow(0xd65f0bff, &t), ARM64_FLOW_UNKNOWN); /* retaa */
+	CHECK_EQ_INT(flow(0xd61f0020, &t), ARM64_FLOW_UNKNOWN); /* br x1 */
+	CHECK_EQ_INT(flow(0x00000000, &t), ARM64_FLOW_UNKNOWN); /* udf */
+}
+
+TEST(argument_registers_kept)
+{
+	CHECK(arm64_insn_keeps_regs(0xa9bf7bfd, 2));   /* stp x29, x30, [sp..]! */
+	CHECK(arm64_insn_keeps_regs(0x910003fd, 2));   /* mov x29, sp */
+	CHECK(arm64_insn_keeps_regs(0xaa0003e3, 2));   /* mov x3, x0 */
+	CHECK(arm64_insn_keeps_regs(0xd503233f, 2));   /* paciasp */
+	CHECK(!arm64_insn_keeps_regs(0xf9400400, 2));  /* ldr x0, [x0, #8] */
+	CHECK(!arm64_insn_keeps_regs(0xa8c107e3, 2));  /* ldp x3, x1, [sp], #16 */
+	CHECK(!arm64_insn_keeps_regs(0xf8408c03, 2));  /* ldr x3, [x0, #8]! */
+	CHECK(!arm64_insn_keeps_regs(0xd4000001, 2));  /* svc #0 */
+	CHECK(arm64_insn_keeps_regs(0xf9400400, 0));   /* none read */
+}
+
 int main(void)
 {
 	RUN(branches_adr_and_nop_are_simulated);
 	RUN(prologues_are_single_stepped);
 	RUN(a_short_read_is_not_simulated);
+	RUN(where_control_goes);
+	RUN(argument_registers_kept);
 	return TEST_SUMMARY();
 }

@@ -27,7 +27,8 @@ static void make_sites(struct symbol_sites *s)
 	sites[KERNEL].desc.kind = ETDUMP_FUNC_KERNEL;
 	sites[STEPPED].single_step = true;
 	sites[XNN].desc.kind = ETDUMP_FUNC_XNN_OP;
-	sites[XNN].exit_offset = 0x1005;
+	sites[XNN].exit_offsets[0] = 0x1005;
+	sites[XNN].nexits = 1;
 	sites[NOP5].optimized = true;
 	sites[LOAD].desc.kind = ETDUMP_FUNC_BLOCK;
 	strcpy(sites[LOAD].desc.arg, "Default");
@@ -140,10 +141,57 @@ TEST(no_run_closed_nothing_said)
 	site_tally_free(&t);
 }
 
+/* aarch64: one function stepped, one probed on its two rets */
+TEST(aarch64_sites_in_its_words)
+{
+	static struct symbol_site sites[3];
+	struct symbol_sites s = { .sites = sites, .n = 3 };
+	struct site_tally t = { 0 };
+	char text[256];
+
+	memset(sites, 0, sizeof(sites));
+	sites[0].desc.id = 0;
+	sites[0].desc.kind = ETDUMP_FUNC_BLOCK;
+	strcpy(sites[0].desc.arg, "Execute");
+	sites[0].desc.arg_len = 7;
+	sites[0].single_step = true;
+	sites[1].desc.id = 1;
+	sites[1].desc.kind = ETDUMP_FUNC_KERNEL;
+	sites[1].nexits = 2;
+	sites[1].exit_offsets[0] = 0x40a48;
+	sites[1].exit_offsets[1] = 0x40b48;
+	sites[2] = sites[1];
+	sites[2].desc.id = 2;
+	sites[2].nexits = 1;
+	sites[0].aarch64 = sites[1].aarch64 = sites[2].aarch64 = true;
+	CHECK_EQ_STR(site_treatment_name(site_traps_entry(&sites[0])),
+		     "single-stepped");
+	CHECK_EQ_STR(site_treatment_name(site_traps_exit(&sites[0])),
+		     "uretprobe");
+	CHECK_EQ_INT(site_traps_per_call(&sites[0]), 3);
+	CHECK_EQ_STR(site_treatment_name(site_traps_entry(&sites[1])),
+		     "simulated");
+	CHECK_EQ_STR(site_treatment_name(site_traps_exit(&sites[1])),
+		     "simulated");
+	CHECK_EQ_INT(site_traps_per_call(&sites[1]), 2);
+	CHECK_EQ_INT(site_traps_stepped(&sites[1]), 0);
+	site_traps_describe(&s, text, sizeof(text));
+	CHECK_EQ_STR(text, "3 site(s): entries 2 simulated, 1 single-stepped; returns 1 uretprobe, 2 exit simulated (3 exit probes)");
+	/* a call leaves by one of its rets: one exit record */
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, 0);
+	call(&t, &s, 7, 1);
+	call(&t, &s, 7, 2);
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_EXIT, 0);
+	site_tally_describe(&t, text, sizeof(text));
+	CHECK_EQ_STR(text, "7 traps per 'Execute' run (1 single-stepped hits)");
+	site_tally_free(&t);
+}
+
 int main(void)
 {
 	RUN(each_site_as_the_kernel_takes_it);
 	RUN(traps_per_run_from_the_records);
 	RUN(no_run_closed_nothing_said);
+	RUN(aarch64_sites_in_its_words);
 	return TEST_SUMMARY();
 }

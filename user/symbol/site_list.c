@@ -59,15 +59,22 @@ size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
 			   enum symbol_probe_kind kind, uint64_t *offsets,
 			   uint64_t *cookies)
 {
-	size_t i, m = 0;
+	size_t i, k, m = 0;
 
 	for (i = 0; i < n; i++) {
-		if ((kind == SYMBOL_PROBE_RETURN && first[i].exit_offset) ||
-		    (kind == SYMBOL_PROBE_EXIT_AT && !first[i].exit_offset))
-			continue;
-		offsets[m] = kind == SYMBOL_PROBE_EXIT_AT ?
-				     first[i].exit_offset : first[i].offset;
-		cookies[m++] = first[i].desc.id;
+		const struct symbol_site *s = &first[i];
+		/* an entry, a return, or each of the exits */
+		size_t probes = kind == SYMBOL_PROBE_ENTRY ? 1 :
+				kind == SYMBOL_PROBE_RETURN ? !s->nexits :
+							      s->nexits;
+
+		for (k = 0; k < probes; k++, m++) {
+			if (!offsets)
+				continue;
+			offsets[m] = kind == SYMBOL_PROBE_EXIT_AT ?
+					     s->exit_offsets[k] : s->offset;
+			cookies[m] = s->desc.id;
+		}
 	}
 	return m;
 }

@@ -15,11 +15,19 @@
 #include "target/elf_symbols.h"
 #include "target/process_objects.h"
 
+/* exits of one site at most: an aarch64 function with more keeps its
+   uretprobe */
+#define SYMBOL_SITE_EXITS 16
+
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */
 	uint64_t offset;        /* file offset to attach at: the entry, just
-				   after its endbr64, or past its guard
-				   (symbol_guard.h) */
+				   after its endbr64, past its guard
+				   (symbol_guard.h), or an aarch64
+				   function's first simulated instruction
+				   (arm64_exits.h) */
+	uint64_t start;         /* file offset of the function's first
+				   instruction: its aliases are the same site */
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
@@ -27,11 +35,15 @@ struct symbol_site {
 	   turn into a call of their uprobe trampoline: no trap after the
 	   first hit (site_traps.h) */
 	bool optimized;
-	/* exit_offset's instruction is single-stepped */
+	/* aarch64 code, whose uprobes "simulate" what they do not step */
+	bool aarch64;
+	/* the exit_offsets' instructions are single-stepped */
 	bool exit_stepped;
-	/* not 0: the exit is a plain uprobe at this file offset (an XNNPACK
-	   operator's: where its call returns), not a uretprobe */
-	uint64_t exit_offset;
+	/* not 0: the exit is a plain uprobe at each of these file offsets,
+	   not a uretprobe: where an XNNPACK operator's call returns, each
+	   `ret` of an aarch64 function (arm64_exits.h); a call passes one */
+	size_t nexits;
+	uint64_t exit_offsets[SYMBOL_SITE_EXITS];
 	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
 	/* record --values: its out tensors at return (value_sites.h) */
 	struct etdump_func_outputs outputs;
@@ -59,8 +71,8 @@ struct symbol_sites {
  */
 struct symbol_site *symbol_sites_new(struct symbol_sites *s);
 /*
- * The probes a site has: a uretprobe at its function's return, a plain
- * uprobe at exit_offset (an XNNPACK operator's), a uprobe at its entry.
+ * The probes a site has: a uretprobe at its function's return, or a plain
+ * uprobe at each of its exit_offsets; a uprobe at its entry.
  */
 enum symbol_probe_kind {
 	SYMBOL_PROBE_RETURN,
@@ -70,7 +82,8 @@ enum symbol_probe_kind {
 
 /*
  * The offsets of the probes of a kind of the n sites from `first` on, and
- * their sites' ids as cookies: how many.
+ * their sites' ids as cookies: how many. NULL offsets and cookies: only
+ * how many.
  */
 size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
 			   enum symbol_probe_kind kind, uint64_t *offsets,

@@ -16,27 +16,34 @@ struct site_tally_thread {
 	size_t depth;
 };
 
+/* What the kernel does without stepping, in its own word for the site's. */
+static enum site_treatment unstepped(const struct symbol_site *s)
+{
+	return s->aarch64 ? SITE_SIMULATED : SITE_EMULATED;
+}
+
 enum site_treatment site_traps_entry(const struct symbol_site *s)
 {
-	/* an exit of its own follows a call rel32, which is emulated */
-	if (s->exit_offset)
+	/* a call rel32, which is emulated; single_step is its exit's */
+	if (s->desc.kind == ETDUMP_FUNC_XNN_OP)
 		return SITE_EMULATED;
 	if (s->single_step)
 		return SITE_SINGLE_STEPPED;
-	return s->optimized ? SITE_OPTIMIZED : SITE_EMULATED;
+	return s->optimized ? SITE_OPTIMIZED : unstepped(s);
 }
 
 enum site_treatment site_traps_exit(const struct symbol_site *s)
 {
-	if (!s->exit_offset)
+	if (!s->nexits)
 		return SITE_URETPROBE;
-	return s->exit_stepped ? SITE_SINGLE_STEPPED : SITE_EMULATED;
+	return s->exit_stepped ? SITE_SINGLE_STEPPED : unstepped(s);
 }
 
 const char *site_treatment_name(enum site_treatment t)
 {
 	static const char *const names[] = {
 		[SITE_EMULATED] = "emulated",
+		[SITE_SIMULATED] = "simulated",
 		[SITE_SINGLE_STEPPED] = "single-stepped",
 		[SITE_OPTIMIZED] = "optimized nop",
 		[SITE_URETPROBE] = "uretprobe",
@@ -61,25 +68,60 @@ int site_traps_stepped(const struct symbol_site *s)
 	       (site_traps_exit(s) == SITE_SINGLE_STEPPED);
 }
 
+/*
+ * x86-64's words (emulated, optimized nop) when a site is x86-64 code,
+ * aarch64's (simulated) when one is aarch64 code: each says all three
+ * kinds of entry it may have, even none of one.
+ */
+static int describe_entries(const struct symbol_sites *s, const size_t *entry,
+			    char *buf, size_t len)
+{
+	bool x86 = false, arm = false;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		arm |= s->sites[i].aarch64;
+		x86 |= !s->sites[i].aarch64;
+	}
+	if (!arm)
+		return snprintf(buf, len, "entries %zu emulated, %zu single-stepped, %zu optimized nop",
+				entry[SITE_EMULATED],
+				entry[SITE_SINGLE_STEPPED],
+				entry[SITE_OPTIMIZED]);
+	if (!x86)
+		return snprintf(buf, len, "entries %zu simulated, %zu single-stepped",
+				entry[SITE_SIMULATED],
+				entry[SITE_SINGLE_STEPPED]);
+	return snprintf(buf, len, "entries %zu emulated, %zu simulated, %zu single-stepped, %zu optimized nop",
+			entry[SITE_EMULATED], entry[SITE_SIMULATED],
+			entry[SITE_SINGLE_STEPPED], entry[SITE_OPTIMIZED]);
+}
+
 void site_traps_describe(const struct symbol_sites *s, char *buf,
 			 size_t len)
 {
-	size_t entry[SITE_URETPROBE + 1] = { 0 }, exit[SITE_URETPROBE + 1] = { 0 };
-	size_t i;
+	size_t entry[SITE_TREATMENTS] = { 0 }, exit[SITE_TREATMENTS] = { 0 };
+	size_t i, probes = 0;
 	int t, n;
 
 	for (i = 0; i < s->n; i++) {
 		entry[site_traps_entry(&s->sites[i])]++;
 		exit[site_traps_exit(&s->sites[i])]++;
+		probes += s->sites[i].nexits;
 	}
-	n = snprintf(buf, len, "%zu site(s): entries %zu emulated, %zu single-stepped, %zu optimized nop; returns %zu uretprobe",
-		     s->n, entry[SITE_EMULATED], entry[SITE_SINGLE_STEPPED],
-		     entry[SITE_OPTIMIZED], exit[SITE_URETPROBE]);
-	for (t = SITE_EMULATED; t < SITE_URETPROBE && n >= 0 &&
-				(size_t)n < len; t++)
-		if (exit[t])
+	n = snprintf(buf, len, "%zu site(s): ", s->n);
+	if (n >= 0 && (size_t)n < len)
+		n += describe_entries(s, entry, buf + n, len - n);
+	if (n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; returns %zu uretprobe",
+			      exit[SITE_URETPROBE]);
+	for (t = 0; t < SITE_TREATMENTS && n >= 0 && (size_t)n < len; t++)
+		if (t != SITE_URETPROBE && exit[t])
 			n += snprintf(buf + n, len - n, ", %zu exit %s",
 				      exit[t], site_treatment_name(t));
+	/* an aarch64 function's exits: a probe on each of its rets */
+	if (n >= 0 && (size_t)n < len && probes > s->n - exit[SITE_URETPROBE])
+		snprintf(buf + n, len - n, " (%zu exit probes)", probes);
 }
 
 static struct site_tally_thread *thread_of(struct site_tally *t, uint32_t tid)

@@ -13,7 +13,11 @@
  * trampoline takes one syscall instead, after a first hit that traps. A
  * uretprobe's return goes through the kernel's return trampoline: one
  * more (a syscall on x86-64 since 6.11, a breakpoint elsewhere); an exit
- * probed where a call returns (XNNPACK's) is judged as an entry is.
+ * probed where a call returns (XNNPACK's) is judged as an entry is. On
+ * arm64 the kernel "simulates" (its word) what it does not step: a
+ * branch, adr(p), nop, ret; an aarch64 function probed on its rets
+ * (arm64_exits.h) takes one trap at the entry and one at the ret it
+ * leaves by.
  */
 #ifndef ETDUMP_SITE_TRAPS_H
 #define ETDUMP_SITE_TRAPS_H
@@ -27,20 +31,24 @@ enum site_treatment {
 	SITE_SINGLE_STEPPED,
 	SITE_OPTIMIZED,         /* the 5-byte nop made a call */
 	SITE_URETPROBE,         /* a return through the trampoline */
+	SITE_SIMULATED,         /* arm64's word for emulated */
+	SITE_TREATMENTS
 };
 
 /* What the kernel does at the site's entry, and at its return or exit. */
 enum site_treatment site_traps_entry(const struct symbol_site *s);
 enum site_treatment site_traps_exit(const struct symbol_site *s);
-/* "emulated", "single-stepped", "optimized nop", "uretprobe" */
+/* "emulated", "single-stepped", "optimized nop", "uretprobe", "simulated" */
 const char *site_treatment_name(enum site_treatment t);
 /* Traps one call through the site takes: entry and return. */
 unsigned int site_traps_per_call(const struct symbol_site *s);
 /* Whether a call through the site has an instruction single-stepped. */
 int site_traps_stepped(const struct symbol_site *s);
 /*
- * "15 sites: 14 emulated, 1 single-stepped entry (MemoryAllocator::allocate)"
- * style: how many sites of each treatment, entries and exits.
+ * "16 site(s): entries 13 simulated, 3 single-stepped; returns 3
+ * uretprobe, 13 exit simulated (20 exit probes)" style: how many sites of
+ * each treatment, entries and exits, in the words of the sites'
+ * architecture.
  */
 void site_traps_describe(const struct symbol_sites *s, char *buf,
 			 size_t len);

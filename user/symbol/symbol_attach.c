@@ -123,14 +123,12 @@ static struct bpf_program *prog_for(const struct symbol_attach *a, bool ret)
 	return ret ? a->skel->progs.on_func_exit : a->skel->progs.on_func_entry;
 }
 
-/* One probe at a site, its own link; cookie = the site's id. */
-static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
-		      pid_t pid, bool ret)
+/* One probe at offset, its own link; cookie = the site's id. */
+static int attach_at(struct symbol_attach *a, const struct symbol_site *s,
+		     pid_t pid, bool exit, bool retprobe, uint64_t offset)
 {
-	/* an exit of its own: a plain uprobe where the call returns */
-	bool at_exit = ret && s->exit_offset;
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = s->desc.id,
-		    .retprobe = ret && !at_exit);
+		    .retprobe = retprobe);
 	struct bpf_link **links, *link;
 	int err;
 
@@ -138,18 +136,34 @@ static int attach_one(struct symbol_attach *a, const struct symbol_site *s,
 	if (!links)
 		return -ENOMEM;
 	a->links = links;
-	link = bpf_program__attach_uprobe_opts(prog_for(a, ret), pid, s->path,
-					       at_exit ? s->exit_offset :
-							 s->offset, &opts);
+	link = bpf_program__attach_uprobe_opts(prog_for(a, exit), pid, s->path,
+					       offset, &opts);
 	if (!link) {
 		err = -errno;
 		p_err("%s: cannot attach a %s to %s (offset 0x%llx): %s (run with -v for libbpf's log)",
-		      s->path, ret ? "uretprobe" : "uprobe", s->function,
-		      (unsigned long long)s->offset, strerror(-err));
+		      s->path, retprobe ? "uretprobe" : "uprobe", s->function,
+		      (unsigned long long)offset, strerror(-err));
 		return err;
 	}
 	a->links[a->nlinks++] = link;
 	return 0;
+}
+
+/*
+ * A site's probes, a link each: its return's (a uretprobe, or a plain
+ * uprobe at each exit of its own) before its entry's (see attach_all()).
+ */
+static int attach_site(struct symbol_attach *a, const struct symbol_site *s,
+		       pid_t pid)
+{
+	size_t k;
+	int err = 0;
+
+	if (!s->nexits)
+		err = attach_at(a, s, pid, true, true, s->offset);
+	for (k = 0; !err && k < s->nexits; k++)
+		err = attach_at(a, s, pid, true, false, s->exit_offsets[k]);
+	return err ? err : attach_at(a, s, pid, false, false, s->offset);
 }
 
 /*
@@ -184,8 +198,11 @@ static int attach_kind(struct symbol_attach *a,
 static int attach_object(struct symbol_attach *a,
 			 const struct symbol_site *first, size_t n, pid_t pid)
 {
-	uint64_t *offsets = calloc(n, sizeof(*offsets));
-	uint64_t *cookies = calloc(n, sizeof(*cookies));
+	/* the most probes of one kind: an entry, or exits, per site */
+	size_t most = n + symbol_sites_probes(first, n, SYMBOL_PROBE_EXIT_AT,
+					      NULL, NULL);
+	uint64_t *offsets = calloc(most, sizeof(*offsets));
+	uint64_t *cookies = calloc(most, sizeof(*cookies));
 	int err = 0, *fds, kind;
 
 	fds = realloc(a->fds, (a->nfds + 3) * sizeof(*fds));
@@ -218,9 +235,7 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 	for (i = 0; !err && i < s->n; i += n) {
 		n = 1;
 		if (!a->multi) {
-			err = attach_one(a, &s->sites[i], pid, true);
-			if (!err)
-				err = attach_one(a, &s->sites[i], pid, false);
+			err = attach_site(a, &s->sites[i], pid);
 			continue;
 		}
 		while (i + n < s->n && s->sites[i + n].path == s->sites[i].path)
@@ -243,7 +258,7 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 			  int drops_fd, pid_t pid, int *nprobes)
 {
 	struct symbol_attach *a = calloc(1, sizeof(*a));
-	int err;
+	int err, kind;
 
 	if (!a)
 		return -ENOMEM;
@@ -258,7 +273,10 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 	}
 	p_debug("symbol mode: %zu sites attached with %s", sites->n,
 		a->multi ? "uprobe_multi links" : "a link per probe");
-	*nprobes = 2 * sites->n;
+	*nprobes = 0;
+	for (kind = SYMBOL_PROBE_RETURN; kind <= SYMBOL_PROBE_ENTRY; kind++)
+		*nprobes += (int)symbol_sites_probes(sites->sites, sites->n,
+						     kind, NULL, NULL);
 	*out = a;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "symbol/symbol_attach.h"
 #include "symbol/symbol_calibrate.h"
 #include "symbol/symbol_sites.h"
+#include "target/self_offset.h"
 
 #define BATCHES 9
 #define BATCH_CALLS 200
@@ -99,35 +100,6 @@ static uint64_t low(uint64_t *v, size_t n)
 	return v[n / 20];
 }
 
-/* Where fn is in the file mapped at it: its path and file offset. */
-static int self_offset(void (*fn)(void), char *path, size_t len,
-		       uint64_t *offset)
-{
-	unsigned long long start, end, pgoff, at = (unsigned long)fn;
-	char line[PATH_MAX + 256], *name;
-	int ret = -ENOENT, pos;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return -errno;
-	while (ret && fgets(line, sizeof(line), f)) {
-		pos = 0;
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end,
-			   &pgoff, &pos) < 3 || !pos || at < start || at >= end)
-			continue;
-		name = line + pos;
-		name[strcspn(name, "\n")] = '\0';
-		if (name[0] != '/' || strlen(name) >= len)
-			break;
-		strcpy(path, name);
-		*offset = at - start + pgoff;
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	const struct etdump_rec_hdr *h = data;
@@ -199,8 +171,8 @@ static int calibration_sites(struct symbol_site *site, size_t n,
 
 	memset(site, 0, n * sizeof(*site));
 	for (k = 0; k < n; k++) {
-		err = self_offset(functions[k], paths[k], PATH_MAX,
-				  &site[k].offset);
+		err = self_offset((const void *)functions[k], paths[k],
+				  PATH_MAX, &site[k].offset);
 		if (err)
 			return err;
 		site[k].path = paths[k];

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "lib/log.h"
 #include "symbol/arm64_insn.h"
+#include "symbol/arm64_sites.h"
 #include "symbol/kernel_registry.h"
 #include "symbol/symbol_guard.h"
 #include "symbol/symbol_sites.h"
@@ -83,7 +84,7 @@ static bool seen(const struct walk *w, uint64_t offset)
 	size_t i;
 
 	for (i = 0; i < w->out->n; i++)
-		if (w->out->sites[i].offset == offset &&
+		if (w->out->sites[i].start == offset &&
 		    w->out->sites[i].path == w->path)
 			return true;
 	return false;
@@ -104,7 +105,7 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 	if (!s)
 		return -ENOMEM;
 	s->path = w->path;
-	s->offset = offset;
+	s->offset = s->start = offset;
 	s->function = function;
 	s->desc.kind = rule->kind;
 	s->desc.name_len = strlen(event);
@@ -122,11 +123,15 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 			 !entry_simulated(w->machine, insn + skip, n - skip);
 	s->optimized = n > 0 && w->machine == EM_X86_64 &&
 		       symbol_entry_nop5(insn + skip, n - skip);
+	s->aarch64 = w->machine == EM_AARCH64;
+	if (s->aarch64 && s->single_step)
+		arm64_sites_place(s, w->fd, size);
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	out->single_step += s->single_step;
-	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s", w->path,
+	p_debug("symbol mode: %s+0x%llx %s -> %s (%s)%s%s%s", w->path,
 		(unsigned long long)s->offset, function, event, rule->where,
 		guarded ? ", after its guard" : skip ? ", after endbr64" : "",
+		s->nexits ? ", exits at its rets" : "",
 		s->single_step ? ", single-stepped entry" : "");
 	return 0;
 }

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "lib/log.h"
 #include "symbol/site_list.h"
 #include "symbol/xnnpack_sites.h"
@@ -22,18 +21,6 @@ void xnnpack_sites_symbol(struct xnn_found *f, const char *symbol,
 	}
 }
 
-/* xnn_read_fn over an ELF file's loaded bytes */
-static int read_vaddr(void *ctx, uint64_t vaddr, void *buf, size_t len)
-{
-	const struct elf_file *f = ctx;
-	uint64_t off;
-	int ret = elf_file_offset(f->elf, vaddr, len, &off);
-
-	if (ret)
-		return ret;
-	return pread(f->fd, buf, len, off) == (ssize_t)len ? 0 : -EIO;
-}
-
 static void add_site(struct symbol_site *s, const char *path,
 		     const struct elf_file *f, const struct xnn_ops *x)
 {
@@ -41,7 +28,8 @@ static void add_site(struct symbol_site *s, const char *path,
 	s->function = strdup(xnn_func_names[XNN_RUN_OPERATOR]);
 	/* both are in the code the symbols were found in */
 	elf_file_offset(f->elf, x->call_at, 5, &s->offset);
-	elf_file_offset(f->elf, x->exit_at, 1, &s->exit_offset);
+	elf_file_offset(f->elf, x->exit_at, 1, &s->exit_offsets[0]);
+	s->nexits = 1;
 	s->desc.kind = ETDUMP_FUNC_XNN_OP;
 	/* a call rel32, which the kernel emulates; the exit may not be */
 	s->single_step = x->exit_stepped;
@@ -49,7 +37,7 @@ static void add_site(struct symbol_site *s, const char *path,
 	s->desc.flags = s->single_step ? ETDUMP_FUNC_STEPPED : 0;
 	p_debug("symbol mode: %s+0x%llx call of xnn_run_operator_with_index, exit at +0x%llx%s: XNNPACK operators, %u types named",
 		path, (unsigned long long)s->offset,
-		(unsigned long long)s->exit_offset,
+		(unsigned long long)s->exit_offsets[0],
 		x->exit_stepped ? " (single-stepped)" : "", x->ntypes);
 }
 
@@ -57,7 +45,7 @@ int xnnpack_sites_add(struct symbol_sites *s, const char *path,
 		      const struct xnn_found *found)
 {
 	struct elf_file f = ELF_FILE_CLOSED;
-	struct xnn_image img = { .read = read_vaddr, .ctx = &f };
+	struct xnn_image img = { .read = elf_file_read, .ctx = &f };
 	struct symbol_site *site;
 	char why[256] = "";
 	int i, ret;

@@ -100,3 +100,14 @@ int elf_file_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 		*vaddr = off - ph.p_offset + ph.p_vaddr;
 	return ret;
 }
+
+int elf_file_read(void *file, uint64_t vaddr, void *buf, size_t len)
+{
+	const struct elf_file *f = file;
+	uint64_t off;
+	int ret = elf_file_offset(f->elf, vaddr, len, &off);
+
+	if (ret)
+		return ret;
+	return pread(f->fd, buf, len, off) == (ssize_t)len ? 0 : -EIO;
+}

@@ -29,6 +29,11 @@ void elf_file_close(struct elf_file *f);
 int elf_file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off);
 /* The other way: the virtual address file offset `off` is loaded at. */
 int elf_file_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr);
+/*
+ * len bytes loaded at vaddr, read from the file (a struct elf_file, void *
+ * for the readers that take a context): 0, -ENOENT as above, -EIO.
+ */
+int elf_file_read(void *file, uint64_t vaddr, void *buf, size_t len);
 /* The first section of `type` (any when 0) named `name` (any when NULL). */
 Elf_Scn *elf_file_section(const struct elf_file *f, Elf64_Word type,
 			  const char *name, GElf_Shdr *shdr);

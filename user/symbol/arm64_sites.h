@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * arm64_sites.h - an aarch64 site whose first instruction the kernel
+ * would single-step, moved where it need not: its entry on the first
+ * simulated instruction and a plain uprobe on each of its rets, when the
+ * function's code allows it (arm64_exits.h); else left as it is (entry
+ * and uretprobe at the first instruction, single-stepped).
+ */
+#ifndef ETDUMP_ARM64_SITES_H
+#define ETDUMP_ARM64_SITES_H
+
+#include <stdint.h>
+#include "symbol/site_list.h"
+
+/*
+ * s: a site at its function's first instruction (s->offset), of size
+ * bytes (0: not known) in the file open at fd. A function that cannot be
+ * read is left as it is.
+ */
+void arm64_sites_place(struct symbol_site *s, int fd, uint64_t size);
+
+#endif /* ETDUMP_ARM64_SITES_H */
