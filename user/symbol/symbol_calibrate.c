@@ -242,7 +242,7 @@ static int calibration_sites(struct symbol_site *site, size_t n,
 			return err;
 		site[k].path = paths[k];
 		site[k].function = name;
-		site[k].single_step = k == SYMBOL_ENTRY_STEPPED;
+		site[k].single_step = k < n && k == SYMBOL_ENTRY_STEPPED;
 		site[k].desc.flags = site[k].single_step ? ETDUMP_FUNC_STEPPED :
 							   0;
 		site[k].desc.id = k < n ? k : OUTER_ID;
