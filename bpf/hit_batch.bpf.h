@@ -4,14 +4,16 @@
  * etdump_rec_func_batch of schema/etdump_record.h) and put in the ring a
  * batch at a time. Measured on a 2-CPU KVM guest (bpf_stats, cnn.pte): a
  * ring record per hit took 78-91 ns of program time against 56-59 for
- * the stamp alone, and a task-storage slot 62; the records' writes to
- * fresh ring memory cost the traced thread more again.
+ * the stamp alone, and a task-storage slot 62; what symbol mode adds to
+ * xnn_mlp.pte's runner beyond count-only programs fell from 1.29x theirs
+ * to 1.15x (docs/benchmark.md).
  *
  * A thread's buffer is its task storage: no other thread writes it, and
  * a preempted or migrated probe finds it as it left it, which a per-CPU
  * buffer would not. It goes into the ring when the thread's outermost
  * probed call returns (a run ends there: its records come together, none
- * held into the next), when it is full, and when the thread exits.
+ * held into the next), when it is full, and when the thread exits; the
+ * recording's end hands over the rest (hand_over_kept, symbols.bpf.c).
  * Include after ring.bpf.h.
  */
 #ifndef ETDUMP_HIT_BATCH_BPF_H
