@@ -106,9 +106,10 @@ struct {
 
 bool any_lost = false;
 
-static __always_inline void count_drops(__u64 n)
+/* n records of thread tid lost */
+static __always_inline void count_drops_of(__u32 tid, __u64 n)
 {
-	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 zero = 0;
 	__u8 one = ETDUMP_REC_F_LOST_BEFORE;
 	__u64 *lost;
 
@@ -118,6 +119,11 @@ static __always_inline void count_drops(__u64 n)
 	any_lost = true;
 	/* a block lost before keeps its flag */
 	bpf_map_update_elem(&lost_threads, &tid, &one, BPF_NOEXIST);
+}
+
+static __always_inline void count_drops(__u64 n)
+{
+	count_drops_of((__u32)bpf_get_current_pid_tgid(), n);
 }
 
 /*

@@ -23,6 +23,12 @@
  * (user/symbol/entry_expand.h, xnnpack_ops.h). The exit is on_func_exit
  * attached as a plain uprobe where the call returns, the entry site's id
  * its cookie.
+ *
+ * Without --values, --allocations and --duty each thread keeps its hits
+ * and hands them over a batch at a time (bpf/hit_batch.bpf.h): the
+ * values' and allocations' records go to the ring as they come, and
+ * --duty must find every record of a window in the ring once its probes
+ * are out.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -31,6 +37,7 @@
 #include "schema/symbol_values.h"
 #include "schema/symbol_xnnpack.h"
 #include "bpf/value_copy.bpf.h"
+#include "bpf/hit_batch.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -43,6 +50,8 @@ struct {
 
 /* Sites of kind ETDUMP_FUNC_ALLOCATE are attached: exits look kinds up. */
 const volatile bool allocate_sites = false;
+/* record --values: out tensors read at each kernel's return */
+const volatile bool read_outputs = false;
 
 struct alloc_key {
 	__u32 tid;
@@ -109,6 +118,18 @@ static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
 const volatile bool xnn_sites = false;
 const volatile struct etdump_xnn_layout xnn_layout = {};
 
+/*
+ * The recording ends: hits from now on are not recorded, so that what
+ * comes while the probes go (exits whose entries' probe went first) is
+ * not read as part of a run.
+ */
+bool hits_stopped = false;
+
+/* hits kept per thread (above); the recorder clears it for --duty */
+const volatile bool batch_hits = false;
+/* record --values and --allocations send their records as they come */
+#define BATCHING (batch_hits && !read_outputs && !allocate_sites)
+
 static __always_inline __u32 read_u32(__u64 addr)
 {
 	__u32 v = 0;
@@ -117,25 +138,76 @@ static __always_inline __u32 read_u32(__u64 addr)
 	return v;
 }
 
+/* bytes of the operator one read may take its fields from */
+#define XNN_SPAN 128
+
+static __always_inline __u32 min_u32(__u32 a, __u32 b)
+{
+	return a < b ? a : b;
+}
+
+static __always_inline __u32 max_u32(__u32 a, __u32 b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The operator's fields the recorder names it by (entry_expand.h): one
+ * read of the span that holds them where it is short (XNNPACK's: 104
+ * bytes), a read each costing ~20 ns in the traced call. The layout is
+ * read-only: the verifier knows the offsets, and which branch is taken.
+ * A field that cannot be read is 0.
+ */
+static __always_inline void xnn_fields(__u64 op, struct etdump_xnn_slot *x)
+{
+	__u32 lo = min_u32(min_u32(xnn_layout.type, xnn_layout.sub),
+			   xnn_layout.ukernel);
+	__u32 hi = max_u32(max_u32(xnn_layout.type, xnn_layout.sub),
+			   xnn_layout.ukernel) + sizeof(__u32);
+	__u8 span[XNN_SPAN] = {};
+
+	if (hi - lo > XNN_SPAN) {
+		x->type = read_u32(op + xnn_layout.type);
+		x->sub = read_u32(op + xnn_layout.sub);
+		x->ukernel = read_u32(op + xnn_layout.ukernel);
+		return;
+	}
+	if (bpf_probe_read_user(span, hi - lo, (const void *)(op + lo))) {
+		x->type = x->sub = x->ukernel = 0;
+		return;
+	}
+	__builtin_memcpy(&x->type, span + (xnn_layout.type - lo), 4);
+	__builtin_memcpy(&x->sub, span + (xnn_layout.sub - lo), 4);
+	__builtin_memcpy(&x->ukernel, span + (xnn_layout.ukernel - lo), 4);
+}
+
 /*
  * xnn_run_operator_with_index(op, opdata_index, object_index, ...): the
- * operator's fields the recorder names it by (entry_expand.h), and which
- * object of which operator this is.
+ * operator's fields, and which object of which operator this is.
  */
 static __always_inline void xnn_entry(struct pt_regs *ctx, __u32 id)
 {
+	struct etdump_xnn_slot x = {
+		.part = (PT_REGS_PARM3(ctx) & 7) | (PT_REGS_PARM2(ctx) << 3),
+	};
 	struct etdump_rec_xnn_call *r;
-	__u64 op = PT_REGS_PARM1(ctx);
+	struct hit_batch *b;
 
+	xnn_fields(PT_REGS_PARM1(ctx), &x);
+	if (BATCHING && is_target(bpf_get_current_pid_tgid()) &&
+	    (b = thread_batch(true))) {
+		batch_xnn_call(b, id, &x);
+		return;
+	}
 	r = reserve(sizeof(*r), ETDUMP_REC_XNN_CALL);
 	if (!r)
 		return;
 	r->id = id;
-	r->part = (PT_REGS_PARM3(ctx) & 7) | (PT_REGS_PARM2(ctx) << 3);
+	r->part = x.part;
 	r->pad = 0;
-	r->type = read_u32(op + xnn_layout.type);
-	r->sub = read_u32(op + xnn_layout.sub);
-	r->ukernel = read_u32(op + xnn_layout.ukernel);
+	r->type = x.type;
+	r->sub = x.sub;
+	r->ukernel = x.ukernel;
 	r->pad2 = 0;
 	submit(r);
 }
@@ -146,7 +218,10 @@ int on_func_entry(struct pt_regs *ctx)
 	__u32 id = bpf_get_attach_cookie(ctx);
 	struct etdump_rec_func_call *r;
 	struct etdump_func_site *site;
+	struct hit_batch *b;
 
+	if (hits_stopped)
+		return 0;
 	/* the sites that are more than an entry are looked up */
 	if (allocate_sites || xnn_sites) {
 		site = bpf_map_lookup_elem(&sites, &id);
@@ -161,6 +236,11 @@ int on_func_entry(struct pt_regs *ctx)
 			return 0;
 		}
 	}
+	if (BATCHING && is_target(bpf_get_current_pid_tgid()) &&
+	    (b = thread_batch(true))) {
+		batch_call(b, id);
+		return 0;
+	}
 	/* the recorder has the description: the id says which */
 	r = reserve(sizeof(*r), ETDUMP_REC_FUNC_CALL);
 	if (!r)
@@ -172,7 +252,6 @@ int on_func_entry(struct pt_regs *ctx)
 }
 
 /* record --values: the tensors' layout, and each site's out tensors */
-const volatile bool read_outputs = false;
 const volatile struct etdump_tensor_layout tensor_layout = {};
 
 struct {
@@ -321,7 +400,10 @@ int on_func_exit(struct pt_regs *ctx)
 	struct etdump_func_site *site;
 	struct etdump_rec_func_exit *r;
 	__u64 ts = bpf_ktime_get_ns();
+	struct hit_batch *b;
 
+	if (hits_stopped)
+		return 0;
 	if (allocate_sites) {
 		site = bpf_map_lookup_elem(&sites, &id);
 		if (site && site->kind == ETDUMP_FUNC_ALLOCATE) {
@@ -337,11 +419,52 @@ int on_func_exit(struct pt_regs *ctx)
 	 */
 	if (read_outputs && is_target(bpf_get_current_pid_tgid()))
 		out_values(ctx, id);
+	/* no buffer: the thread's entries went to the ring too */
+	if (BATCHING && is_target(bpf_get_current_pid_tgid()) &&
+	    (b = thread_batch(false))) {
+		batch_exit(b, id, ts);
+		return 0;
+	}
 	r = reserve_at(sizeof(*r), ETDUMP_REC_FUNC_EXIT, ts);
 	if (!r)
 		return 0;
 	r->id = id;
 	r->pad = 0;
 	submit(r);
+	return 0;
+}
+
+/*
+ * The recording ends, its probes out: what the target's threads still
+ * keep (calls open, a run executing) into the ring, after all they sent.
+ */
+SEC("iter/task")
+int hand_over_kept(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct hit_batch *b;
+
+	if (!BATCHING || !task || !is_target_tgid(task->tgid))
+		return 0;
+	b = bpf_task_storage_get(&hit_batches, task, 0, 0);
+	if (b)
+		batch_flush(b, task->tgid, task->pid);
+	return 0;
+}
+
+/*
+ * A thread that exits with hits kept (a run cut short, a crash): they go
+ * in as the ring would have had them.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit)
+{
+	struct hit_batch *b;
+
+	if (!BATCHING || !is_target(bpf_get_current_pid_tgid()))
+		return 0;
+	b = thread_batch(false);
+	if (b)
+		batch_flush_current(b);
 	return 0;
 }

@@ -52,6 +52,9 @@ enum etdump_rec_type {
 	/* an XNNPACK operator's entry as the probe sends it: the fields it
 	   read, named by the recorder (entry_expand.h) */
 	ETDUMP_REC_XNN_CALL = 18,      /* struct etdump_rec_xnn_call */
+	/* symbol mode's calls and returns as a thread's probes kept them:
+	   the recorder hands out the records they stand for (func_batch.h) */
+	ETDUMP_REC_FUNC_BATCH = 19,    /* struct etdump_rec_func_batch */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 	/* record --every's, made by the recorder */
@@ -282,6 +285,48 @@ struct etdump_rec_xnn_call {
 	__u32 sub;
 	__u32 ukernel;
 	__u32 pad2;
+};
+
+/*
+ * Symbol mode without --values, --allocations or --duty: a thread's probes
+ * keep its hits in a buffer of the thread's own (bpf/hit_batch.bpf.h) and
+ * put it in the ring when the thread's outermost probed call returns, when
+ * it is full, or when the thread exits. A ring record each hit cost the
+ * probe a reserve and a submit, and a write to fresh ring memory, about as
+ * much as the rest of its work. Never in a raw capture: the recorder hands
+ * out the FUNC_CALL, XNN_CALL and FUNC_EXIT records the slots stand for,
+ * stamped each with its slot's time and CPU, the batch's flags on the
+ * first. When the ring has no room the batch's `nrecords` are counted lost.
+ */
+#define ETDUMP_FUNC_BATCH_SLOTS 256 /* a power of two */
+
+enum etdump_func_slot_kind {
+	ETDUMP_SLOT_CALL = 0,   /* a FUNC_CALL */
+	ETDUMP_SLOT_EXIT = 1,   /* a FUNC_EXIT */
+	ETDUMP_SLOT_XNN = 2,    /* an XNN_CALL: its fields in the next slot */
+};
+
+struct etdump_func_slot {
+	__u64 ts;
+	__u32 id;              /* the site */
+	__u16 kind;            /* enum etdump_func_slot_kind */
+	__u16 cpu;
+};
+
+/* The slot after an ETDUMP_SLOT_XNN's: etdump_rec_xnn_call's fields. */
+struct etdump_xnn_slot {
+	__u32 type;
+	__u32 sub;
+	__u32 ukernel;
+	__u16 part;
+	__u16 pad;
+};
+
+struct etdump_rec_func_batch {
+	struct etdump_rec_hdr hdr;   /* ts: the last slot's */
+	__u32 nslots;          /* slots that follow; the record ends there */
+	__u32 nrecords;        /* records they stand for */
+	struct etdump_func_slot slots[ETDUMP_FUNC_BATCH_SLOTS];
 };
 
 /*

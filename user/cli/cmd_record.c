@@ -158,6 +158,8 @@ int cmd_record(int argc, char **argv)
 	o.sym.values = o.values;
 	o.sym.value_max = o.value_max;
 	o.sym.allocations = o.allocations;
+	/* a window's records all in the ring once its probes are out */
+	o.sym.per_hit = o.duty.permille != 0;
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;

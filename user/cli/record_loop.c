@@ -12,6 +12,7 @@
 #include "cli/record.h"
 #include "collect/batch_pull.h"
 #include "lib/clock.h"
+#include "symbol/func_batch.h"
 #include "write/raw_threads.h"
 #include "write/sched_lanes.h"
 
@@ -109,6 +110,9 @@ int record_feed(void *ctx, const void *rec, size_t len)
 	size_t note_len;
 	int err;
 
+	/* a thread's kept hits: each as if it had come alone */
+	if (sink->sm && func_batch_each(rec, len, record_feed, sink, &err))
+		return err;
 	if (sink->sm)
 		rec = symbol_mode_expand(sink->sm, rec, &len);
 	/* symbol mode's measure of its probes goes first, raw capture too */
@@ -234,6 +238,9 @@ int record_collect(const struct record_opts *o, struct target *t,
 	}
 	if (tty)
 		print_status(col, cap, true);
+	/* symbol mode: what the threads keep goes after what they sent */
+	if (sink->sm)
+		symbol_mode_finish(sink->sm);
 	/* everything the target submitted is in the ring: drain it */
 	while ((err = capture_consume(cap)) > 0)
 		;

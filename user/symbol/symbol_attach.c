@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "capture/capture.h"
+#include "capture/iter_run.h"
 #include "lib/log.h"
 #include "symbol/symbol_attach.h"
 #include "symbol/symbol_sites.h"
@@ -56,6 +57,7 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	skel->rodata->xnn_layout.type = sites->xnn.type_off;
 	skel->rodata->xnn_layout.sub = sites->xnn.sub_off;
 	skel->rodata->xnn_layout.ukernel = sites->xnn.ukernel_off;
+	skel->rodata->batch_hits = !sites->per_hit;
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
@@ -70,7 +72,9 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	/* as capture.c: wake the collector once a quarter of the ring is used */
 	skel->rodata->wakeup_bytes =
 		bpf_map__max_entries(skel->maps.events) / 4;
-	return symbols_bpf__load(skel);
+	err = symbols_bpf__load(skel);
+	/* the exit and the end's hand-over: the uprobes are attached below */
+	return err ? err : symbols_bpf__attach(skel);
 }
 
 /* uprobe_multi where the kernel loads such programs, else per probe. */
@@ -374,6 +378,15 @@ int symbol_attach_resume(struct symbol_attach *a,
 	if (err)
 		detach_all(a);
 	return err;
+}
+
+int symbol_attach_hand_over(struct symbol_attach *a)
+{
+	if (!a)
+		return 0;
+	a->skel->bss->hits_stopped = true;
+	symbol_attach_pause(a);
+	return iter_run(a->skel->links.hand_over_kept);
 }
 
 void symbol_attach_close(struct symbol_attach *a)

@@ -33,6 +33,12 @@ int symbol_attach_to_ring(struct symbol_attach **out,
  * probe left then).
  */
 void symbol_attach_pause(struct symbol_attach *a);
+/*
+ * The recording ends: no hit recorded from now on, every probe taken out,
+ * then the hits the target's threads keep (bpf/hit_batch.bpf.h) into the
+ * ring: 0 or negative errno.
+ */
+int symbol_attach_hand_over(struct symbol_attach *a);
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);

@@ -14,6 +14,7 @@
 #include "model/etdump_model.h"
 #include "schema/etdump_record.h"
 #include "symbol/symbol_attach.h"
+#include "symbol/func_batch.h"
 #include "symbol/symbol_calibrate.h"
 #include "symbol/symbol_sites.h"
 #include "target/self_offset.h"
@@ -72,6 +73,28 @@ static void (*const functions[SYMBOL_ENTRY_KINDS])(void) = {
 	[SYMBOL_ENTRY_STEPPED] = etdump_calibrate_stepped,
 };
 
+/*
+ * The calls measured, inside one probed call as a runtime's kernels are
+ * inside its execute: the probes keep a thread's hits until its
+ * outermost call returns (bpf/hit_batch.bpf.h), and a batch into the ring
+ * at every call is not what a kernel pays. Its own probes fall outside
+ * the time taken; its id is none of the kinds'.
+ */
+#define OUTER_ID SYMBOL_ENTRY_KINDS
+
+__attribute__((noinline)) void etdump_calibrate_outer(void (*fn)(void),
+						      uint64_t *t0,
+						      uint64_t *t1);
+void etdump_calibrate_outer(void (*fn)(void), uint64_t *t0, uint64_t *t1)
+{
+	int i;
+
+	*t0 = monotonic_ns();
+	for (i = 0; i < BATCH_CALLS; i++)
+		fn();
+	*t1 = monotonic_ns();
+}
+
 /* The durations the probes recorded, per kind. */
 struct scopes {
 	uint64_t entry_ts[SYMBOL_ENTRY_KINDS];
@@ -100,11 +123,15 @@ static uint64_t low(uint64_t *v, size_t n)
 	return v[n / 20];
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static int on_one_record(void *ctx, const void *data, size_t size)
 {
 	const struct etdump_rec_hdr *h = data;
 	struct scopes *s = ctx;
 	uint32_t kind;
+	int err;
+
+	if (func_batch_each(data, size, on_one_record, ctx, &err))
+		return err;
 
 	/* as the probe sends an entry: the site's id alone */
 	if (h->type == ETDUMP_REC_FUNC_CALL &&
@@ -125,6 +152,12 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* libbpf's ring callback */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	return on_one_record(ctx, data, size);
+}
+
 /*
  * Time per call of fn, and (traced) the low end of the scopes recorded, in
  * the least disturbed of BATCHES loops (a warm-up first), the ring emptied
@@ -135,18 +168,17 @@ static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
 		    struct scopes *s, int kind, int batches, uint64_t *call,
 		    uint64_t *scope)
 {
-	void (*volatile fn_call)(void) = fn;
-	uint64_t per_call, t0, m;
+	void (*volatile outer)(void (*)(void), uint64_t *, uint64_t *) =
+		etdump_calibrate_outer;
+	uint64_t per_call, t0, t1, m;
 	size_t from;
-	int b, i;
+	int b;
 
 	*call = *scope = UINT64_MAX;
 	for (b = -1; b < batches; b++) {
 		from = s ? s->n[kind] : 0;
-		t0 = monotonic_ns();
-		for (i = 0; i < BATCH_CALLS; i++)
-			fn_call();
-		per_call = (monotonic_ns() - t0) / BATCH_CALLS;
+		outer(fn, &t0, &t1);
+		per_call = (t1 - t0) / BATCH_CALLS;
 		if (rb)
 			ring_buffer__consume(rb);
 		if (b < 0)
@@ -161,7 +193,11 @@ static void loop_ns(void (*fn)(void), struct ring_buffer *rb,
 	}
 }
 
-/* The sites: each calibration function, as symbol mode would attach. */
+/*
+ * The sites: each of the first n calibration functions, as symbol mode
+ * would attach, and the outer call they are made in (OUTER_ID) after
+ * them: n + 1 sites.
+ */
 static int calibration_sites(struct symbol_site *site, size_t n,
 			     char paths[][PATH_MAX])
 {
@@ -169,24 +205,25 @@ static int calibration_sites(struct symbol_site *site, size_t n,
 	size_t k;
 	int err;
 
-	memset(site, 0, n * sizeof(*site));
-	for (k = 0; k < n; k++) {
-		err = self_offset((const void *)functions[k], paths[k],
-				  PATH_MAX, &site[k].offset);
+	memset(site, 0, (n + 1) * sizeof(*site));
+	for (k = 0; k <= n; k++) {
+		err = self_offset(k < n ? (const void *)functions[k] :
+				  (const void *)etdump_calibrate_outer,
+				  paths[k], PATH_MAX, &site[k].offset);
 		if (err)
 			return err;
 		site[k].path = paths[k];
 		site[k].function = name;
-		site[k].single_step = k == SYMBOL_ENTRY_STEPPED;
+		site[k].single_step = k < n && k == SYMBOL_ENTRY_STEPPED;
 		site[k].desc.flags = site[k].single_step ? ETDUMP_FUNC_STEPPED :
 							   0;
-		site[k].desc.id = k;
+		site[k].desc.id = k < n ? k : OUTER_ID;
 		site[k].desc.kind = ETDUMP_FUNC_EVENT;
 		site[k].desc.name_len = strlen(name);
 		memcpy(site[k].desc.name, name, site[k].desc.name_len);
 	}
 	/* one object: attached with one link per direction */
-	for (k = 1; k < n; k++)
+	for (k = 1; k <= n; k++)
 		if (!strcmp(paths[k], paths[0]))
 			site[k].path = paths[0];
 	return 0;
@@ -195,9 +232,9 @@ static int calibration_sites(struct symbol_site *site, size_t n,
 static int measure(struct symbol_calibration *out, struct scopes *s,
 		   int ring_fd, int drops_fd)
 {
-	struct symbol_site site[SYMBOL_ENTRY_KINDS];
-	static char paths[SYMBOL_ENTRY_KINDS][PATH_MAX];
-	struct symbol_sites sites = { .sites = site, .n = KINDS_MEASURED };
+	struct symbol_site site[SYMBOL_ENTRY_KINDS + 1];
+	static char paths[SYMBOL_ENTRY_KINDS + 1][PATH_MAX];
+	struct symbol_sites sites = { .sites = site, .n = KINDS_MEASURED + 1 };
 	uint64_t bare[SYMBOL_ENTRY_KINDS], traced, unused;
 	struct symbol_attach *a = NULL;
 	struct ring_buffer *rb;
@@ -296,8 +333,8 @@ struct symbol_recalibration {
 	struct symbol_attach *a;
 	struct scopes s;
 	uint64_t bare;          /* the emulated function bare, a call */
-	struct symbol_site site[SYMBOL_ENTRY_KINDS];
-	char paths[SYMBOL_ENTRY_KINDS][PATH_MAX];
+	struct symbol_site site[2];   /* the emulated kind's, the outer */
+	char paths[2][PATH_MAX];
 };
 
 void symbol_recalibration_close(struct symbol_recalibration *r)
@@ -342,7 +379,7 @@ int symbol_recalibration_open(struct symbol_recalibration **out)
 	if (!err) {
 		loop_ns(functions[SYMBOL_ENTRY_EMULATED], NULL, NULL,
 			SYMBOL_ENTRY_EMULATED, BATCHES, &r->bare, &unused);
-		sites = (struct symbol_sites){ .sites = r->site, .n = 1 };
+		sites = (struct symbol_sites){ .sites = r->site, .n = 2 };
 		err = symbol_attach_to_ring(&r->a, &sites, r->ring_fd,
 					    r->drops_fd, getpid(), &nprobes);
 	}

@@ -287,6 +287,7 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		p_debug("symbol mode: the probes' time is not measured again while recording: %s",
 			strerror(-ret));
 	sm->pid = t->pid;
+	sm->sites.per_hit = sm->opts.per_hit;
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,
 				 nattached);
 	if (!ret) {
@@ -307,6 +308,18 @@ void symbol_mode_gap(struct symbol_mode *sm)
 {
 	symbol_translator_gap(sm->translator);
 	site_tally_gap(&sm->traps);
+}
+
+void symbol_mode_finish(struct symbol_mode *sm)
+{
+	int err;
+
+	if (!sm->attach)
+		return;
+	err = symbol_attach_hand_over(sm->attach);
+	if (err)
+		p_warn("symbol mode: what the target's threads kept at the end is not read (%s): a run still executing is not said",
+		       strerror(-err));
 }
 
 int symbol_mode_resume(struct symbol_mode *sm)

@@ -30,6 +30,8 @@ struct symbol_mode_opts {
 	uint64_t value_max;
 	/* record --allocations: probe the rules' allocate functions */
 	bool allocations;
+	/* record --duty: every hit into the ring as it comes */
+	bool per_hit;
 };
 
 /* Symbol mode is used with --symbols, or when no etdump probe is there. */
@@ -104,6 +106,12 @@ void symbol_mode_explain(const struct symbol_mode *sm, const char *exe);
 void symbol_mode_pause(struct symbol_mode *sm);
 void symbol_mode_gap(struct symbol_mode *sm);
 int symbol_mode_resume(struct symbol_mode *sm);
+/*
+ * The recording ends: every probe taken out, then what the target's
+ * threads keep (a run executing) put in the ring after all they sent,
+ * for the ring's last drain (a failure said with p_warn()).
+ */
+void symbol_mode_finish(struct symbol_mode *sm);
 /* Whether an option of symbol mode's was given (--symbols, --rules ...). */
 bool symbol_mode_asked(const struct symbol_mode_opts *o);
 /* The summary's line about the probes' time. */
