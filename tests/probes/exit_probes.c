@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "schema/etdump_record.h"
 #include "symbol/site_list.h"
+#include "symbol/func_batch.h"
 #include "symbol/symbol_attach.h"
 #include "target/self_offset.h"
 
@@ -74,7 +75,7 @@ struct seen {
 	int open[SITES];
 };
 
-static int on_record(void *ctx, void *data, size_t len)
+static int on_one_record(void *ctx, const void *data, size_t len)
 {
 	const struct etdump_rec_hdr *h = data;
 	struct seen *s = ctx;
@@ -97,6 +98,16 @@ static int on_record(void *ctx, void *data, size_t len)
 	else
 		s->exits[id]++;
 	return 0;
+}
+
+/* a thread's hits come batched: each as the probe saw it */
+static int on_record(void *ctx, void *data, size_t len)
+{
+	int err;
+
+	if (func_batch_each(data, len, on_one_record, ctx, &err))
+		return err;
+	return on_one_record(ctx, data, len);
 }
 
 static int site_at(struct symbol_site *site, uint32_t id, const void *fn,
