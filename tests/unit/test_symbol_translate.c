@@ -21,7 +21,7 @@
 #include "testlib.h"
 #include "collect/value_capture.h"
 
-enum site_id { S_LOAD, S_INIT, S_EXEC, S_MUL, S_ADD, S_DELEGATE, S_SUB };
+enum site_id { S_LOAD, S_INIT, S_EXEC, S_MUL, S_ADD, S_DELEGATE, S_SUB, S_XNN };
 
 static const struct {
 	uint8_t kind;
@@ -34,6 +34,7 @@ static const struct {
 	[S_ADD] = { ETDUMP_FUNC_KERNEL, "native_call_add.out", "" },
 	[S_DELEGATE] = { ETDUMP_FUNC_DELEGATE, "DELEGATE_CALL", "" },
 	[S_SUB] = { ETDUMP_FUNC_KERNEL, "native_call_sub.out", "" },
+	[S_XNN] = { ETDUMP_FUNC_XNN_OP, "Add (ND)", "" },
 };
 
 struct rig {
@@ -576,6 +577,48 @@ TEST(a_call_shorter_than_the_probes_time_keeps_its_own)
 	rig_close(&r);
 }
 
+/*
+ * An XNNPACK operator (its entry and exit probed where the runtime calls
+ * it) shorter than the probes' time measured keeps its measured time, as
+ * a kernel does, rather than lasting 1 ns; one longer loses its scope's
+ * share.
+ */
+TEST(an_xnnpack_operator_shorter_than_the_probes_time_keeps_its_own)
+{
+	struct symbol_calibration cal = {
+		.done = true, .scope_ns = { 150, 300 }, .call_ns = { 150, 400 },
+	};
+	const struct etd_event *op;
+	struct rig r;
+	int i;
+
+	rig_open(&r, NULL);
+	feed_calibration(&r, &cal);
+	for (i = 0; i < 2; i++) {
+		enter(&r, 1, S_EXEC);
+		enter(&r, 1, S_DELEGATE);
+		enter(&r, 1, S_XNN);
+		/* 100 ns between its probes, then 300 */
+		r.ts += 200 * i;
+		leave(&r, 1, S_XNN);
+		leave(&r, 1, S_DELEGATE);
+		leave(&r, 1, S_EXEC);
+	}
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 2);
+	if (r.dump.nruns != 2) {
+		rig_close(&r);
+		return;
+	}
+	op = nth_event(&r.dump.runs[0], 0);
+	CHECK(op->delegate_id_str &&
+	      !strcmp(op->delegate_id_str, "Add (ND) #1"));
+	CHECK_EQ_INT(duration(op), 100);
+	op = nth_event(&r.dump.runs[1], 0);
+	CHECK_EQ_INT(duration(op), 300 - 150);
+	rig_close(&r);
+}
+
 /* Without a PROBE_TIME record the times are the probes'. */
 TEST(no_probe_time_no_change)
 {
@@ -843,6 +886,7 @@ int main(void)
 	RUN(probe_time_taken_out);
 	RUN(probe_time_too_high_does_not_pile_up);
 	RUN(a_call_shorter_than_the_probes_time_keeps_its_own);
+	RUN(an_xnnpack_operator_shorter_than_the_probes_time_keeps_its_own);
 	RUN(no_probe_time_no_change);
 	RUN(threads_keep_their_own_runs);
 	RUN(incomplete_capture);

@@ -33,6 +33,7 @@ struct xnn_op {
 	bool open, ended;
 	uint32_t index;         /* in the runtime, mod 8192 */
 	uint64_t start, end;
+	uint64_t start_ts;      /* its first entry's stamp, as the probe took it */
 	struct etdump_rec_hdr end_hdr;
 	char name[ETDUMP_NAME_MAX];
 };
@@ -441,7 +442,7 @@ static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
 		if (err)
 			return err;
 		th->xnn = (struct xnn_op){ .open = true, .index = index,
-					   .start = ts };
+					   .start = ts, .start_ts = r->hdr.ts };
 		snprintf(th->xnn.name, sizeof(th->xnn.name), "%.50s #%u",
 			 base, k);
 	}
@@ -524,6 +525,27 @@ static int emit_end(struct symbol_translator *t, struct thread *th,
 	return emit(t, th, &end, sizeof(end));
 }
 
+/*
+ * The probes' time measured (at attach, or since) was more than this
+ * call took between its probes: taken out, it would leave the call no
+ * time. It keeps the time measured, probes included, from its entry
+ * (entry_at as handed on, entry_ts as stamped) to the exit stamped at
+ * exit_ts, and says so.
+ */
+static void keep_time(struct symbol_translator *t, struct thread *th,
+		      struct etdump_rec_hdr *hdr, uint64_t exit_ts,
+		      uint64_t entry_at, uint64_t entry_ts)
+{
+	/* what the exit probe takes after its stamp stays out */
+	uint64_t tail = th->probe_ns - (exit_ts - hdr->ts);
+
+	hdr->ts = entry_at + (exit_ts - entry_ts);
+	hdr->flags |= ETDUMP_REC_F_TIME_KEPT;
+	th->last_ts = hdr->ts;
+	th->probe_ns = (exit_ts > hdr->ts ? exit_ts - hdr->ts : 0) + tail;
+	t->stats.time_kept++;
+}
+
 static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		   const struct etdump_rec_func_exit *r)
 {
@@ -546,24 +568,17 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 		}
 	}
 	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
-	/*
-	 * The probes' time measured (at attach, or since) was more than this
-	 * call took between its probes: taken out, it would leave the call
-	 * no time. It keeps the time measured, probes included, and says so.
-	 */
+	/* a call the probes' time measured would leave no time */
 	if (call.entry_ts && !call.has_child && !xnn &&
 	    hdr.ts <= call.entry_at + 1 && r->hdr.ts > call.entry_ts &&
-	    r->hdr.ts >= hdr.ts) {
-		/* what the exit probe takes after its stamp stays out */
-		uint64_t tail = th->probe_ns - (r->hdr.ts - hdr.ts);
-
-		hdr.ts = call.entry_at + (r->hdr.ts - call.entry_ts);
-		hdr.flags |= ETDUMP_REC_F_TIME_KEPT;
-		th->last_ts = hdr.ts;
-		th->probe_ns = (r->hdr.ts > hdr.ts ? r->hdr.ts - hdr.ts : 0) +
-			       tail;
-		t->stats.time_kept++;
-	}
+	    r->hdr.ts >= hdr.ts)
+		keep_time(t, th, &hdr, r->hdr.ts, call.entry_at, call.entry_ts);
+	/* an operator alike, from its first object's entry to its last's exit */
+	if (xnn && th->xnn.open && th->xnn.start_ts &&
+	    hdr.ts <= th->xnn.start + 1 && r->hdr.ts > th->xnn.start_ts &&
+	    r->hdr.ts >= hdr.ts)
+		keep_time(t, th, &hdr, r->hdr.ts, th->xnn.start,
+			  th->xnn.start_ts);
 	if (xnn) {
 		th->xnn.end = hdr.ts;
 		th->xnn.end_hdr = hdr;
