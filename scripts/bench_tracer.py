@@ -17,7 +17,7 @@ Time per execution = (T(MANY) - T(FEW)) / (MANY - FEW). Cost per event is
 what a tracer adds over its baseline, per event it writes: on cnn.pte the
 untraced runner; on xnn_mlp.pte the detached tracer, so that XNNPACK's
 profiling, which both tracers pay alike, is left out. The variants that
-attach nothing are cheap and run twelve times a round, alternated, for the
+attach nothing are cheap and run 48 times a round, alternated, for the
 detached ratios, whose spread and the confidence interval of whose median
 are printed.
 
@@ -41,7 +41,7 @@ import bench_executorch  # noqa: E402
 
 # (model, FEW, MANY): ~0.1 s of loop at MANY
 MODELS = [("cnn", 200, 3200), ("xnn_mlp", 2000, 42000)]
-DETACHED_PER_ROUND = 12
+DETACHED_PER_ROUND = 48
 LOOP = re.compile(r"loop_cpu_ns=(\d+)")
 EVENTS = re.compile(r"(\d+) events")
 
