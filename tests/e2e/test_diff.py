@@ -312,6 +312,48 @@ class DiffAcrossRecordingsTest(TempDirTest):
                 self.assertEqual(re.findall(r"new (\d) left out", text),
                                  left, text)
 
+    def test_an_operator_is_judged_against_its_recordings_pace(self):
+        """Processes 14% apart in pace, as on a busy CI machine: a 1.2x
+        change of one operator is within the raw spread of its p50s
+        (Welch's p about 0.02 there) and far outside its recording's pace
+        over the other events."""
+        base = self.copies("base", (0.86, 1.00, 1.14, 0.93, 1.07))
+        slow = self.copies("slow", (1.12, 0.88, 1.02, 0.95, 1.09),
+                           SLOW_OP, 1.2)
+        rows = self.diff_rows(base, slow)
+        self.assertEqual(self.flagged(rows), [(SLOW_OP, "slower")])
+        relu = rows[0]
+        self.assertEqual((relu["recordings_base"], relu["recordings_new"]),
+                         (5, 5))
+        self.assertLess(relu["p_value"], 0.01)
+        # the noise at one pace: copies of one recording have none
+        self.assertLess(relu["noise (ms)"], relu["p50_change (ms)"] / 100)
+        text = diff(base + ["--"] + slow).stdout
+        self.assertIn("against its recording's pace", text)
+        self.assertNotIn("pace throughout", text)
+
+    def test_a_build_slower_throughout_is_called_with_its_pace(self):
+        """Every event 1.25x slower: no event changed against its own
+        recording's pace, the pace itself did, and every row the gates
+        let through is called slower with it."""
+        base = self.copies("base", BASE_SPEEDS)
+        slow = self.copies("slow", [1.25 * s for s in QUIET_SPEEDS])
+        rows = self.diff_rows(base, slow)
+        called = dict(self.flagged(rows))
+        self.assertIn(SLOW_OP, called)
+        self.assertIn("Method::execute", called)
+        self.assertEqual(set(called.values()), {"slower"})
+        for r in rows:
+            if r["event_name"] not in called:
+                # below --min-delta: the one row a gate keeps out
+                self.assertLess(r["p50_change (ms)"], 100e-6, r)
+        text = diff(base + ["--"] + slow)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        # 1.25 x the new side's median speed of 1.03 against the base's 1
+        self.assertIn("new ran 1.29x base's pace throughout", text.stdout)
+        gate = diff(["--fail-above", "10"] + base + ["--"] + slow)
+        self.assertEqual(gate.returncode, 3, gate.stderr)
+
     def test_one_recording_a_side_says_it_cannot_tell(self):
         base = self.copies("base", BASE_SPEEDS[:2])
         proc = diff(base)

@@ -10,7 +10,7 @@
 #include "report/diff.h"
 #include "report/mann_whitney.h"
 #include "report/report_group.h"
-#include "report/welch.h"
+#include "report/sample_stats.h"
 
 /* One timed event of one recording, with its runs. */
 struct entry {
@@ -189,27 +189,6 @@ static int fill_one(const struct side *s, const struct entry *e,
 	return ret;
 }
 
-static double median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return report_percentile(v, n, 50);
-}
-
-/* The standard deviation between recordings; 0 for one. */
-static double spread(const double *v, size_t n)
-{
-	double mean = 0, ss = 0;
-	size_t k;
-
-	if (n < 2)
-		return 0;
-	for (k = 0; k < n; k++)
-		mean += v[k] / (double)n;
-	for (k = 0; k < n; k++)
-		ss += (v[k] - mean) * (v[k] - mean);
-	return sqrt(ss / (double)(n - 1));
-}
-
 /*
  * A side over its recordings (ones[k] from recording k, absent where the
  * recording lacks the event): median of the p50s, mean of the avgs, the
@@ -232,8 +211,8 @@ static void combine(const struct diff_side *ones, size_t n, uint32_t ncounters,
 	}
 	out->avg = sum / (double)out->nrec;
 	memcpy(scratch, p50s, out->nrec * sizeof(*scratch));
-	out->p50 = median_of(scratch, out->nrec);
-	out->spread = spread(p50s, out->nrec);
+	out->p50 = sample_median(scratch, out->nrec);
+	out->spread = sample_sd(p50s, out->nrec);
 	for (c = 0; c < ncounters; c++) {
 		for (k = m = 0, sum = 0; k < n; k++) {
 			if (!ones[k].present || !ones[k].has_counter[c])
@@ -245,7 +224,7 @@ static void combine(const struct diff_side *ones, size_t n, uint32_t ncounters,
 			continue;
 		out->has_counter[c] = true;
 		out->counter_avg[c] = sum / (double)m;
-		out->counter_p50[c] = median_of(scratch, m);
+		out->counter_p50[c] = sample_median(scratch, m);
 	}
 }
 
@@ -276,10 +255,12 @@ static const struct entry *find_entry(const struct side *s,
 
 /*
  * Side `first` (n recordings from recs) of a row whose event is e in the
- * side's first recording; p50s gets each recording's p50.
+ * side's first recording; p50s gets each recording's p50, logs[k] the log
+ * of recording k's (NAN where it lacks the event or was left out).
  */
 static int fill_side(const struct diff *d, const struct side *recs, size_t n,
-		     const struct entry *e, struct diff_side *out, double *p50s)
+		     const struct entry *e, struct diff_side *out, double *p50s,
+		     double *logs)
 {
 	struct diff_side *ones = calloc(n, sizeof(*ones));
 	double *scratch = calloc(n, sizeof(*scratch));
@@ -289,8 +270,12 @@ static int fill_side(const struct diff *d, const struct side *recs, size_t n,
 	for (k = 0; !ret && k < n; k++) {
 		const struct entry *ek = k ? find_entry(&recs[k], e) : e;
 
+		logs[k] = NAN;
 		if (ek && !recs[k].left_out)
 			ret = fill_one(&recs[k], ek, d->ncounters, &ones[k]);
+		/* a p50 of 0 ns (a probe's resolution) counts as 1 ns */
+		if (!ret && ones[k].present)
+			logs[k] = log(fmax(ones[k].p50, 1));
 	}
 	if (!ret)
 		combine(ones, n, d->ncounters, out, p50s, scratch);
@@ -353,7 +338,7 @@ static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 		if (!log_p50s(recs, n, &recs[0].e[i], lp))
 			continue;
 		memcpy(row, lp, n * sizeof(*row));
-		m = median_of(row, n);
+		m = sample_median(row, n);
 		for (k = 0; k < n; k++)
 			pace[k * recs[0].n + rows] = lp[k] - m;
 		rows++;
@@ -361,15 +346,15 @@ static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 	if (!rows)
 		goto out;
 	for (k = 0; k < n; k++)
-		lp[k] = median_of(&pace[k * recs[0].n], rows);
+		lp[k] = sample_median(&pace[k * recs[0].n], rows);
 	for (k = 0; k < n; k++) {
 		for (i = j = 0; i < n; i++)
 			if (i != k)
 				others[j++] = lp[i];
-		m = median_of(others, n - 1);
+		m = sample_median(others, n - 1);
 		for (i = 0; i < n - 1; i++)
 			others[i] = fabs(others[i] - m);
-		sd = 1.4826 * median_of(others, n - 1);
+		sd = 1.4826 * sample_median(others, n - 1);
 		recs[k].left_out = fabs(lp[k] - m) >= log(DIFF_PACE_LIMIT) &&
 				   fabs(lp[k] - m) > 4 * sd;
 		far += recs[k].left_out;
@@ -403,55 +388,30 @@ static void note_left_out(struct diff *d, const struct side *sides,
 	}
 }
 
-/* Welch's t on the logs of the recordings' p50s: new against base. */
-static int test_across(const double *bp, size_t nb, const double *np,
-		       size_t nn, double *t, double *p)
-{
-	double *lb = calloc(nb, sizeof(*lb)), *ln = calloc(nn, sizeof(*ln));
-	size_t k;
-	int ret = lb && ln ? 0 : -ENOMEM;
-
-	/* a p50 of 0 ns (a probe's resolution) counts as 1 ns */
-	for (k = 0; !ret && k < nb; k++)
-		lb[k] = log(fmax(bp[k], 1));
-	for (k = 0; !ret && k < nn; k++)
-		ln[k] = log(fmax(np[k], 1));
-	if (!ret)
-		ret = welch_t(ln, nn, lb, nb, t, p);
-	free(lb);
-	free(ln);
-	return ret;
-}
-
-static int test_row(struct diff *d, struct diff_row *r, const struct entry *b,
-		    const struct entry *n, const double *bp, const double *np)
+/* Over runs: U of new against base; above its mean, new tends longer. */
+static int test_runs(struct diff_row *r, const struct entry *b,
+		     const struct entry *n)
 {
 	double stat, mid;
 	int ret;
 
-	if (!diff_across(d)) {
-		/* U of new against base: above its mean, new tends longer */
-		ret = mann_whitney(n->t, n->n, b->t, b->n, &stat, &r->p);
-		mid = (double)n->n * (double)b->n / 2;
-		r->significant = (stat > mid) == (r->delta_p50 > 0) &&
-				 r->delta_p50 != 0;
-		return ret;
-	}
-	r->noise = fmax(r->base.spread, r->new.spread);
-	if (r->base.nrec + r->new.nrec < 3)
-		return 0; /* one recording each holds it: nothing to test */
-	ret = test_across(bp, r->base.nrec, np, r->new.nrec, &stat, &r->p);
-	r->significant = (stat > 0) == (r->delta_p50 > 0) &&
-			 fabs(r->delta_p50) > r->noise;
+	ret = mann_whitney(n->t, n->n, b->t, b->n, &stat, &r->p);
+	mid = (double)n->n * (double)b->n / 2;
+	r->significant = (stat > mid) == (r->delta_p50 > 0) &&
+			 r->delta_p50 != 0;
 	return ret;
 }
 
+/*
+ * Row logs: each recording's log p50 (base recordings, then new), for the
+ * test across recordings once every row is known.
+ */
 static int add_row(struct diff *d, const struct side *sides, size_t nbase,
-		   const struct entry *b, const struct entry *n)
+		   const struct entry *b, const struct entry *n, double *logs)
 {
 	const struct entry *any = b ? b : n;
 	struct diff_row *r = &d->rows[d->nrows++];
-	size_t nnew = d->new_recordings;
+	size_t k, nnew = d->new_recordings;
 	double *bp = calloc(nbase, sizeof(*bp)), *np = calloc(nnew, sizeof(*np));
 	int ret = bp && np ? 0 : -ENOMEM;
 
@@ -464,10 +424,13 @@ static int add_row(struct diff *d, const struct side *sides, size_t nbase,
 		.p = 1,
 		.order = d->nrows - 1,
 	};
+	for (k = 0; k < nbase + nnew; k++)
+		logs[k] = NAN;
 	if (!ret && b)
-		ret = fill_side(d, sides, nbase, b, &r->base, bp);
+		ret = fill_side(d, sides, nbase, b, &r->base, bp, logs);
 	if (!ret && n)
-		ret = fill_side(d, sides + nbase, nnew, n, &r->new, np);
+		ret = fill_side(d, sides + nbase, nnew, n, &r->new, np,
+				logs + nbase);
 	if (!ret) {
 		r->verdict = !b ? DIFF_ONLY_NEW : !n ? DIFF_ONLY_BASE : DIFF_SAME;
 		r->delta_p50 = (n ? r->new.p50 : 0) - (b ? r->base.p50 : 0);
@@ -475,7 +438,8 @@ static int add_row(struct diff *d, const struct side *sides, size_t nbase,
 	if (!ret && b && n) {
 		r->p50_pct = pct(r->base.p50, r->new.p50);
 		r->avg_pct = pct(r->base.avg, r->new.avg);
-		ret = test_row(d, r, b, n, bp, np);
+		if (!diff_across(d))
+			ret = test_runs(r, b, n);
 	}
 	free(bp);
 	free(np);
@@ -514,16 +478,26 @@ static void match_counters(struct diff *d, struct side *sides, size_t nbase,
 	}
 }
 
+/*
+ * Rows from the first recording of each side, paired; across recordings,
+ * each tested once all are known (a row is judged against its
+ * recording's pace over the others).
+ */
 static int pair_rows(struct diff *d, struct side *sides, size_t nbase,
 		     const struct diff_options *o)
 {
 	struct side *first_new = &sides[nbase];
-	size_t i, j;
+	size_t i, j, cap = sides[0].n + first_new->n + 1;
+	size_t total = nbase + d->new_recordings;
+	double *logs;
 	int ret = 0;
 
-	d->rows = calloc(sides[0].n + first_new->n + 1, sizeof(*d->rows));
-	if (!d->rows)
+	d->rows = calloc(cap, sizeof(*d->rows));
+	logs = calloc(cap * total, sizeof(*logs));
+	if (!d->rows || !logs) {
+		free(logs);
 		return -ENOMEM;
+	}
 	for (i = 0; !ret && i < sides[0].n; i++) {
 		struct entry *b = &sides[0].e[i], *n = NULL;
 
@@ -535,14 +509,19 @@ static int pair_rows(struct diff *d, struct side *sides, size_t nbase,
 				n = &first_new->e[j];
 		if (n)
 			n->paired = true;
-		ret = add_row(d, sides, nbase, b, n);
+		ret = add_row(d, sides, nbase, b, n, logs + d->nrows * total);
 	}
 	for (j = 0; !ret && j < first_new->n; j++) {
 		struct entry *n = &first_new->e[j];
 
 		if (!n->paired && (!n->ev->op_call || o->operator_call))
-			ret = add_row(d, sides, nbase, NULL, n);
+			ret = add_row(d, sides, nbase, NULL, n,
+				      logs + d->nrows * total);
 	}
+	if (!ret && diff_across(d))
+		ret = diff_test_across(d->rows, d->nrows, logs, nbase,
+				       d->new_recordings, &d->pace);
+	free(logs);
 	return ret;
 }
 
@@ -566,29 +545,55 @@ static bool asked(const struct diff *d, const struct diff_row *r,
 	       fabs(r->delta_p50) > r->noise;
 }
 
+/*
+ * The pace of the sides is a question too when it moved by min_change or
+ * more: a row that did not change against its recording's pace changed
+ * with it, in the pace's direction.
+ */
+static bool pace_asked(const struct diff *d, const struct diff_options *o)
+{
+	return diff_across(d) && d->pace.factor > 0 &&
+	       fabs(d->pace.factor - 1) * 100 >= o->min_change_pct;
+}
+
+static bool with_pace(const struct diff *d, const struct diff_row *r)
+{
+	return d->pace.changed && r->base.present && r->new.present &&
+	       (r->delta_p50 > 0) == (d->pace.factor > 1);
+}
+
 static int judge(struct diff *d, const struct diff_options *o)
 {
 	double *p;
 	size_t i, k = 0;
 	int ret;
 
-	p = calloc(d->nrows + 1, sizeof(*p));
+	p = calloc(d->nrows + 2, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	for (i = 0; i < d->nrows; i++)
 		if (asked(d, &d->rows[i], o))
 			p[k++] = d->rows[i].p;
+	if (pace_asked(d, o))
+		p[k++] = d->pace.p;
 	ret = holm_adjust(p, k);
 	d->ntested = k;
+	if (pace_asked(d, o)) {
+		d->pace.p = p[k - 1];
+		d->pace.changed = d->pace.p < o->alpha;
+	}
 	for (i = k = 0; !ret && i < d->nrows; i++) {
 		struct diff_row *r = &d->rows[i];
 
-		if (!asked(d, r, o)) {
+		if (asked(d, r, o)) {
+			r->p = p[k++];
+			r->significant = r->significant && r->p < o->alpha;
+		} else
 			r->significant = false;
-			continue;
+		if (!r->significant && with_pace(d, r)) {
+			r->significant = r->with_pace = true;
+			r->p = d->pace.p;
 		}
-		r->p = p[k++];
-		r->significant = r->significant && r->p < o->alpha;
 		r->large = fabs(r->delta_p50) >= o->min_delta_ns;
 		if (r->significant && r->large &&
 		    fabs(r->p50_pct) >= o->min_change_pct)

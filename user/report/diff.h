@@ -25,9 +25,16 @@
  * sample: a side's p50 is the median of its recordings' p50s (avg the
  * mean of their avgs, counters alike), the test is Welch's t on the logs
  * of the recordings' p50s (welch.h; logs: a process's noise scales its
- * times), and the noise is the spread between recordings of one side
- * (the standard deviation of their p50s, the larger side's): a change not
- * larger than that is not significant, whatever the test says. A side's
+ * times), each less its recording's pace over the other rows
+ * (diff_pace.h: a process's pace moves all its events together, a
+ * change of one operator moves it alone), and the noise is the spread
+ * between recordings of one side at one pace (the standard deviation of
+ * their p50s so adjusted, the larger side's): a change not larger than
+ * that is not significant, whatever the test says. The pace itself is one
+ * more question of the Holm family when the sides' paces differ by
+ * min_change_pct: when significant, every row changed that way by
+ * min_change_pct and min_delta_ns is called with it (a build slower
+ * throughout). A side's
  * recording off its others' pace throughout is left out first (diff.c,
  * DIFF_PACE_LIMIT) and said in left_out_note. Holm's
  * family there is the rows whose change could be called (diff.c). Rows
@@ -40,16 +47,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "model/etdump_model.h"
+#include "report/diff_across.h"
 #include "report/report_stats.h"
 
 #define DIFF_DEFAULT_ALPHA 0.01
 /*
  * Across recordings, Holm's family is the rows that pass the gates
  * (diff.c, asked()). scripts/diff_alarms.py over three pools of 20
- * recordings and three draws of 20 comparisons each, 5 a side in turns:
- * at 0.05, 0-5 of 20 same-build comparisons alarmed (relu, whose
- * processes differ by ~9%, and the one-shot load events); at 0.01, 0-1,
- * while 17-20 of 20 1.3x slowdowns of one operator were still named.
+ * recordings and three draws of 20 comparisons each, 5 a side in turns,
+ * rows judged on their raw p50s: at 0.05, 0-5 of 20 same-build
+ * comparisons alarmed (relu, whose processes differ by ~9%, and the
+ * one-shot load events); at 0.01, 0-1, while 17-20 of 20 1.3x slowdowns
+ * of one operator were named. Against their recordings' pace: 0-1
+ * alarms, 19-20 named, in every set.
  */
 #define DIFF_DEFAULT_ALPHA_ACROSS 0.01
 #define DIFF_DEFAULT_MIN_CHANGE 5.0
@@ -64,42 +74,6 @@
  * side's others is left out of its side (diff.c): 1.25x.
  */
 #define DIFF_PACE_LIMIT 1.25
-
-enum diff_verdict {
-	DIFF_SAME,        /* no significant change of min_change or more */
-	DIFF_SLOWER,
-	DIFF_FASTER,
-	DIFF_ONLY_BASE,
-	DIFF_ONLY_NEW,
-};
-
-struct diff_side {
-	bool present;
-	size_t nruns;                     /* over its recordings */
-	size_t nrec;                      /* recordings holding the event */
-	double spread;                    /* std. deviation of their p50s, ns */
-	double p50, avg;                  /* ns */
-	bool has_counter[ETD_MAX_COUNTERS]; /* diff.counter_names order */
-	double counter_p50[ETD_MAX_COUNTERS];
-	double counter_avg[ETD_MAX_COUNTERS];
-};
-
-struct diff_row {
-	const char *block;                /* names live in struct diff */
-	size_t block_ordinal;             /* among blocks of that name */
-	const char *event;
-	bool op_call;
-	struct diff_side base, new;
-	double delta_p50;                 /* new - base, ns */
-	double p50_pct, avg_pct;          /* change in % of base */
-	double noise;                     /* ns; NAN with one recording a side */
-	double p;                         /* Holm-adjusted; 1 untested */
-	bool significant;                 /* p < alpha, direction agrees,
-					     beyond the noise */
-	bool large;                       /* |delta_p50| >= min_delta_ns */
-	enum diff_verdict verdict;
-	size_t order;                     /* in file order, for equal impact */
-};
 
 struct diff_options {
 	double alpha;
@@ -117,6 +91,7 @@ struct diff {
 	size_t base_runs, new_runs;
 	size_t base_recordings, new_recordings;
 	char left_out_note[512];          /* which, and why; "" for none */
+	struct diff_pace_change pace;     /* across recordings */
 	struct report reports[2];         /* own the names rows point to */
 };
 

@@ -301,12 +301,16 @@ static void print_head(FILE *f, const struct diff *d,
 			report_unit_name(o->unit), end);
 		if (d->left_out_note[0])
 			fprintf(f, "%s%s", d->left_out_note, end);
+		if (d->pace.changed)
+			fprintf(f, "new ran %.2fx base's pace throughout (every event together, Welch's t across recordings, p = %.2g): each row in that direction by %g%% or more is called%s",
+				d->pace.factor, d->pace.p, o->min_change_pct,
+				end);
 	} else
 		fprintf(f, "base %s: %zu runs; new %s: %zu runs; times in %s%s",
 			o->base, d->base_runs, o->new, d->new_runs,
 			report_unit_name(o->unit), end);
 	if (diff_across(d)) {
-		fprintf(f, "%zu slower, %zu faster (Welch's t across recordings on each one's p50, Holm-adjusted p < %g, change beyond the noise: the std. deviation between one side's recordings, p50 change >= %g%% and >= %g ns); largest change first%s",
+		fprintf(f, "%zu slower, %zu faster (Welch's t across recordings on each one's p50 against its recording's pace over the other events, Holm-adjusted p < %g, change beyond the noise: the std. deviation between one side's recordings at one pace, p50 change >= %g%% and >= %g ns); largest change first%s",
 			slower, faster, o->alpha, o->min_change_pct,
 			o->min_delta_ns, end);
 		if (!markdown)
