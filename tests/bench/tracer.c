@@ -3,7 +3,8 @@
  * tracer.c - where an event of batched mode goes, in the runtime's own
  * thread: the sites of schema/etdump_usdt.h in the pattern of one
  * execution of cnn.pte (a block, Method::execute around ten instructions,
- * each an OPERATOR_CALL around its kernel: 21 events), with the `batch`
+ * each an OPERATOR_CALL around its kernel: 21 events) and of xnn_mlp.pte
+ * (execution_xnn), with the `batch`
  * semaphore set by hand and no probe attached, so a flush costs what the
  * runtime does around it but no trap. make bench's tracer row sets this
  * beside the same pattern recorded for real.
@@ -12,6 +13,8 @@
  *
  * Prints one line of key=value pairs, ns per event (21 a pattern) unless
  * said: detached (semaphores clear), attached (all the runtime's work),
+ * the same two for xnn_mlp.pte's pattern (detached_xnn, attached_xnn: 8
+ * events, four of them XNNPACK operators logged with their own times),
  * stamp_ns (one stamp; an event takes two), name_ns (the check that a
  * name was given in this buffer, for a literal of the executable; one an
  * event), text_ns (the same check for a name elsewhere, by its text),
@@ -58,17 +61,55 @@ __attribute__((noinline)) static void execution(void)
 	ETDUMP_PROFILE_END("Method::execute");
 }
 
-static double per_event(long n)
+/*
+ * XNNPACK's operators are named at run time (strings of the runtime's
+ * profiler, not literals): names compared by their text.
+ */
+static const char *const xnn_ops[4] = {
+	"Fully Connected (NC, F32) GEMM #1", "Add (ND) #1", "Clamp (NC) #1",
+	"Fully Connected (NC, F32) GEMM #2",
+};
+static char *xnn_names[4];
+
+/*
+ * One execution of xnn_mlp.pte: Method::execute around its delegate call,
+ * whose four operators XNNPACK's profiler logs with its own times, then
+ * the softmax kernel: 8 events, as the EventTracer fires them.
+ */
+__attribute__((noinline)) static void execution_xnn(void)
+{
+	int i;
+
+	ETDUMP_BLOCK("Execute");
+	ETDUMP_PROFILE_BEGIN("Method::execute", -1, 0);
+	ETDUMP_PROFILE_BEGIN("DELEGATE_CALL", 0, 0);
+	for (i = 0; i < 4; i++) {
+		ETDUMP_INSTRUCTION(0, 0);
+		ETDUMP_DELEGATE_LOG(xnn_names[i], -1, 1000 * i, 1000 * i + 500,
+				    NULL, 0);
+		ETDUMP_INSTRUCTION(ETDUMP_UNSET_CHAIN,
+				   ETDUMP_UNSET_DEBUG_HANDLE);
+	}
+	ETDUMP_PROFILE_END("DELEGATE_CALL");
+	ETDUMP_PROFILE_BEGIN("OPERATOR_CALL", 0, 1);
+	ETDUMP_PROFILE_BEGIN("native_call__softmax.out", 0, 1);
+	__asm__ __volatile__("" ::: "memory");
+	ETDUMP_PROFILE_END("native_call__softmax.out");
+	ETDUMP_PROFILE_END("OPERATOR_CALL");
+	ETDUMP_PROFILE_END("Method::execute");
+}
+
+static double per_event(void (*run)(void), long n, int events)
 {
 	double t0;
 	long i;
 
 	for (i = 0; i < n / 10 + 1; i++)
-		execution();
+		run();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
-		execution();
-	return (now_ns() - t0) / n / EVENTS;
+		run();
+	return (now_ns() - t0) / n / events;
 }
 
 static volatile unsigned long long sink;
@@ -77,6 +118,7 @@ int main(int argc, char **argv)
 {
 	long n = 200000, i;
 	double detached, attached, stamp, name, text, t0;
+	double detached_xnn, attached_xnn;
 	struct etdump_batch_state *st;
 	unsigned int slot;
 
@@ -86,9 +128,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-tracer [-n EXECUTIONS]\n");
 		return 2;
 	}
-	detached = per_event(n);
+	for (i = 0; i < 4; i++)
+		xnn_names[i] = strdup(xnn_ops[i]);
+	detached = per_event(execution, n, EVENTS);
+	detached_xnn = per_event(execution_xnn, n, 8);
 	etdump_semaphores.s.batch = 1;
-	attached = per_event(n);
+	attached = per_event(execution, n, EVENTS);
+	attached_xnn = per_event(execution_xnn, n, 8);
 
 	t0 = now_ns();
 	for (i = 0; i < n * EVENTS; i++)
@@ -112,8 +158,10 @@ int main(int argc, char **argv)
 	}
 	text = (now_ns() - t0) / (n * EVENTS);
 	etdump_semaphores.s.batch = 0;
-	printf("detached=%.2f attached=%.2f stamp_ns=%.2f name_ns=%.2f "
-	       "text_ns=%.2f clock=%s\n", detached, attached, stamp, name, text,
+	printf("detached=%.2f attached=%.2f detached_xnn=%.2f "
+	       "attached_xnn=%.2f stamp_ns=%.2f name_ns=%.2f "
+	       "text_ns=%.2f clock=%s\n", detached, attached, detached_xnn,
+	       attached_xnn, stamp, name, text,
 	       etdump_batch_clock == ETDUMP_BATCH_CLOCK_COUNTER ? "counter" :
 								  "ns");
 	return 0;
