@@ -175,6 +175,10 @@ struct etdump_batch_head {
  */
 #define ETDUMP_BATCH_BOUND_NS 20000000ull
 
+/* Tracer state outside any instruction, as in ExecuTorch's EventTracer. */
+#define ETDUMP_UNSET_CHAIN (-1)
+#define ETDUMP_UNSET_DEBUG_HANDLE 0
+
 /*
  * What the `value` probe points at: one value the runtime logs, described
  * in plain C so that the tracer needs no knowledge of the runtime's types.
@@ -388,6 +392,9 @@ struct etdump_batch_state {
 	unsigned long long last;     /* the buffer's last stamp */
 	int again;                   /* the buffer has a BEGIN: its args */
 	int last_a, last_b;
+	int state_a, state_b;        /* the instruction state the runtime set */
+	int said_a, said_b;          /* ... as this buffer last said it */
+	int said;                    /* this buffer said one */
 	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this buffer */
 	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in records */
 	unsigned char name_len[ETDUMP__NAME_SLOTS]; /* ... how long */
@@ -553,6 +560,7 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	h->lead = 0;
 	st->last = h->from_ctr;
 	st->again = 0;
+	st->said = 0;
 	memset(st->names, 0, sizeof(st->names));
 }
 
@@ -655,6 +663,9 @@ etdump__register(struct etdump_batch_state *st)
 	st->deadline = 0;
 	st->bound = 0;
 	st->depth = 0;
+	st->state_a = ETDUMP_UNSET_CHAIN;
+	st->state_b = ETDUMP_UNSET_DEBUG_HANDLE;
+	st->said = 0;
 	memset(st->names, 0, sizeof(st->names));
 	__atomic_store_n(&h->magic, ETDUMP_BATCH_MAGIC, __ATOMIC_RELEASE);
 	st->registered = 1;
@@ -861,6 +872,37 @@ static inline void etdump__scope_closed(struct etdump_batch_state *st,
 		etdump__flush(st);
 }
 
+/* An INSTRUCTION record: its header and its args. */
+#define ETDUMP__STATE_BYTES 16
+
+/*
+ * The recorder takes the instruction state (chain, instruction) from the
+ * last INSTRUCTION record before a record that needs it: a delegate's
+ * begin or log, or a begin whose chain the tracer left unset. The runtime
+ * sets the state before each delegate event and unsets it after: said as
+ * it came, each XNNPACK operator took two more records and two calls.
+ * The state is kept here instead, and said before a record that takes it
+ * when this buffer has not said it yet (a buffer stands alone: a lost one
+ * must not leave the next without it) or said another. The caller made
+ * room for it.
+ */
+static inline __attribute__((always_inline)) void
+etdump__say_state(struct etdump_batch_state *st)
+{
+	struct etdump_batch_rec *r;
+	struct etdump_batch_args *arg;
+
+	if (st->said && st->said_a == st->state_a && st->said_b == st->state_b)
+		return;
+	r = etdump__next(st, ETDUMP_BATCH_INSTRUCTION, ETDUMP__STATE_BYTES, 0);
+	r->dt = 0;
+	arg = (struct etdump_batch_args *)(void *)(r + 1);
+	arg->a = st->said_a = st->state_a;
+	arg->b = st->said_b = st->state_b;
+	st->said = 1;
+	etdump__publish(st, ETDUMP__STATE_BYTES, 0);
+}
+
 static inline __attribute__((always_inline)) void
 etdump__batch(unsigned short type, const void *name, long long a, long long b)
 {
@@ -871,6 +913,8 @@ etdump__batch(unsigned short type, const void *name, long long a, long long b)
 	unsigned long long ts = 0;
 	unsigned int slot, kind = type;
 	struct etdump_batch_rec *r;
+	int takes_state = type == ETDUMP_BATCH_DELEGATE_BEGIN ||
+			  (type == ETDUMP_BATCH_BEGIN && (int)a == ETDUMP_UNSET_CHAIN);
 
 	/*
 	 * A new run while scopes are open: the last run left one unclosed
@@ -898,10 +942,11 @@ etdump__batch(unsigned short type, const void *name, long long a, long long b)
 	if (type == ETDUMP_BATCH_END) {
 		ts = etdump__stamp();
 		slot = etdump__room(st, name, size, 0);
-	} else if (type == ETDUMP_BATCH_INSTRUCTION) {
-		slot = etdump__room(st, NULL, size, 0);
 	} else {
-		slot = etdump__room(st, name, size, 1);
+		slot = etdump__room(st, name, size + (takes_state ?
+					 ETDUMP__STATE_BYTES : 0), 1);
+		if (takes_state)
+			etdump__say_state(st);
 		ts = etdump__stamp();
 	}
 	/* most begins take the instruction state the one before took */
@@ -915,10 +960,7 @@ etdump__batch(unsigned short type, const void *name, long long a, long long b)
 		st->last_a = (int)a;
 		st->last_b = (int)b;
 	}
-	if (type == ETDUMP_BATCH_INSTRUCTION) {
-		r = etdump__next(st, kind, size, 0);
-		r->dt = 0;
-	} else {
+	{
 		unsigned int dt = etdump__delta(st, ts);
 
 		r = etdump__next(st, kind, size, slot);
@@ -960,10 +1002,14 @@ etdump__batch_block(const void *name)
 	etdump__batch(ETDUMP_BATCH_BLOCK, name, 0, 0);
 }
 
-static __attribute__((noinline, unused)) void
+/* kept, not said: etdump__say_state says it where a record takes it */
+static inline __attribute__((unused)) void
 etdump__batch_instruction(long long chain, long long instr)
 {
-	etdump__batch(ETDUMP_BATCH_INSTRUCTION, 0, chain, instr);
+	struct etdump_batch_state *st = etdump__state();
+
+	st->state_a = (int)chain;
+	st->state_b = (int)instr;
 }
 
 static __attribute__((noinline, unused)) void
@@ -994,8 +1040,11 @@ etdump__batch_delegate(unsigned short type, const void *id_str, long long id_int
 	if (!meta)
 		n = 0;
 	size = etdump__rec_size(head + n);
-	slot = etdump__room(st, id_str, size, 1);
-	if (!log)
+	slot = etdump__room(st, id_str, size + (log ? ETDUMP__STATE_BYTES : 0),
+			    1);
+	if (log)
+		etdump__say_state(st);
+	else
 		dt = etdump__delta(st, ts);
 	r = etdump__next(st, type, size, slot);
 	r->dt = dt;
@@ -1079,9 +1128,6 @@ ETDUMP__EXTERN_C_END
 
 #endif /* probes compiled in */
 
-/* Tracer state outside any instruction, as in ExecuTorch's EventTracer. */
-#define ETDUMP_UNSET_CHAIN (-1)
-#define ETDUMP_UNSET_DEBUG_HANDLE 0
 
 #define ETDUMP_BLOCK(name)                                                     \
 	ETDUMP__EVENT(etdump__batch_block(name), block, 1,                     \

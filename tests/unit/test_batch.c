@@ -460,6 +460,9 @@ static int keep(void *ctx, const void *rec, size_t len, const char *name)
 			 (int)begin->name_len, begin->name);
 	} else if (h->type == ETDUMP_REC_PROFILE_END) {
 		k->token[i] = ((const struct etdump_rec_end *)rec)->token;
+	} else if (h->type == ETDUMP_REC_INSTRUCTION) {
+		k->chain[i] = ((const struct etdump_rec_instruction *)rec)->chain;
+		k->instr[i] = ((const struct etdump_rec_instruction *)rec)->instr;
 	}
 	return 0;
 }
@@ -527,6 +530,70 @@ TEST(the_sites_compact_records_come_back_whole)
 	CHECK_EQ_INT(later.n, 1);
 	CHECK(later.token[0] == k.token[1]);
 	CHECK(later.ts[0] >= k.ts[3]);
+	etdump__flush(self);
+	etdump_semaphores.s.batch = 0;
+	free(b);
+}
+
+/*
+ * XNNPACK's operators, as the EventTracer logs them: the instruction state
+ * set before each and unset after. The state goes into the buffer where a
+ * record takes it, once while it stays: before the begin whose chain is
+ * unset, before the first operator; and again in the next buffer. The
+ * records come back as the recorder reads them in per-scope mode, less
+ * the repeats, each operator with the same state taken.
+ */
+TEST(the_instruction_state_is_said_where_it_is_taken)
+{
+	static const uint8_t want[] = {
+		ETDUMP_REC_BLOCK, ETDUMP_REC_INSTRUCTION,
+		ETDUMP_REC_PROFILE_BEGIN, ETDUMP_REC_PROFILE_BEGIN,
+		ETDUMP_REC_INSTRUCTION, ETDUMP_REC_DELEGATE_LOG,
+		ETDUMP_REC_DELEGATE_LOG, ETDUMP_REC_DELEGATE_LOG,
+		ETDUMP_REC_PROFILE_END, ETDUMP_REC_PROFILE_END,
+	};
+	struct etdump_batch_state *self = &etdump_batch_state;
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	struct batch_stats bs = { 0 };
+	struct kept k = { 0 }, next = { 0 };
+	unsigned int i;
+
+	etdump_semaphores.s.batch = 1;
+	etdump__flush(self);                      /* what tests before left */
+	self->depth = 0;
+	ETDUMP_BLOCK("Execute");
+	self->deadline = ~0ull;
+	ETDUMP_PROFILE_BEGIN(EXEC, ETDUMP_UNSET_CHAIN, 0);
+	ETDUMP_PROFILE_BEGIN("DELEGATE_CALL", 0, 3);
+	for (i = 0; i < 3; i++) {
+		ETDUMP_INSTRUCTION(0, 3);
+		ETDUMP_DELEGATE_LOG(LIN, -1, 10 * i, 10 * i + 5, NULL, 0);
+		ETDUMP_INSTRUCTION(ETDUMP_UNSET_CHAIN,
+				   ETDUMP_UNSET_DEBUG_HANDLE);
+	}
+	ETDUMP_PROFILE_END("DELEGATE_CALL");
+	ETDUMP_PROFILE_END(EXEC);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(k.n, sizeof(want));
+	for (i = 0; i < k.n && i < sizeof(want); i++)
+		CHECK_EQ_INT(k.type[i], want[i]);
+	CHECK(k.chain[1] == ETDUMP_UNSET_CHAIN &&
+	      k.instr[1] == ETDUMP_UNSET_DEBUG_HANDLE);
+	CHECK(k.chain[4] == 0 && k.instr[4] == 3);
+	/* the next buffer says the unset state before the begin that takes it */
+	etdump__flush(self);
+	self->deadline = ~0ull;
+	ETDUMP_PROFILE_BEGIN(EXEC, ETDUMP_UNSET_CHAIN, 0);
+	ETDUMP_PROFILE_BEGIN(OP, 0, 4);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &next, &bs), 0);
+	CHECK_EQ_INT(next.n, 3);
+	CHECK_EQ_INT(next.type[0], ETDUMP_REC_INSTRUCTION);
+	CHECK(next.chain[0] == ETDUMP_UNSET_CHAIN);
+	CHECK_EQ_INT(next.type[1], ETDUMP_REC_PROFILE_BEGIN);
+	CHECK(next.chain[2] == 0 && next.instr[2] == 4);
+	self->depth = 0;
 	etdump__flush(self);
 	etdump_semaphores.s.batch = 0;
 	free(b);
@@ -668,6 +735,7 @@ int main(void)
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	RUN(every_nth_run_is_kept_and_the_others_counted);
 	RUN(the_sites_compact_records_come_back_whole);
+	RUN(the_instruction_state_is_said_where_it_is_taken);
 	RUN(a_reused_name_buffer_is_named_again_a_literal_is_not);
 	RUN(events_read_before_their_flush_was_lost_are_told);
 	RUN(a_run_before_lost_buffers_that_began_with_the_next_is_whole);
