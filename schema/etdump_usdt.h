@@ -381,25 +381,31 @@ static inline const void *etdump__present(const void *p)
 #define ETDUMP__NAME_SLOTS ETDUMP_BATCH_SLOTS
 #define ETDUMP__ROOM (ETDUMP_BATCH_BYTES - sizeof(struct etdump_batch_head))
 
-struct etdump_batch_state {
+/*
+ * What every site reads comes first, in one cache line of its own: between
+ * two sites the runtime's kernels have run over their own data, and each
+ * line the tracer touches again is one more fetch.
+ */
+struct __attribute__((aligned(64))) etdump_batch_state {
 	unsigned int depth;      /* open scopes; a run ends when back at 0 */
 	unsigned int registered;
 	unsigned int runs;       /* blocks seen: --every; a worker has none */
 	unsigned int skipping;   /* in a run --every leaves out */
 	unsigned long long deadline; /* a run ending after it flushes */
-	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
-	unsigned long long first_ctr, first_ns; /* the thread's first anchor */
 	unsigned long long last;     /* the buffer's last stamp */
 	int again;                   /* the buffer has a BEGIN: its args */
 	int last_a, last_b;
 	int state_a, state_b;        /* the instruction state the runtime set */
 	int said_a, said_b;          /* ... as this buffer last said it */
 	int said;                    /* this buffer said one */
+	/* read where a buffer starts */
+	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
+	unsigned long long first_ctr, first_ns; /* the thread's first anchor */
 	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this buffer */
 	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in records */
 	unsigned char name_len[ETDUMP__NAME_SLOTS]; /* ... how long */
 	/* the head, then the records: what the flush probe hands over */
-	unsigned long long buf[ETDUMP_BATCH_BYTES / 8];
+	unsigned long long buf[ETDUMP_BATCH_BYTES / 8] __attribute__((aligned(64)));
 };
 
 ETDUMP__EXTERN_C_BEGIN
