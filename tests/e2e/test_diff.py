@@ -325,6 +325,7 @@ class DiffAcrossRecordingsTest(TempDirTest):
         relu = rows[0]
         self.assertEqual((relu["recordings_base"], relu["recordings_new"]),
                          (5, 5))
+        self.assertFalse(relu["with_pace"])
         self.assertLess(relu["p_value"], 0.01)
         # the noise at one pace: copies of one recording have none
         self.assertLess(relu["noise (ms)"], relu["p50_change (ms)"] / 100)
@@ -340,6 +341,9 @@ class DiffAcrossRecordingsTest(TempDirTest):
         slow = self.copies("slow", [1.25 * s for s in QUIET_SPEEDS])
         rows = self.diff_rows(base, slow)
         called = dict(self.flagged(rows))
+        # programs read why from the rows: with the pace, not on their own
+        self.assertTrue(all(r["with_pace"] for r in rows
+                            if r["event_name"] in called))
         self.assertIn(SLOW_OP, called)
         self.assertIn("Method::execute", called)
         self.assertEqual(set(called.values()), {"slower"})

@@ -24,7 +24,7 @@ enum dcol_id {
 	DC_BLOCK, DC_BLOCK_ORD, DC_EVENT, DC_RUNS_BASE, DC_RUNS_NEW,
 	DC_RECS_BASE, DC_RECS_NEW,
 	DC_P50_BASE, DC_P50_NEW, DC_P50_CHANGE, DC_P50_PCT, DC_NOISE,
-	DC_AVG_BASE, DC_AVG_NEW, DC_AVG_PCT, DC_P, DC_SIGNIFICANT,
+	DC_AVG_BASE, DC_AVG_NEW, DC_AVG_PCT, DC_P, DC_SIGNIFICANT, DC_WITH_PACE,
 	DC_VERDICT, DC_COUNTER_BASE, DC_COUNTER_NEW, DC_COUNTER_PCT,
 };
 
@@ -101,6 +101,8 @@ static struct dcell get(const struct dcol *c, const struct diff_row *r,
 			      (struct dcell){ .kind = DC_NONE };
 	case DC_SIGNIFICANT:
 		return (struct dcell){ .kind = DC_BOOL, .b = r->significant };
+	case DC_WITH_PACE:
+		return (struct dcell){ .kind = DC_BOOL, .b = r->with_pace };
 	case DC_VERDICT:
 		return (struct dcell){ .kind = DC_STR,
 				       .s = diff_verdict_name(r->verdict) };
@@ -149,6 +151,8 @@ static size_t make_columns(const struct diff *d, enum report_unit unit,
 	n = add(cols, n, DC_AVG_PCT, 0, true, "%savg_change_pct", "");
 	n = add(cols, n, DC_P, 0, true, "%sp_value", "");
 	n = add(cols, n, DC_SIGNIFICANT, 0, false, "%ssignificant", "");
+	/* significant as every row is: the sides' pace changed */
+	n = add(cols, n, DC_WITH_PACE, 0, false, "%swith_pace", "");
 	n = add(cols, n, DC_VERDICT, 0, true, "%sverdict", "");
 	for (k = 0; k < d->ncounters; k++) {
 		n = add(cols, n, DC_COUNTER_BASE, (int)k, true,
