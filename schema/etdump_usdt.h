@@ -917,7 +917,7 @@ etdump__batch(unsigned short type, const void *name, long long a, long long b)
 	unsigned int size = sizeof(struct etdump_batch_rec) +
 		(args ? sizeof(struct etdump_batch_args) : 0);
 	unsigned long long ts = 0;
-	unsigned int slot, kind = type;
+	unsigned int slot, dt, kind = type;
 	struct etdump_batch_rec *r;
 	int takes_state = type == ETDUMP_BATCH_DELEGATE_BEGIN ||
 			  (type == ETDUMP_BATCH_BEGIN && (int)a == ETDUMP_UNSET_CHAIN);
@@ -966,12 +966,9 @@ etdump__batch(unsigned short type, const void *name, long long a, long long b)
 		st->last_a = (int)a;
 		st->last_b = (int)b;
 	}
-	{
-		unsigned int dt = etdump__delta(st, ts);
-
-		r = etdump__next(st, kind, size, slot);
-		r->dt = dt;
-	}
+	dt = etdump__delta(st, ts);
+	r = etdump__next(st, kind, size, slot);
+	r->dt = dt;
 	if (args) {
 		struct etdump_batch_args *arg =
 			(struct etdump_batch_args *)(void *)(r + 1);
@@ -1133,7 +1130,6 @@ ETDUMP__EXTERN_C_END
 	} while (0)
 
 #endif /* probes compiled in */
-
 
 #define ETDUMP_BLOCK(name)                                                     \
 	ETDUMP__EVENT(etdump__batch_block(name), block, 1,                     \

@@ -185,34 +185,40 @@ class StampEventTracer : public NullEventTracer {
 #endif
 	}
 
+	/* a scope's begin: its name is its entry, for its end */
+	static Entry begin(const char *name)
+	{
+		Entry e{};
+
+		put(name, stamp());
+		e.event_id = static_cast<int64_t>(reinterpret_cast<uintptr_t>(name));
+		return e;
+	}
+
+	static void end(const Entry &e)
+	{
+		put(reinterpret_cast<const void *>(
+			    static_cast<uintptr_t>(e.event_id)), stamp());
+	}
+
 public:
 	Entry start_profiling(const char *name, executorch::runtime::ChainID,
 			      executorch::runtime::DebugHandle) override
 	{
-		Entry e{};
-
-		put(name, stamp());
-		e.event_id = static_cast<int64_t>(reinterpret_cast<uintptr_t>(name));
-		return e;
+		return begin(name);
 	}
 	void end_profiling(Entry e) override
 	{
-		put(reinterpret_cast<const void *>(
-			    static_cast<uintptr_t>(e.event_id)), stamp());
+		end(e);
 	}
 	Entry start_profiling_delegate(
 		const char *name, executorch::runtime::DelegateDebugIntId) override
 	{
-		Entry e{};
-
-		put(name, stamp());
-		e.event_id = static_cast<int64_t>(reinterpret_cast<uintptr_t>(name));
-		return e;
+		return begin(name);
 	}
 	void end_profiling_delegate(Entry e, const void *, size_t) override
 	{
-		put(reinterpret_cast<const void *>(
-			    static_cast<uintptr_t>(e.event_id)), stamp());
+		end(e);
 	}
 	/* the delegate timed it: its two times stored, none taken */
 	void log_profiling_delegate(const char *name,

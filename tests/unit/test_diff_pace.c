@@ -30,7 +30,7 @@ TEST(pace_is_the_rest_of_the_recording)
 	fill(logs, 5, speed);
 	/* row 0 ran 1.5x in recording 1 alone: its own pace does not see it */
 	logs[0 * 3 + 1] += log(1.5);
-	CHECK_EQ_INT(diff_pace_init(&p, logs, 5, 3), 0);
+	CHECK_EQ_INT(diff_pace_init(&p, logs, 5, 3, DIFF_PACE_MIN_ROWS), 0);
 	diff_pace_of(&p, 0, pace);
 	/* distances from each row's median (recording 0's speed) */
 	CHECK_CLOSE(pace[0], 0, 1e-12);
@@ -51,7 +51,7 @@ TEST(too_few_rows_no_pace)
 	struct diff_pace p;
 
 	fill(logs, 3, speed);
-	CHECK_EQ_INT(diff_pace_init(&p, logs, 3, 3), 0);
+	CHECK_EQ_INT(diff_pace_init(&p, logs, 3, 3, DIFF_PACE_MIN_ROWS), 0);
 	/* two other rows are fewer than DIFF_PACE_MIN_ROWS */
 	diff_pace_of(&p, 0, pace);
 	CHECK(pace[0] == 0 && pace[1] == 0 && pace[2] == 0);
@@ -75,7 +75,7 @@ TEST(absent_rows_and_recordings)
 	/* row 4 missing from recording 0: no part of anyone's pace */
 	logs[4 * 3 + 0] = NAN;
 	logs[4 * 3 + 1] += log(3);
-	CHECK_EQ_INT(diff_pace_init(&p, logs, 5, 3), 0);
+	CHECK_EQ_INT(diff_pace_init(&p, logs, 5, 3, DIFF_PACE_MIN_ROWS), 0);
 	diff_pace_of(&p, 0, pace);
 	CHECK(isnan(pace[2]));
 	/* rows 1-3 (median of each: between the two) */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/diff.h"
+#include "report/diff_pace.h"
 #include "report/mann_whitney.h"
 #include "report/report_group.h"
 #include "report/sample_stats.h"
@@ -255,17 +256,17 @@ static const struct entry *find_entry(const struct side *s,
 
 /*
  * Side `first` (n recordings from recs) of a row whose event is e in the
- * side's first recording; p50s gets each recording's p50, logs[k] the log
- * of recording k's (NAN where it lacks the event or was left out).
+ * side's first recording; logs[k] gets the log of recording k's p50 (NAN
+ * where it lacks the event or was left out).
  */
 static int fill_side(const struct diff *d, const struct side *recs, size_t n,
-		     const struct entry *e, struct diff_side *out, double *p50s,
-		     double *logs)
+		     const struct entry *e, struct diff_side *out, double *logs)
 {
 	struct diff_side *ones = calloc(n, sizeof(*ones));
 	double *scratch = calloc(n, sizeof(*scratch));
+	double *p50s = calloc(n, sizeof(*p50s));
 	size_t k;
-	int ret = ones && scratch ? 0 : -ENOMEM;
+	int ret = ones && scratch && p50s ? 0 : -ENOMEM;
 
 	for (k = 0; !ret && k < n; k++) {
 		const struct entry *ek = k ? find_entry(&recs[k], e) : e;
@@ -281,6 +282,7 @@ static int fill_side(const struct diff *d, const struct side *recs, size_t n,
 		combine(ones, n, d->ncounters, out, p50s, scratch);
 	free(ones);
 	free(scratch);
+	free(p50s);
 	return ret;
 }
 
@@ -310,7 +312,7 @@ static bool log_p50s(const struct side *recs, size_t n, const struct entry *e,
  * change): one such recording in five inflates the noise between them
  * until no change can be called. Its pace is the median, over the events
  * of the side's first recording, of its p50's log distance from the
- * events' medians. It is off pace when that is DIFF_PACE_LIMIT or more
+ * events' medians (diff_pace.h). It is off pace when that is DIFF_PACE_LIMIT or more
  * from the others' median pace and beyond 4 robust standard deviations
  * (1.4826 MAD) of the others' paces: each judged against the rest, since
  * a far recording among five inflates a spread taken over all of them (a
@@ -320,33 +322,32 @@ static bool log_p50s(const struct side *recs, size_t n, const struct entry *e,
  */
 static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 {
-	double *lp, *pace, *row, *others, m, sd;
-	size_t i, j, k, rows = 0, far = 0;
+	double *lp, *logs, *others, m, sd;
+	size_t i, j, k, far = 0;
+	struct diff_pace dp;
 	int ret = 0;
 
 	if (n < 4)
 		return 0;
 	lp = calloc(n, sizeof(*lp));
-	row = calloc(n, sizeof(*row));
 	others = calloc(n, sizeof(*others));
-	pace = calloc(n * recs[0].n, sizeof(*pace));
-	if (!lp || !row || !others || !pace) {
+	logs = calloc(n * recs[0].n + 1, sizeof(*logs));
+	if (!lp || !others || !logs) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < recs[0].n; i++) {
-		if (!log_p50s(recs, n, &recs[0].e[i], lp))
-			continue;
-		memcpy(row, lp, n * sizeof(*row));
-		m = sample_median(row, n);
-		for (k = 0; k < n; k++)
-			pace[k * recs[0].n + rows] = lp[k] - m;
-		rows++;
-	}
-	if (!rows)
+	/* the events every recording timed, each recording a column */
+	for (i = 0; i < recs[0].n; i++)
+		if (!log_p50s(recs, n, &recs[0].e[i], &logs[i * n]))
+			for (k = 0; k < n; k++)
+				logs[i * n + k] = NAN;
+	ret = diff_pace_init(&dp, logs, recs[0].n, n, 1);
+	if (ret)
 		goto out;
-	for (k = 0; k < n; k++)
-		lp[k] = sample_median(&pace[k * recs[0].n], rows);
+	diff_pace_of(&dp, recs[0].n, lp);
+	diff_pace_free(&dp);
+	if (isnan(lp[0]))
+		goto out; /* no event in all of them */
 	for (k = 0; k < n; k++) {
 		for (i = j = 0; i < n; i++)
 			if (i != k)
@@ -365,9 +366,8 @@ static int leave_out_off_pace(struct side *recs, size_t n, double *factor)
 		recs[k].left_out = false;
 out:
 	free(lp);
-	free(row);
 	free(others);
-	free(pace);
+	free(logs);
 	return ret;
 }
 
@@ -412,8 +412,7 @@ static int add_row(struct diff *d, const struct side *sides, size_t nbase,
 	const struct entry *any = b ? b : n;
 	struct diff_row *r = &d->rows[d->nrows++];
 	size_t k, nnew = d->new_recordings;
-	double *bp = calloc(nbase, sizeof(*bp)), *np = calloc(nnew, sizeof(*np));
-	int ret = bp && np ? 0 : -ENOMEM;
+	int ret = 0;
 
 	*r = (struct diff_row){
 		.block = any->block->name,
@@ -426,10 +425,10 @@ static int add_row(struct diff *d, const struct side *sides, size_t nbase,
 	};
 	for (k = 0; k < nbase + nnew; k++)
 		logs[k] = NAN;
-	if (!ret && b)
-		ret = fill_side(d, sides, nbase, b, &r->base, bp, logs);
+	if (b)
+		ret = fill_side(d, sides, nbase, b, &r->base, logs);
 	if (!ret && n)
-		ret = fill_side(d, sides + nbase, nnew, n, &r->new, np,
+		ret = fill_side(d, sides + nbase, nnew, n, &r->new,
 				logs + nbase);
 	if (!ret) {
 		r->verdict = !b ? DIFF_ONLY_NEW : !n ? DIFF_ONLY_BASE : DIFF_SAME;
@@ -441,8 +440,6 @@ static int add_row(struct diff *d, const struct side *sides, size_t nbase,
 		if (!diff_across(d))
 			ret = test_runs(r, b, n);
 	}
-	free(bp);
-	free(np);
 	return ret;
 }
 

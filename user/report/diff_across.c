@@ -108,7 +108,8 @@ int diff_test_across(struct diff_row *rows, size_t nrows, const double *logs,
 	size_t i, total = nbase + nnew;
 	double *pace = calloc(total + 1, sizeof(*pace));
 	struct diff_pace dp;
-	int ret = pace ? diff_pace_init(&dp, logs, nrows, total) : -ENOMEM;
+	int ret = pace ? diff_pace_init(&dp, logs, nrows, total,
+						 DIFF_PACE_MIN_ROWS) : -ENOMEM;
 
 	if (ret) {
 		free(pace);

@@ -20,12 +20,13 @@ static bool kept(const struct diff_pace *p, size_t k)
 }
 
 int diff_pace_init(struct diff_pace *p, const double *logs, size_t nrows,
-		   size_t nrec)
+		   size_t nrec, size_t min_rows)
 {
 	bool *keep;
 	size_t i, k, n;
 
-	*p = (struct diff_pace){ .logs = logs, .nrows = nrows, .nrec = nrec };
+	*p = (struct diff_pace){ .logs = logs, .nrows = nrows, .nrec = nrec,
+				 .min_rows = min_rows };
 	p->median = calloc(nrows + 1, sizeof(*p->median));
 	p->whole = calloc(nrows + 1, sizeof(*p->whole));
 	p->scratch = calloc(nrows + nrec + 1, sizeof(*p->scratch));
@@ -70,7 +71,7 @@ void diff_pace_of(const struct diff_pace *p, size_t skip, double *pace)
 		if (!n)
 			pace[k] = NAN;
 		else
-			pace[k] = n < DIFF_PACE_MIN_ROWS ? 0 :
+			pace[k] = n < p->min_rows ? 0 :
 				  sample_median(p->scratch, n);
 	}
 }

@@ -25,13 +25,14 @@
 
 /*
  * Fewer other rows than this (a model of one or two timed events): no
- * pace, each row judged on its own times.
+ * pace for judging a row, each judged on its own times.
  */
 #define DIFF_PACE_MIN_ROWS 3
 
 struct diff_pace {
 	const double *logs;     /* nrows x nrec, NAN: not in that recording */
 	size_t nrows, nrec;
+	size_t min_rows;        /* fewer rows to take it from: pace 0 */
 	double *median;         /* each row's median log over recordings */
 	bool *whole;            /* the row is in every recording kept */
 	double *scratch;
@@ -40,14 +41,16 @@ struct diff_pace {
 /*
  * logs[i * nrec + k]: row i's log p50 in recording k, NAN where the
  * recording lacks it; a recording left out entirely is NAN throughout
- * and ignored. 0 or -ENOMEM.
+ * and ignored. min_rows: DIFF_PACE_MIN_ROWS to judge rows by; 1 to judge
+ * whole recordings (diff.c, leave_out_off_pace). 0 or -ENOMEM.
  */
 int diff_pace_init(struct diff_pace *p, const double *logs, size_t nrows,
-		   size_t nrec);
+		   size_t nrec, size_t min_rows);
 
 /*
- * Each recording's pace (log; 0 when too few rows, NAN for a recording
- * left out) into pace[nrec], from every row but `skip` (nrows: all).
+ * Each recording's pace (log; 0 when fewer than min_rows rows, NAN for a
+ * recording left out or where no row is in every recording) into
+ * pace[nrec], from every row but `skip` (nrows: all).
  */
 void diff_pace_of(const struct diff_pace *p, size_t skip, double *pace);
 
