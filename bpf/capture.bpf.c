@@ -521,7 +521,7 @@ static __always_inline void flush_left(__u64 id, __u16 flags)
 	 * is the thread's in its PID namespace, not the kernel's).
 	 */
 	if (bpf_probe_read_user(&head, sizeof(head), (const void *)*addr) ||
-	    head.magic != ETDUMP_BATCH_MAGIC ||
+	    !ETDUMP_BATCH_MAGIC_READ(head.magic) ||
 	    head.len > ETDUMP_REC_BATCH_MAX - sizeof(head))
 		return;
 	if (flags)

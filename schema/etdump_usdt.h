@@ -81,13 +81,13 @@
 #ifndef ETDUMP_USDT_H
 #define ETDUMP_USDT_H
 
-#define ETDUMP_USDT_ABI_VERSION 3
+#define ETDUMP_USDT_ABI_VERSION 4
 
 /*
  * Batched mode's buffer, as the `flush` probe hands it over: a struct
  * etdump_batch_head, then `len` bytes of records. A record is a struct
  * etdump_batch_rec (8 bytes), then its payload; its size is a multiple of
- * 8. A NAME record gives the string of a name slot (1-64) the later records
+ * 8. A NAME record gives the string of a name slot (1-256) the later records
  * of the same buffer carry: each buffer is self-contained, so a lost one
  * takes no names with it. A stamp is a 32-bit delta from the buffer's last
  * one (the head's from-anchor first); a TIME record gives a full stamp
@@ -110,18 +110,22 @@ enum etdump_batch_type {
 					  * of the buffer's last BEGIN */
 	ETDUMP_BATCH_TIME = 10,          /* payload: the stamp (u64) the next
 					  * delta counts from */
+	ETDUMP_BATCH_DELEGATE_LOG_SHORT = 11, /* a DELEGATE_LOG by its name,
+					  * no metadata: slot = id_str, dt =
+					  * end - start (not a stamp delta);
+					  * payload: start (u64). ETB4 on */
 };
 
-#define ETDUMP_BATCH_SLOTS 64
+#define ETDUMP_BATCH_SLOTS 256
 
 struct etdump_batch_rec {
-	unsigned int word; /* type | size / 8 << 4 | slot << 12 */
+	unsigned int word; /* type | size / 8 << 4 | slot << 12 (9 bits) */
 	unsigned int dt;   /* this stamp less the buffer's last */
 };
 
 #define ETDUMP_BATCH_TYPE(word) ((word) & 0xf)
 #define ETDUMP_BATCH_SIZE(word) ((((word) >> 4) & 0xff) * 8)
-#define ETDUMP_BATCH_SLOT(word) (((word) >> 12) & 0xff)
+#define ETDUMP_BATCH_SLOT(word) (((word) >> 12) & 0x1ff)
 
 struct etdump_batch_args {
 	int a;
@@ -149,7 +153,14 @@ enum etdump_batch_clock {
 	ETDUMP_BATCH_CLOCK_COUNTER = 2,
 };
 
-#define ETDUMP_BATCH_MAGIC 0x33425445u /* "ETB3": this layout */
+#define ETDUMP_BATCH_MAGIC 0x34425445u /* "ETB4": this layout */
+/*
+ * "ETB3": the same layout with slots 1-64, written by runtimes built with
+ * this header before names took slots by their text; a recorder reads both.
+ */
+#define ETDUMP_BATCH_MAGIC_ETB3 0x33425445u
+#define ETDUMP_BATCH_MAGIC_READ(m) \
+	((m) == ETDUMP_BATCH_MAGIC || (m) == ETDUMP_BATCH_MAGIC_ETB3)
 
 struct etdump_batch_head {
 	unsigned int magic;
@@ -719,69 +730,109 @@ static inline void etdump__publish(struct etdump_batch_state *st,
 }
 
 /*
- * Whether the text at `name` is still the `m` bytes said before (the
- * name's length + NUL, or its first 63 bytes). Eight bytes a load, none
- * crossing into another page, so a load past a shorter text never touches
- * memory the text's own page does not hold.
+ * 8 bytes of a name's text from `p` as a little-endian word; with `near`
+ * (the 64 bytes from the text's start cross into another page), bytes
+ * one at a time up to its NUL, so that none past it is read: from the NUL
+ * on they are 0.
  */
-__attribute__((no_sanitize_address)) static inline int
-etdump__same_text(const char *said, const char *name, unsigned int m)
+__attribute__((no_sanitize_address)) static inline unsigned long long
+etdump__text_word(const char *p, int near)
 {
-	unsigned long long x, y, mask;
-	unsigned int k;
+	unsigned long long w = 0;
+	unsigned int i;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!near) {
+		memcpy(&w, p, 8);
+		return w;
+	}
+#endif
+	for (i = 0; i < 8 && p[i]; i++)
+		w |= (unsigned long long)(unsigned char)p[i] << (8 * i);
+	return w;
+}
+
+/*
+ * A name that is not a literal, by its text: its first 64 bytes as words,
+ * 0 from its NUL on and past ETDUMP_BATCH_NAME_MAX bytes; its length; and
+ * its slot, in one pass of 8-byte loads. A runtime may build its names in
+ * one reused buffer: XNNPACK's profiler formats each operator's name in a
+ * std::string of a loop, so every operator's name had one address, and
+ * slots by address said each name again in every execution (a third of
+ * xnn_mlp.pte's buffer). A slot two names share costs a NAME record,
+ * never a wrong name: the text is compared.
+ */
+__attribute__((no_sanitize_address)) static inline unsigned int
+etdump__text_slot(const char *name, unsigned long long words[8],
+		  unsigned int *len)
+{
+	const unsigned long long ones = 0x0101010101010101ull;
+	int near = ((unsigned long)name & 4095) > 4096 - 64;
+	unsigned long long h = 0, w, nul;
+	unsigned int k, b;
 
 	/*
 	 * The loads past a short text are meant: hide where `name` points
 	 * from a compiler that inlined a literal here and would say so.
 	 */
 	__asm__("" : "+r"(name));
-	for (k = 0; k < m; k += 8) {
-		if (((unsigned long)(name + k) & 4095) > 4088)
-			return !strncmp(said + k, name + k, m - k);
-		memcpy(&x, said + k, 8);
-		memcpy(&y, name + k, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		mask = m - k >= 8 ? ~0ull : (1ull << (8 * (m - k))) - 1;
-#else
-		mask = m - k >= 8 ? ~0ull : ~0ull << (8 * (8 - (m - k)));
-#endif
-		if ((x ^ y) & mask)
+	*len = ETDUMP_BATCH_NAME_MAX;
+	for (k = 0; k < 8; k++) {
+		w = etdump__text_word(name + 8 * k, near);
+		/* the lowest byte flagged is the first 0 byte */
+		nul = (w - ones) & ~w & (ones << 7);
+		if (nul) {
+			b = (unsigned int)__builtin_ctzll(nul) / 8;
+			w &= b ? ~0ull >> (64 - 8 * b) : 0;
+			*len = 8 * k + b;
+		}
+		if (k == 7)
+			w &= ~0ull >> 8;
+		words[k] = w;
+		h = (h << 13 | h >> 51) ^ w;
+		if (nul)
+			break;
+	}
+	/* the top bits of the product with 2^64 / phi */
+	return (unsigned int)((h * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+/* A name's length not known yet: a literal, found by its address. */
+#define ETDUMP__LEN_UNKNOWN (~0u)
+
+/*
+ * Whether this buffer has said `name`, and its slot (0-255). A literal of
+ * the executable has a slot by its address and is said when the slot
+ * holds that address. Any other name has a slot by its text (*len set:
+ * its length) and is said when the slot holds that text: a NAME record's
+ * text is 8-byte aligned and 0 from its NUL to the record's end.
+ */
+static inline __attribute__((always_inline)) int
+etdump__said(const struct etdump_batch_state *st, const void *name,
+	     unsigned int *slot, unsigned int *len)
+{
+	unsigned long long words[8], x;
+	const char *said;
+	unsigned int k;
+
+	if ((unsigned long)name - etdump_batch_ro_lo < etdump_batch_ro_len) {
+		*slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
+		*len = ETDUMP__LEN_UNKNOWN;
+		return st->names[*slot] == name;
+	}
+	*slot = etdump__text_slot((const char *)name, words, len);
+	if (!st->names[*slot] || st->name_len[*slot] != *len)
+		return 0;
+	said = etdump__records(st) + st->name_at[*slot] +
+	       sizeof(struct etdump_batch_rec);
+	for (k = 0; k <= *len / 8; k++) {
+		x = etdump__text_word(said + 8 * k, 0);
+		if (k == 7)
+			x &= ~0ull >> 8;
+		if (x != words[k])
 			return 0;
 	}
 	return 1;
-}
-
-/*
- * Whether this buffer has named `name` already, with the text it holds now:
- * a runtime may build different names in one buffer (a std::string reused
- * in a loop), so the pointer alone does not say.
- */
-static inline int etdump__named(const struct etdump_batch_state *st,
-				const void *name, unsigned int slot)
-{
-	unsigned int n = st->name_len[slot];
-
-	if (st->names[slot] != name)
-		return 0;
-	return etdump__same_text(etdump__records(st) + st->name_at[slot] +
-				 sizeof(struct etdump_batch_rec),
-				 (const char *)name,
-				 n < ETDUMP_BATCH_NAME_MAX ? n + 1 : n);
-}
-
-/*
- * Whether the buffer has said `name`: by its pointer where the text cannot
- * change (an end, which pairs with its begin, or a literal of the
- * executable), else by its text too.
- */
-static inline int etdump__said(const struct etdump_batch_state *st,
-			       const void *name, unsigned int slot,
-			       int check_text)
-{
-	if (check_text && (unsigned long)name - etdump_batch_ro_lo >=
-				  etdump_batch_ro_len)
-		return etdump__named(st, name, slot);
-	return st->names[slot] == name;
 }
 
 /* A TIME record and room for it: a delta that does not fit 32 bits. */
@@ -790,17 +841,15 @@ static inline int etdump__said(const struct etdump_batch_state *st,
 /*
  * Room for one record of `size` bytes naming `name`, a TIME record before
  * it, and the NAME record that must precede it in the same buffer when
- * this buffer has not named it; the name's slot (1-64), or 0 for none. An
- * end only pairs with its begin: the pointer is enough.
+ * this buffer has not said it; the name's slot (1-256), or 0 for none.
  */
 static inline __attribute__((always_inline)) unsigned int
-etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size,
-	     int check_text)
+etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size)
 {
-	unsigned int slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
+	unsigned int slot = 0, n = ETDUMP__LEN_UNKNOWN;
+	unsigned int need = size + ETDUMP__TIME_BYTES, nsize;
 	struct etdump_batch_rec *r;
-	int named = !name || etdump__said(st, name, slot, check_text);
-	unsigned int n = 0, need = size + ETDUMP__TIME_BYTES, nsize;
+	int named = !name || etdump__said(st, name, &slot, &n);
 
 	/*
 	 * An empty buffer of a thread that idled: a fresh first anchor, so
@@ -814,16 +863,18 @@ etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size,
 	}
 
 	if (!named) {
-		n = (unsigned int)strnlen((const char *)name,
-					  ETDUMP_BATCH_NAME_MAX);
+		if (n == ETDUMP__LEN_UNKNOWN)
+			n = (unsigned int)strnlen((const char *)name,
+						  ETDUMP_BATCH_NAME_MAX);
 		need += etdump__rec_size(n + 1);
 	}
 	if (etdump__head(st)->len + need > ETDUMP__ROOM) {
 		etdump__flush(st);
 		if (name && named) {
 			named = 0;
-			n = (unsigned int)strnlen((const char *)name,
-						  ETDUMP_BATCH_NAME_MAX);
+			if (n == ETDUMP__LEN_UNKNOWN)
+				n = (unsigned int)strnlen((const char *)name,
+							  ETDUMP_BATCH_NAME_MAX);
 		}
 	}
 	if (!name)
@@ -947,10 +998,10 @@ etdump__batch(unsigned short type, const void *name, long long a, long long b)
 	/* an end is stamped before any flush, a begin after */
 	if (type == ETDUMP_BATCH_END) {
 		ts = etdump__stamp();
-		slot = etdump__room(st, name, size, 0);
+		slot = etdump__room(st, name, size);
 	} else {
 		slot = etdump__room(st, name, size + (takes_state ?
-					 ETDUMP__STATE_BYTES : 0), 1);
+					 ETDUMP__STATE_BYTES : 0));
 		if (takes_state)
 			etdump__say_state(st);
 		ts = etdump__stamp();
@@ -1043,12 +1094,23 @@ etdump__batch_delegate(unsigned short type, const void *id_str, long long id_int
 	if (!meta)
 		n = 0;
 	size = etdump__rec_size(head + n);
-	slot = etdump__room(st, id_str, size + (log ? ETDUMP__STATE_BYTES : 0),
-			    1);
+	slot = etdump__room(st, id_str, size + (log ? ETDUMP__STATE_BYTES : 0));
 	if (log)
 		etdump__say_state(st);
 	else
 		dt = etdump__delta(st, ts);
+	/*
+	 * XNNPACK's profiler logs each operator by its name, no metadata,
+	 * microseconds apart: 16 bytes instead of 40.
+	 */
+	if (log && slot && id_int == -1 && !meta_len && end >= start &&
+	    !((end - start) >> 32)) {
+		r = etdump__next(st, ETDUMP_BATCH_DELEGATE_LOG_SHORT, 16, slot);
+		r->dt = (unsigned int)(end - start);
+		memcpy(r + 1, &start, sizeof(start));
+		etdump__publish(st, 16, 1);
+		return;
+	}
 	r = etdump__next(st, type, size, slot);
 	r->dt = dt;
 	if (log) {

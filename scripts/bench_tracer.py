@@ -122,7 +122,7 @@ def broken_down(model, med, base, n_events, parts, median):
     clock = parts[0]["clock"]
     if model == "cnn":
         runtime = (med["null tracer"] - med["untraced"]) / n_events
-        user = median([p["attached"] for p in parts])
+        user = median([p["attached"] - p["detached"] for p in parts])
         what = (f"ExecuTorch's own {runtime:.1f} (the null tracer: a "
                 f"tracer's calls), stamps {2 * stamp:.1f} (two, clock: "
                 f"{clock}), name check {names:.1f} (a literal; {text:.1f} "
@@ -131,7 +131,8 @@ def broken_down(model, med, base, n_events, parts, median):
                 f"{batched - runtime - user:.1f} ns (tests/bench/tracer.c: "
                 f"{user:.1f} ns without a probe)")
     else:
-        user = median([p["attached_xnn"] for p in parts])
+        user = median([p["attached_xnn"] - p["detached_xnn"]
+                       for p in parts])
         # 4 timed scopes and 4 operators XNNPACK timed itself: a stamp
         # an event, four literal names and four compared by their text
         checks = (names + text) / 2

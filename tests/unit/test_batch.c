@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "schema/etdump_usdt.h"
 #include "collect/batch.h"
 #include "collect/batch_threads.h"
@@ -38,7 +40,7 @@ static struct etdump_batch_rec *add(unsigned short type, const char *name,
 	if (!etdump__head(&st)->magic)
 		start_buffer(ETDUMP_BATCH_CLOCK_NS);
 	slot = etdump__room(&st, type == ETDUMP_BATCH_INSTRUCTION ? NULL : name,
-			    size, type != ETDUMP_BATCH_END);
+			    size);
 	if (type != ETDUMP_BATCH_INSTRUCTION &&
 	    type != ETDUMP_BATCH_DELEGATE_LOG)
 		dt = etdump__delta(&st, ts);
@@ -279,6 +281,25 @@ TEST(a_buffer_of_another_layout_is_told_apart)
 	free(b);
 }
 
+/*
+ * A runtime built with the header before names took slots by their text
+ * ("ETB3": slots 1-64, the same records) is still read.
+ */
+TEST(a_buffer_of_the_layout_before_is_read)
+{
+	struct batch_stats bs = { 0 };
+	struct etdump_rec_batch *b;
+	int n = 0;
+
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 1, ARGS);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 2, 0);
+	etdump__head(&st)->magic = ETDUMP_BATCH_MAGIC_ETB3;
+	b = flush_of(9);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(n, 2);
+	free(b);
+}
+
 static int keep_ts(void *ctx, const void *rec, size_t len, const char *name)
 {
 	uint64_t *ts = ctx;
@@ -429,7 +450,7 @@ TEST(every_nth_run_is_kept_and_the_others_counted)
 	etdump_semaphores.s.batch = 0;
 }
 
-#define KEPT_MAX 12
+#define KEPT_MAX 24
 
 struct kept {
 	unsigned int n;
@@ -649,6 +670,162 @@ TEST(a_reused_name_buffer_is_named_again_a_literal_is_not)
 }
 
 /*
+ * XNNPACK's profiler formats each operator's name in one std::string of a
+ * loop: many names at one address. Each is said once a buffer, by its
+ * text, and every record names the text it had; a name longer than the
+ * NAME record holds too.
+ */
+TEST(names_built_in_one_reused_buffer_are_said_once_each)
+{
+	static const char *const texts[4] = {
+		"Fully Connected (NC, F32) GEMM #1", "Add (ND) #1",
+		"Clamp (NC) #1", "Fully Connected (NC, F32) GEMM #2",
+	};
+	struct etdump_batch_state *self = &etdump_batch_state;
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	struct batch_stats bs = { 0 };
+	struct kept k = { 0 };
+	char built[96], longest[96];
+	uint32_t len;
+	int pass, i;
+
+	memset(longest, 'x', 80);
+	longest[80] = '\0';
+	etdump_semaphores.s.batch = 1;
+	etdump__flush(self);
+	self->depth = 0;
+	ETDUMP_BLOCK("Execute");
+	self->deadline = ~0ull;
+	for (pass = 0; pass < 2; pass++) {
+		len = etdump__head(self)->len;
+		for (i = 0; i < 5; i++) {
+			snprintf(built, sizeof(built), "%s",
+				 i < 4 ? texts[i] : longest);
+			ETDUMP_PROFILE_BEGIN(built, 0, i);
+			ETDUMP_PROFILE_END(built);
+		}
+		/* the second time: a begin and an end each, no NAME */
+		if (pass)
+			CHECK_EQ_INT(etdump__head(self)->len - len, 5 * (16 + 8));
+	}
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(k.n, 21);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < 4; i++)
+			CHECK_EQ_STR(k.name[1 + 10 * pass + 2 * i], texts[i]);
+		CHECK_EQ_INT((int)strlen(k.name[9 + 10 * pass]),
+			     ETDUMP_BATCH_NAME_MAX);
+	}
+	etdump__flush(self);
+	etdump_semaphores.s.batch = 0;
+	free(b);
+}
+
+/*
+ * A name whose NUL is the last byte before a page the process cannot
+ * read: the tracer's 8-byte loads stop at the page, and the name comes
+ * back whole.
+ */
+TEST(a_name_at_the_end_of_a_page_is_read_within_it)
+{
+	struct etdump_batch_state *self = &etdump_batch_state;
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	long page = sysconf(_SC_PAGESIZE);
+	struct batch_stats bs = { 0 };
+	struct kept k = { 0 };
+	char *mem, *name;
+
+	mem = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mem != MAP_FAILED);
+	CHECK_EQ_INT(mprotect(mem + page, page, PROT_NONE), 0);
+	name = mem + page - sizeof("Clamp (NC) #1");
+	memcpy(name, "Clamp (NC) #1", sizeof("Clamp (NC) #1"));
+	etdump_semaphores.s.batch = 1;
+	etdump__flush(self);
+	self->depth = 0;
+	ETDUMP_BLOCK("Execute");
+	self->deadline = ~0ull;
+	ETDUMP_PROFILE_BEGIN(name, 0, 1);
+	ETDUMP_PROFILE_END(name);
+	ETDUMP_PROFILE_BEGIN(name, 0, 2);
+	ETDUMP_PROFILE_END(name);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(k.n, 5);
+	CHECK_EQ_STR(k.name[1], "Clamp (NC) #1");
+	CHECK_EQ_STR(k.name[3], "Clamp (NC) #1");
+	etdump__flush(self);
+	etdump_semaphores.s.batch = 0;
+	munmap(mem, 2 * page);
+	free(b);
+}
+
+struct logs {
+	unsigned int n;
+	struct etdump_rec_delegate_log rec[5];
+};
+
+static int keep_log(void *ctx, const void *rec, size_t len, const char *name)
+{
+	struct logs *l = ctx;
+
+	(void)name;
+	if (((const struct etdump_rec_hdr *)rec)->type !=
+	    ETDUMP_REC_DELEGATE_LOG || l->n >= 5)
+		return 0;
+	memcpy(&l->rec[l->n++], rec, len);
+	return 0;
+}
+
+/*
+ * A delegate's logged event by its name, with no metadata (each XNNPACK
+ * operator's), takes 16 bytes; one with metadata, an int id, or a
+ * duration past 32 bits the whole record. Each comes back as logged.
+ */
+TEST(a_named_log_without_metadata_is_short_and_comes_back_whole)
+{
+	struct etdump_batch_state *self = &etdump_batch_state;
+	struct etdump_rec_batch *b = calloc(1, sizeof(*b));
+	struct batch_stats bs = { 0 };
+	struct logs l = { 0 };
+	char op[64] = "Add (ND) #1";
+	uint32_t len;
+
+	etdump_semaphores.s.batch = 1;
+	etdump__flush(self);
+	self->depth = 0;
+	ETDUMP_BLOCK("Execute");
+	self->deadline = ~0ull;
+	ETDUMP_DELEGATE_LOG(op, -1, 1000, 1500, NULL, 0);
+	len = etdump__head(self)->len;
+	ETDUMP_DELEGATE_LOG(op, -1, 1500, 1900, NULL, 0);
+	CHECK_EQ_INT(etdump__head(self)->len - len, 16);
+	ETDUMP_DELEGATE_LOG(op, -1, 1900, 2000, "abc", 3);
+	ETDUMP_DELEGATE_LOG(NULL, 7, 2000, 2100, NULL, 0);
+	snapshot(b, self);
+	ETDUMP_DELEGATE_LOG(op, -1, 5, 5 + (1ull << 33), NULL, 0);
+	CHECK_EQ_INT(etdump__head(self)->len - (b->len - 72), 40);
+	snapshot(b, self);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, keep_log, NULL, &l, &bs), 0);
+	CHECK_EQ_INT(l.n, 5);
+	CHECK(l.rec[0].start == 1000 && l.rec[0].end == 1500);
+	CHECK(l.rec[1].start == 1500 && l.rec[1].end == 1900);
+	CHECK(l.rec[0].id_int == -1 && l.rec[1].id_int == -1);
+	CHECK_EQ_STR(l.rec[1].name, "Add (ND) #1");
+	CHECK_EQ_INT(l.rec[1].meta_len, 0);
+	CHECK_EQ_INT(l.rec[2].meta_len, 3);
+	CHECK(!memcmp(l.rec[2].meta, "abc", 3));
+	CHECK(l.rec[3].id_int == 7 && l.rec[3].name_len == 0);
+	CHECK(l.rec[3].start == 2000 && l.rec[3].end == 2100);
+	CHECK(l.rec[4].start == 5 && l.rec[4].end == 5 + (1ull << 33));
+	etdump__flush(self);
+	etdump_semaphores.s.batch = 0;
+	free(b);
+}
+
+/*
  * A buffer read from the process whose flush the ring lost: the next
  * flush of the thread says how many of the events the kernel counted lost
  * were written; a flush that came says none.
@@ -730,6 +907,7 @@ int main(void)
 	RUN(stale_records_are_skipped);
 	RUN(malformed_flushes_are_refused);
 	RUN(a_buffer_of_another_layout_is_told_apart);
+	RUN(a_buffer_of_the_layout_before_is_read);
 	RUN(counter_stamps_become_monotonic_ns_between_the_anchors);
 	RUN(a_flush_repeats_nothing_read_before);
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
@@ -737,6 +915,9 @@ int main(void)
 	RUN(the_sites_compact_records_come_back_whole);
 	RUN(the_instruction_state_is_said_where_it_is_taken);
 	RUN(a_reused_name_buffer_is_named_again_a_literal_is_not);
+	RUN(names_built_in_one_reused_buffer_are_said_once_each);
+	RUN(a_name_at_the_end_of_a_page_is_read_within_it);
+	RUN(a_named_log_without_metadata_is_short_and_comes_back_whole);
 	RUN(events_read_before_their_flush_was_lost_are_told);
 	RUN(a_run_before_lost_buffers_that_began_with_the_next_is_whole);
 	return TEST_SUMMARY();

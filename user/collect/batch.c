@@ -19,7 +19,7 @@ _Static_assert(FIXED_BYTES >= offsetof(struct etdump_rec_begin, name) &&
 	       FIXED_BYTES >= offsetof(struct etdump_rec_end, meta),
 	       "every record's fixed fields are cleared");
 
-/* The NAME records of one buffer, by slot (1-64; 0: none). */
+/* The NAME records of one buffer, by slot (1-256; 0: none). */
 struct names {
 	const char *str[ETDUMP_BATCH_SLOTS + 1];
 	/* cut to ETDUMP_NAME_MAX - 1 once per flush, not per event naming it */
@@ -142,6 +142,7 @@ uint64_t batch_stamp_ns(const struct etdump_batch_head *h, uint64_t ts)
 struct batch_item {
 	unsigned int type;
 	unsigned int slot;
+	uint32_t dt;                  /* DELEGATE_LOG_SHORT: end - start */
 	uint64_t ts;                  /* CLOCK_MONOTONIC ns */
 	struct etdump_batch_args args;
 	const uint8_t *payload;       /* past the args */
@@ -231,6 +232,19 @@ static int emit(const struct etdump_rec_batch *b,
 		o.log.meta_len = meta;
 		o.log.meta_len_orig = log.meta_len_orig;
 		break;
+	case ETDUMP_BATCH_DELEGATE_LOG_SHORT:
+		if (it->plen < sizeof(log.start))
+			return -EINVAL;
+		memcpy(&log.start, it->payload, sizeof(log.start));
+		header(&o.log.hdr, &b->hdr, head->tid, ETDUMP_REC_DELEGATE_LOG,
+		       sizeof(o.log), log.start);
+		o.log.start = log.start;
+		o.log.end = log.start + it->dt;
+		o.log.id_int = -1;
+		o.log.name_len = put_name(names, it->slot, o.log.name, &name);
+		o.log.meta_len = 0;
+		o.log.meta_len_orig = 0;
+		break;
 	default:
 		return 0; /* a newer runtime's record: skip it */
 	}
@@ -243,7 +257,7 @@ int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
 	if (b->len > ETDUMP_REC_BATCH_MAX || b->len < sizeof(*head))
 		return -EINVAL;
 	memcpy(head, b->data, sizeof(*head));
-	if (head->magic != ETDUMP_BATCH_MAGIC)
+	if (!ETDUMP_BATCH_MAGIC_READ(head->magic))
 		return -EPROTO;
 	/* a head alone says where a buffer stands, records not copied */
 	if (b->hdr.flags & (ETDUMP_REC_F_LENT | ETDUMP_REC_F_NOT_ITS_OWN))
@@ -268,6 +282,7 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 	struct names names;
 	uint64_t stamp;
 	uint32_t off, size;
+	bool logged;
 	int err;
 
 	memset(&names, 0, sizeof(names));
@@ -314,7 +329,9 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 			continue;
 		}
 		/* the deltas run through every record, taken or not */
-		stamp += r.dt;
+		it.dt = r.dt;
+		if (it.type != ETDUMP_BATCH_DELEGATE_LOG_SHORT)
+			stamp += r.dt;
 		if (it.type == ETDUMP_BATCH_BEGIN_AGAIN) {
 			if (!have_begin)
 				return -EINVAL;
@@ -337,15 +354,16 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 		/* the recorder has these already: read from the process */
 		if (off < skip)
 			continue;
-		it.ts = it.type == ETDUMP_BATCH_INSTRUCTION ||
-				it.type == ETDUMP_BATCH_DELEGATE_LOG ?
+		logged = it.type == ETDUMP_BATCH_DELEGATE_LOG ||
+			 it.type == ETDUMP_BATCH_DELEGATE_LOG_SHORT;
+		it.ts = it.type == ETDUMP_BATCH_INSTRUCTION || logged ?
 			0 : stamp_at(&rate, stamp);
 		/*
 		 * A logged delegate event carries the delegate's own times
 		 * (XNNPACK's start at its own epoch): no stamp to judge by.
 		 */
-		if (it.type != ETDUMP_BATCH_INSTRUCTION &&
-		    it.type != ETDUMP_BATCH_DELEGATE_LOG && it.ts < min_ts) {
+		if (it.type != ETDUMP_BATCH_INSTRUCTION && !logged &&
+		    it.ts < min_ts) {
 			stats->stale++;
 			continue;
 		}

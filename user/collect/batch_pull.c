@@ -50,7 +50,7 @@ static int pull_one(const struct batch_thread *t, struct etdump_rec_batch *r,
 	uint64_t seq;
 
 	if (t->lent || read_from(t->pid, t->addr, &h, sizeof(h)) ||
-	    h.magic != ETDUMP_BATCH_MAGIC || h.tid != t->tid || !h.len ||
+	    !ETDUMP_BATCH_MAGIC_READ(h.magic) || h.tid != t->tid || !h.len ||
 	    h.len > ETDUMP_BATCH_BYTES - sizeof(h))
 		return 0;
 	/* the next buffer while the last flush is still in the ring: later */
