@@ -13,6 +13,9 @@ each as
   floor        bench-floor -p PID --symbol-sites: the same sites, links
                and kinds of probe (uretprobes, the operators' exit
                uprobes), programs that only count
+  stamped      ... --stamped: programs that also read the clock and
+               store 16 bytes a hit, the least a program that records a
+               hit does: what of the 1.15x any recorder spends at once
 
 CPU time per execution as in row 7 ((T(MANY) - T(FEW)) / (MANY - FEW),
 the stock runner held at its exec while the tracer attaches). What a
@@ -35,7 +38,7 @@ BOUND = 1.15
 XNN_RUNNER = os.path.join(et.BIN, "executor_runner_xnn")
 CASES = (("cnn", et.STOCK_RUNNER, et.ETDUMPGEN_RUNNER),
          ("xnn_mlp", XNN_RUNNER, et.ETDUMPGEN_XNN_RUNNER))
-KINDS = ("untraced", "ETDumpGen", "symbol mode", "floor")
+KINDS = ("untraced", "ETDumpGen", "symbol mode", "floor", "stamped")
 
 
 def variants(build, tmp, model, stock, etdumpgen):
@@ -57,6 +60,9 @@ def variants(build, tmp, model, stock, etdumpgen):
         "floor": lambda n: row7.timed_at_exec(
             argv(stock)(n), lambda pid: [floor, "-p", str(pid),
                                          "--symbol-sites"])[0],
+        "stamped": lambda n: row7.timed_at_exec(
+            argv(stock)(n), lambda pid: [floor, "-p", str(pid),
+                                         "--symbol-sites", "--stamped"])[0],
     }
 
 
@@ -75,7 +81,8 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
                   f"untraced's of the same repetition; median (least - "
                   f"greatest) of {reps} repetitions")
     for model, stock, etdumpgen in CASES:
-        log(f"7c. {model}.pte: stock runner, ETDumpGen, symbol mode, floor")
+        log(f"7c. {model}.pte: stock runner, ETDumpGen, symbol mode, floor, "
+            f"stamped")
         per_exec = {k: [] for k in KINDS}
         with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
             vs = variants(b.dir, tmp, model, stock, etdumpgen)
@@ -100,6 +107,8 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
                       "added per execution; ratio: to untraced")
         ratios = [s / f for s, f in zip(added["symbol mode"], added["floor"])
                   if f > 0]
+        stamped = [s / f for s, f in zip(added["stamped"], added["floor"])
+                   if f > 0]
         gen = [s / g for s, g in zip(added["symbol mode"],
                                      added["ETDumpGen"]) if g > 0]
         if ratios:
@@ -109,6 +118,11 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
                       spread(ratios, fmt_ratio),
                       f"{verdict} {BOUND}x: what symbol mode adds beyond "
                       f"the kernel's traps at the same sites")
+        if stamped:
+            table.add(f"{model}.pte stamped / floor", "",
+                      spread(stamped, fmt_ratio),
+                      "a clock read and 16 bytes stored a hit, nothing "
+                      "else: the least of the bound any recorder spends")
         if gen:
             table.add(f"{model}.pte symbol mode / ETDumpGen", "",
                       spread(gen, fmt_ratio),

@@ -5,11 +5,13 @@
  * exit, print the hits. The floor `make bench` compares tracers against.
  *
  *   bench-floor -p PID PROBE...    e.g. bench-floor -p 42 profile_begin profile_end
- *   bench-floor -p PID --symbol-sites
+ *   bench-floor -p PID --symbol-sites [--stamped]
  *
  * --symbol-sites: the entry and return of every function symbol mode would
  * probe in the process, at the very sites and in the links it uses: the
- * kernel's share of what symbol mode adds to a stock binary.
+ * kernel's share of what symbol mode adds to a stock binary. --stamped:
+ * each hit also reads the clock and stores 16 bytes, the least any
+ * program that records it does.
  */
 #include <errno.h>
 #include <limits.h>
@@ -36,7 +38,7 @@
  * one object: a uretprobe at each function's return, a plain uprobe where
  * an XNNPACK operator's call returns, a uprobe at each entry.
  */
-static int attach_kind(struct bench_floor_bpf *skel, pid_t pid,
+static int attach_kind(struct bpf_program *const progs[2], pid_t pid,
 		       const struct symbol_site *first, size_t n,
 		       enum symbol_probe_kind kind,
 		       uint64_t *offsets, uint64_t *cookies, int *fds,
@@ -47,9 +49,7 @@ static int attach_kind(struct bench_floor_bpf *skel, pid_t pid,
 
 	if (!m)
 		return 0;
-	fd = uprobe_multi_attach(kind == SYMBOL_PROBE_ENTRY ?
-					 skel->progs.count_call :
-					 skel->progs.count_return,
+	fd = uprobe_multi_attach(progs[kind == SYMBOL_PROBE_ENTRY],
 				 pid, first->path, offsets, cookies, m,
 				 kind == SYMBOL_PROBE_RETURN);
 	if (fd < 0) {
@@ -66,7 +66,7 @@ static int attach_kind(struct bench_floor_bpf *skel, pid_t pid,
  * left out as without --allocations), each object's in uprobe_multi
  * links as symbol_attach.c makes them, returns first; the fds in fds[].
  */
-static int attach_symbol_sites(struct bench_floor_bpf *skel, pid_t pid,
+static int attach_symbol_sites(struct bpf_program *const progs[2], pid_t pid,
 			       const char *exe, int *fds, int *nfds)
 {
 	struct symbol_rules rules = { 0 };
@@ -100,7 +100,7 @@ static int attach_symbol_sites(struct bench_floor_bpf *skel, pid_t pid,
 		for (kind = SYMBOL_PROBE_RETURN;
 		     !ret && kind <= SYMBOL_PROBE_ENTRY && *nfds < MAX_PROBES;
 		     kind++)
-			ret = attach_kind(skel, pid, &sites.sites[i], n, kind,
+			ret = attach_kind(progs, pid, &sites.sites[i], n, kind,
 					  offsets, cookies, fds, nfds);
 	}
 	if (!ret)
@@ -132,14 +132,16 @@ int main(int argc, char **argv)
 	struct bench_floor_bpf *skel = NULL;
 	char proc_exe[64], exe[PATH_MAX];
 	int fds[MAX_PROBES], i, n = 0, nfds = 0, ret = 1;
-	bool functions;
+	struct bpf_program *progs[2];
+	bool functions, stamped;
 	ssize_t len;
 	pid_t pid;
 
 	if (argc < 4 || strcmp(argv[1], "-p") || parse_pid(argv[2], &pid))
 		goto usage;
 	functions = !strcmp(argv[3], "--symbol-sites");
-	if ((functions && argc != 4) || argc - 3 > MAX_PROBES)
+	stamped = functions && argc == 5 && !strcmp(argv[4], "--stamped");
+	if ((functions && argc != 4 + stamped) || argc - 3 > MAX_PROBES)
 		goto usage;
 	snprintf(proc_exe, sizeof(proc_exe), "/proc/%d/exe", (int)pid);
 	len = readlink(proc_exe, exe, sizeof(exe) - 1);
@@ -150,14 +152,20 @@ int main(int argc, char **argv)
 	exe[len] = '\0';
 	log_setup_libbpf();
 	skel = bench_floor_bpf__open();
-	if (!skel || (functions &&
-		      (uprobe_multi_prepare(skel->progs.count_call) ||
-		       uprobe_multi_prepare(skel->progs.count_return))) ||
+	if (skel) {
+		/* [0] at returns, [1] at entries */
+		progs[0] = stamped ? skel->progs.stamp_return :
+				     skel->progs.count_return;
+		progs[1] = stamped ? skel->progs.stamp_call :
+				     skel->progs.count_call;
+	}
+	if (!skel || (functions && (uprobe_multi_prepare(progs[0]) ||
+				    uprobe_multi_prepare(progs[1]))) ||
 	    bench_floor_bpf__load(skel)) {
 		p_err("cannot load the floor program: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (functions && attach_symbol_sites(skel, pid, exe, fds, &nfds))
+	if (functions && attach_symbol_sites(progs, pid, exe, fds, &nfds))
 		goto cleanup;
 	for (i = 3; !functions && i < argc; i++) {
 		links[n] = bpf_program__attach_usdt(skel->progs.count_hit, pid,
@@ -185,6 +193,6 @@ cleanup:
 	return ret;
 
 usage:
-	fprintf(stderr, "usage: bench-floor -p PID PROBE... | -p PID --symbol-sites\n");
+	fprintf(stderr, "usage: bench-floor -p PID PROBE... | -p PID --symbol-sites [--stamped]\n");
 	return 2;
 }
