@@ -87,7 +87,7 @@
  * Batched mode's buffer, as the `flush` probe hands it over: a struct
  * etdump_batch_head, then `len` bytes of records. A record is a struct
  * etdump_batch_rec (8 bytes), then its payload; its size is a multiple of
- * 8. A NAME record gives the string of a name slot (1-256) the later records
+ * 8. A NAME record gives the string of a name slot (1-320) the later records
  * of the same buffer carry: each buffer is self-contained, so a lost one
  * takes no names with it. A stamp is a 32-bit delta from the buffer's last
  * one (the head's from-anchor first); a TIME record gives a full stamp
@@ -116,7 +116,13 @@ enum etdump_batch_type {
 					  * payload: start (u64). ETB4 on */
 };
 
-#define ETDUMP_BATCH_SLOTS 256
+/*
+ * Name slots: 1-64 for literals of the executable, by their address (as
+ * ETB3 had them), 65-320 for other names, by their text.
+ */
+#define ETDUMP_BATCH_LITERAL_SLOTS 64
+#define ETDUMP_BATCH_TEXT_SLOTS 256
+#define ETDUMP_BATCH_SLOTS (ETDUMP_BATCH_LITERAL_SLOTS + ETDUMP_BATCH_TEXT_SLOTS)
 
 struct etdump_batch_rec {
 	unsigned int word; /* type | size / 8 << 4 | slot << 12 (9 bits) */
@@ -389,7 +395,6 @@ static inline const void *etdump__present(const void *p)
 
 /* ---- batched mode: the runtime's side ---------------------------------- */
 
-#define ETDUMP__NAME_SLOTS ETDUMP_BATCH_SLOTS
 #define ETDUMP__ROOM (ETDUMP_BATCH_BYTES - sizeof(struct etdump_batch_head))
 
 /*
@@ -412,9 +417,11 @@ struct __attribute__((aligned(64))) etdump_batch_state {
 	/* read where a buffer starts */
 	unsigned long long bound;    /* ETDUMP_BATCH_BOUND_NS in stamps, or 0 */
 	unsigned long long first_ctr, first_ns; /* the thread's first anchor */
-	const void *names[ETDUMP__NAME_SLOTS]; /* pointers named in this buffer */
-	unsigned short name_at[ETDUMP__NAME_SLOTS]; /* ... where, in records */
-	unsigned char name_len[ETDUMP__NAME_SLOTS]; /* ... how long */
+	/* literals named in this buffer, by slot: kept small, as hot */
+	const void *names[ETDUMP_BATCH_LITERAL_SLOTS];
+	/* other names: where each slot's NAME record is, + 1 (0: none) */
+	unsigned short text_at[ETDUMP_BATCH_TEXT_SLOTS];
+	unsigned char text_len[ETDUMP_BATCH_TEXT_SLOTS]; /* ... how long */
 	/* the head, then the records: what the flush probe hands over */
 	unsigned long long buf[ETDUMP_BATCH_BYTES / 8] __attribute__((aligned(64)));
 };
@@ -579,6 +586,7 @@ static inline void etdump__flush(struct etdump_batch_state *st)
 	st->again = 0;
 	st->said = 0;
 	memset(st->names, 0, sizeof(st->names));
+	memset(st->text_at, 0, sizeof(st->text_at));
 }
 
 static inline void etdump__flush_thread(void *p)
@@ -684,6 +692,7 @@ etdump__register(struct etdump_batch_state *st)
 	st->state_b = ETDUMP_UNSET_DEBUG_HANDLE;
 	st->said = 0;
 	memset(st->names, 0, sizeof(st->names));
+	memset(st->text_at, 0, sizeof(st->text_at));
 	__atomic_store_n(&h->magic, ETDUMP_BATCH_MAGIC, __ATOMIC_RELEASE);
 	st->registered = 1;
 }
@@ -801,7 +810,7 @@ etdump__text_slot(const char *name, unsigned long long words[8],
 #define ETDUMP__LEN_UNKNOWN (~0u)
 
 /*
- * Whether this buffer has said `name`, and its slot (0-255). A literal of
+ * Whether this buffer has said `name`, and its slot (0-319). A literal of
  * the executable has a slot by its address and is said when the slot
  * holds that address. Any other name has a slot by its text (*len set:
  * its length) and is said when the slot holds that text: a NAME record's
@@ -816,14 +825,15 @@ etdump__said(const struct etdump_batch_state *st, const void *name,
 	unsigned int k;
 
 	if ((unsigned long)name - etdump_batch_ro_lo < etdump_batch_ro_len) {
-		*slot = ((unsigned long)name >> 3) % ETDUMP__NAME_SLOTS;
+		*slot = ((unsigned long)name >> 3) % ETDUMP_BATCH_LITERAL_SLOTS;
 		*len = ETDUMP__LEN_UNKNOWN;
 		return st->names[*slot] == name;
 	}
-	*slot = etdump__text_slot((const char *)name, words, len);
-	if (!st->names[*slot] || st->name_len[*slot] != *len)
+	k = etdump__text_slot((const char *)name, words, len);
+	*slot = ETDUMP_BATCH_LITERAL_SLOTS + k;
+	if (!st->text_at[k] || st->text_len[k] != *len)
 		return 0;
-	said = etdump__records(st) + st->name_at[*slot] +
+	said = etdump__records(st) + st->text_at[k] - 1 +
 	       sizeof(struct etdump_batch_rec);
 	for (k = 0; k <= *len / 8; k++) {
 		x = etdump__text_word(said + 8 * k, 0);
@@ -841,7 +851,7 @@ etdump__said(const struct etdump_batch_state *st, const void *name,
 /*
  * Room for one record of `size` bytes naming `name`, a TIME record before
  * it, and the NAME record that must precede it in the same buffer when
- * this buffer has not said it; the name's slot (1-256), or 0 for none.
+ * this buffer has not said it; the name's slot (1-320), or 0 for none.
  */
 static inline __attribute__((always_inline)) unsigned int
 etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size)
@@ -850,6 +860,7 @@ etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size)
 	unsigned int need = size + ETDUMP__TIME_BYTES, nsize;
 	struct etdump_batch_rec *r;
 	int named = !name || etdump__said(st, name, &slot, &n);
+	unsigned int k;
 
 	/*
 	 * An empty buffer of a thread that idled: a fresh first anchor, so
@@ -881,13 +892,18 @@ etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size)
 		return 0;
 	if (!named) {
 		nsize = etdump__rec_size(n + 1);
-		st->name_at[slot] = (unsigned short)etdump__head(st)->len;
-		st->name_len[slot] = (unsigned char)n;
+		if (slot >= ETDUMP_BATCH_LITERAL_SLOTS) {
+			k = slot - ETDUMP_BATCH_LITERAL_SLOTS;
+			st->text_at[k] = (unsigned short)
+				(etdump__head(st)->len + 1);
+			st->text_len[k] = (unsigned char)n;
+		} else {
+			st->names[slot] = name;
+		}
 		r = etdump__next(st, ETDUMP_BATCH_NAME, nsize, slot + 1);
 		r->dt = 0;
 		memcpy(r + 1, name, n);
 		memset((char *)(r + 1) + n, 0, nsize - sizeof(*r) - n);
-		st->names[slot] = name;
 		etdump__publish(st, nsize, 0);
 	}
 	return slot + 1;
