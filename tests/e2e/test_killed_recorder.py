@@ -263,8 +263,12 @@ class KilledRecorderTest(TempDirTest):
         conv = self.path("c.etdp")
         proc = run([CLI, "convert", rawf, "-o", conv])
         if proc.returncode != 0:
-            # killed before its header was whole: nothing to convert
-            self.assertIn("inside its header", proc.stderr, what)
+            # killed before its header was whole: nothing to convert; a
+            # kill between its creation and its first write leaves it
+            # empty, which convert calls no capture (tests/unit/test_raw.c)
+            empty = os.path.getsize(rawf) == 0
+            self.assertIn("not a raw capture" if empty else
+                          "inside its header", proc.stderr, what)
             self.assertFalse(os.path.exists(conv), what)
             return
         if os.path.exists(conv):
