@@ -845,6 +845,15 @@ etdump__said(const struct etdump_batch_state *st, const void *name,
 	return 1;
 }
 
+/* A name's length, read where its slot did not give it. */
+static inline unsigned int etdump__name_len(const void *name, unsigned int *n)
+{
+	if (*n == ETDUMP__LEN_UNKNOWN)
+		*n = (unsigned int)strnlen((const char *)name,
+					   ETDUMP_BATCH_NAME_MAX);
+	return *n;
+}
+
 /* A TIME record and room for it: a delta that does not fit 32 bits. */
 #define ETDUMP__TIME_BYTES 16
 
@@ -873,25 +882,16 @@ etdump__room(struct etdump_batch_state *st, const void *name, unsigned int size)
 		st->last = etdump__head(st)->from_ctr;
 	}
 
-	if (!named) {
-		if (n == ETDUMP__LEN_UNKNOWN)
-			n = (unsigned int)strnlen((const char *)name,
-						  ETDUMP_BATCH_NAME_MAX);
-		need += etdump__rec_size(n + 1);
-	}
+	if (!named)
+		need += etdump__rec_size(etdump__name_len(name, &n) + 1);
 	if (etdump__head(st)->len + need > ETDUMP__ROOM) {
 		etdump__flush(st);
-		if (name && named) {
-			named = 0;
-			if (n == ETDUMP__LEN_UNKNOWN)
-				n = (unsigned int)strnlen((const char *)name,
-							  ETDUMP_BATCH_NAME_MAX);
-		}
+		named = !name; /* a fresh buffer has said nothing */
 	}
 	if (!name)
 		return 0;
 	if (!named) {
-		nsize = etdump__rec_size(n + 1);
+		nsize = etdump__rec_size(etdump__name_len(name, &n) + 1);
 		if (slot >= ETDUMP_BATCH_LITERAL_SLOTS) {
 			k = slot - ETDUMP_BATCH_LITERAL_SLOTS;
 			st->text_at[k] = (unsigned short)

@@ -105,12 +105,12 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
                       fmt_ratio(statistics.median(per_exec[kind]) /
                                 statistics.median(base)),
                       "added per execution; ratio: to untraced")
-        ratios = [s / f for s, f in zip(added["symbol mode"], added["floor"])
-                  if f > 0]
-        stamped = [s / f for s, f in zip(added["stamped"], added["floor"])
-                   if f > 0]
-        gen = [s / g for s, g in zip(added["symbol mode"],
-                                     added["ETDumpGen"]) if g > 0]
+        def per_rep(kind, against):
+            return [a / b for a, b in zip(added[kind], added[against])
+                    if b > 0]
+        ratios = per_rep("symbol mode", "floor")
+        stamped = per_rep("stamped", "floor")
+        gen = per_rep("symbol mode", "ETDumpGen")
         if ratios:
             verdict = ("within" if statistics.median(ratios) <= BOUND else
                        "OVER")

@@ -19,7 +19,7 @@ _Static_assert(FIXED_BYTES >= offsetof(struct etdump_rec_begin, name) &&
 	       FIXED_BYTES >= offsetof(struct etdump_rec_end, meta),
 	       "every record's fixed fields are cleared");
 
-/* The NAME records of one buffer, by slot (1-256; 0: none). */
+/* The NAME records of one buffer, by slot (1-320; 0: none). */
 struct names {
 	const char *str[ETDUMP_BATCH_SLOTS + 1];
 	/* cut to ETDUMP_NAME_MAX - 1 once per flush, not per event naming it */
@@ -149,6 +149,29 @@ struct batch_item {
 	size_t plen;
 };
 
+/*
+ * A logged delegate event's fields, from its whole record or its short
+ * one (by its name, no metadata: the start, and the duration in dt);
+ * -1 for one that does not hold what it says.
+ */
+static int log_of(const struct batch_item *it, struct etdump_batch_log *log)
+{
+	if (it->type == ETDUMP_BATCH_DELEGATE_LOG_SHORT) {
+		if (it->plen < sizeof(log->start))
+			return -1;
+		memset(log, 0, sizeof(*log));
+		memcpy(&log->start, it->payload, sizeof(log->start));
+		log->end = log->start + it->dt;
+		log->id_int = -1;
+		return 0;
+	}
+	if (it->plen < sizeof(*log))
+		return -1;
+	memcpy(log, it->payload, sizeof(*log));
+	return log->meta_len > it->plen - sizeof(*log) ||
+	       log->meta_len > ETDUMP_META_MAX ? -1 : 0;
+}
+
 /* One record of the flush, as the probe of the same name would have sent it. */
 static int emit(const struct etdump_rec_batch *b,
 		const struct etdump_batch_head *head, struct names *names,
@@ -215,12 +238,10 @@ static int emit(const struct etdump_rec_batch *b,
 		o.instr.instr = it->args.b;
 		break;
 	case ETDUMP_BATCH_DELEGATE_LOG:
-		if (it->plen < sizeof(log))
+	case ETDUMP_BATCH_DELEGATE_LOG_SHORT:
+		if (log_of(it, &log))
 			return -EINVAL;
-		memcpy(&log, it->payload, sizeof(log));
 		meta = log.meta_len;
-		if (meta > it->plen - sizeof(log) || meta > ETDUMP_META_MAX)
-			return -EINVAL;
 		/* the delegate's own times, as given: no stamp of ours */
 		header(&o.log.hdr, &b->hdr, head->tid, ETDUMP_REC_DELEGATE_LOG,
 		       sizeof(o.log), log.start);
@@ -228,22 +249,10 @@ static int emit(const struct etdump_rec_batch *b,
 		o.log.end = log.end;
 		o.log.id_int = log.id_int;
 		o.log.name_len = put_name(names, it->slot, o.log.name, &name);
-		memcpy(o.log.meta, it->payload + sizeof(log), meta);
+		if (meta)
+			memcpy(o.log.meta, it->payload + sizeof(log), meta);
 		o.log.meta_len = meta;
 		o.log.meta_len_orig = log.meta_len_orig;
-		break;
-	case ETDUMP_BATCH_DELEGATE_LOG_SHORT:
-		if (it->plen < sizeof(log.start))
-			return -EINVAL;
-		memcpy(&log.start, it->payload, sizeof(log.start));
-		header(&o.log.hdr, &b->hdr, head->tid, ETDUMP_REC_DELEGATE_LOG,
-		       sizeof(o.log), log.start);
-		o.log.start = log.start;
-		o.log.end = log.start + it->dt;
-		o.log.id_int = -1;
-		o.log.name_len = put_name(names, it->slot, o.log.name, &name);
-		o.log.meta_len = 0;
-		o.log.meta_len_orig = 0;
 		break;
 	default:
 		return 0; /* a newer runtime's record: skip it */
