@@ -21,11 +21,24 @@
 
 #define SLOT_MASK (ETDUMP_FUNC_BATCH_SLOTS - 1)
 
+/* XNNPACK operators' fields as the thread read them (symbols.bpf.c) */
+#define XNN_KEPT 32 /* a power of two */
+
+struct xnn_kept {
+	__u64 op;              /* the operator; 0: none */
+	__u32 forgets;         /* operators deleted before the read */
+	__u32 type;
+	__u32 sub;
+	__u32 ukernel;
+	__u64 pad;
+};
+
 struct hit_batch {
 	struct etdump_rec_func_batch rec;
 	__u32 depth;           /* probed calls open on the thread */
 	__u32 pad;
 	__u64 flushing;        /* a flush owns rec: the exit's or the end's */
+	struct xnn_kept kept[XNN_KEPT];
 };
 
 struct {

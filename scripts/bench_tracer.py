@@ -16,6 +16,13 @@ time; loading, attaching and ETDumpGen's final file write left out):
   per-scope         ... record -p --precise --no-counters
   batched --every   ... record -p --every 100: one execution in 100 traced
 
+What an attached recorder adds is measured a second way too, free of the
+~2% by which one process's pace differs from the next one's: one runner
+process runs its loop in phases (--phases): a warm-up, one unattached,
+one with the recorder attached with -p; the last's time over the one
+before, the median over 81 processes (21 for batched) with its
+confidence interval ("added, same process").
+
 Time per execution = (T(MANY) - T(FEW)) / (MANY - FEW). Cost per event is
 what a tracer adds over its baseline, per event it writes: on cnn.pte the
 untraced runner; on xnn_mlp.pte the detached tracer, so that XNNPACK's
@@ -37,6 +44,7 @@ each scope costs in this runner: no design of ours goes below it.
 import math
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -69,6 +77,66 @@ def loop_cpu(argv, record=None):
             raise RuntimeError(f"{argv[0]} did not time its loop")
         return int(m.group(1))
     return bench_executorch.held(argv + ["--loop-time"], record, loop_time)
+
+
+PHASES = 3  # a warm-up, unattached, attached
+# (variant, record's options, processes measured in phases): --every
+# 100's median within ~+-0.5% (the issue's bound is 1%), batched's a check
+# that the measure sees a recorder's cost
+PHASED = [("batched --every 100", ["--every", "100"], 81),
+          ("batched", [], 21)]
+
+
+def attached_in_phases(argv, record, executions):
+    """One runner process, its loop run PHASES times (--phases): `record`
+    attached with -p for the last only. The loop's CPU time of each phase
+    (ns). The last over the one before is what the attached recorder adds,
+    the same process unattached the baseline: a process's own pace, which
+    differs ~2% from the next one's, is out of the ratio. (No phase comes
+    after the recorder: it exits before its probes are out, which takes
+    ~0.2 s more; the runtime keeps batching until then.)"""
+    target = subprocess.Popen(
+        argv + ["--num_executions", str(executions), "--loop-time",
+                "--phases", str(PHASES)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rec = None
+
+    def between_phases():
+        line = target.stdout.readline()
+        if not line.startswith("ready "):
+            target.kill()
+            _, err = target.communicate()
+            raise RuntimeError(f"{argv[0]} stopped between phases "
+                               f"(said {line!r}, exit {target.returncode}): "
+                               f"{err.strip()}")
+    try:
+        for _ in range(PHASES - 2):
+            between_phases()
+            target.send_signal(signal.SIGUSR1)
+        between_phases()
+        rec = subprocess.Popen(record + ["-p", str(target.pid)],
+                               stderr=subprocess.PIPE, text=True)
+        for line in rec.stderr:
+            if "attached" in line:
+                break
+        else:
+            raise RuntimeError("record did not attach")
+        target.send_signal(signal.SIGUSR1)
+        _, err = target.communicate(timeout=600)
+        rec.communicate(timeout=600)
+    finally:
+        for p in (target, rec):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+    if target.returncode != 0:
+        raise RuntimeError(f"{argv[0]} failed: {err.strip()}")
+    if rec.returncode != 0:
+        raise RuntimeError("record failed")
+    t = [int(x) for x in LOOP.findall(err)]
+    if len(t) != PHASES:
+        raise RuntimeError(f"{argv[0]} timed {len(t)} phases")
+    return t
 
 
 def per_execution(argv, record, few, many):
@@ -200,6 +268,15 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
                             events[label] = n
                 parts.append(breakdown(b.dir))
                 log(f"  repetition {rep + 1}/{reps} done")
+            log("  attached for one phase of a process")
+            phased = {label: [] for label, _, _ in PHASED}
+            for i in range(max(n for _, _, n in PHASED)):
+                for label, extra, n in PHASED:
+                    if i >= n:
+                        continue
+                    t_phase = attached_in_phases(runner(ours), rec + extra,
+                                                 many)
+                    phased[label].append(t_phase[-1] / t_phase[-2])
             med = {k: median(v) for k, v in t.items()}
             n_events = events.get("batched", float("nan"))
             base = med["untraced"] if model == "cnn" else med["detached"]
@@ -229,6 +306,14 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
             table.add("batched --every 100: added", f"{every:+.2%}", "",
                       "one execution in 100 traced, the others one check "
                       "each (over the untraced runner)")
+            for label, _, _ in PHASED:
+                lo, hi, level = median_ci(phased[label])
+                table.add(f"{label}: added, same process",
+                          f"{median(phased[label]) - 1:+.2%}", "",
+                          f"attached over an unattached phase of one process "
+                          f"(--phases), median of {len(phased[label])}: "
+                          f"within {lo - 1:+.2%} .. {hi - 1:+.2%} "
+                          f"({level:.0%} confidence)")
             lo, hi, level = median_ci(rounds["detached"])
             table.add("detached / untraced", "", f"{r['detached']:.3f}x",
                       f"spread {spread(rounds['detached'], '{:.3f}'.format)}"

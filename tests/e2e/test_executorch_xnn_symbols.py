@@ -6,18 +6,23 @@ ids, same order, before its DELEGATE_CALL, for the unstripped runner, the
 stripped one with --debug-file, and the stripped one beside its debug file
 (.gnu_debuglink). A copy whose XNNPACK reads the operator's type elsewhere
 gets no operator name at all, says so, and keeps its DELEGATE_CALL.
+Models loaded and freed in turn in one process (XNNPACK's operators
+deleted, their memory reused) keep their own names: the fields a thread
+keeps of an operator are dropped where XNNPACK deletes one.
 """
 import os
 import shutil
 import unittest
 
 import executorch_env as et
-from etdump_e2e import CLI, TempDirTest, decode, run
+from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
 
 EXECUTIONS = 3
 XNN_RUNNER = os.path.join(et.BIN, "executor_runner_xnn")
 XNN_STRIPPED = os.path.join(et.BIN, "executor_runner_xnn_stripped")
 XNN_DEBUG = XNN_STRIPPED + ".debug"
+# ours, with XNNPACK, symbols, and --model_path repeatable
+RUNNER = os.path.join(BUILD, "executorch-runner")
 MODELS = ("xnn_linear", "xnn_mlp")
 # xnn_operator_type_to_string_v2's start: mov %rdi,%rax; mov 0xb8(%rdi),%edi
 # (op->type); cmp $42,%edi
@@ -129,6 +134,36 @@ class XnnpackSymbolModeTest(TempDirTest):
             self.assertEqual([k[1] for k in run_got],
                              ["DELEGATE_CALL", "native_call__softmax.out",
                               "OPERATOR_CALL", "Method::execute"])
+
+    def test_models_in_turn_keep_their_names(self):
+        """xnn_mlp, xnn_linear, xnn_mlp loaded, run and freed in turn in
+        one process (--symbols: our runner has the tracer's probes, but
+        none is attached to a method here): each run's operators are its
+        model's, as ETDumpGen names them, and the recorder saw each
+        operator of the first two models deleted."""
+        turn = ("xnn_mlp", "xnn_linear", "xnn_mlp")
+        out = self.path("turns.etdp")
+        argv = [CLI, "record", "-v", "--symbols", "-o", out, "--", RUNNER,
+                "--no-tracer", "--num_executions", str(EXECUTIONS)]
+        for model in turn:
+            argv += ["--model_path", et.model(model)]
+        proc = run(argv, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        got = execute_runs(decode(out))
+        self.assertEqual(len(got), EXECUTIONS * len(turn))
+        for i, model in enumerate(turn):
+            ref = execute_runs(decode(et.reference(model, EXECUTIONS)))
+            for k in range(EXECUTIONS):
+                with self.subTest(model=model, turn=i, run=k):
+                    self.assertEqual(
+                        operators(got[i * EXECUTIONS + k]),
+                        operators(ref[k]))
+        said = [line for line in proc.stderr.splitlines()
+                if "xnn_delete_operator ran" in line]
+        self.assertEqual(len(said), 1, proc.stderr)
+        deleted = int(said[0].split("ran ")[1].split()[0])
+        # 4 operators of xnn_mlp and 1 of xnn_linear at least
+        self.assertGreaterEqual(deleted, 5)
 
 
 if __name__ == "__main__":

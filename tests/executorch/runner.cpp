@@ -6,10 +6,16 @@
  * does), executes it N times. Built against an ExecuTorch install
  * (EXECUTORCH_PREFIX) with the portable kernels and the XNNPACK delegate.
  *
- * usage: executorch-runner --model_path M.pte [--num_executions N]
+ * usage: executorch-runner --model_path M.pte [--model_path M2.pte ...]
+ *                          [--num_executions N]
  *                          [--print_output] [--no-tracer] [--wait-signal]
  *                          [--debug_level LEVEL] [--track_allocations]
- *                          [--loop-time] [--null-tracer] [--stamp-tracer]
+ *                          [--loop-time] [--phases K] [--null-tracer]
+ *                          [--stamp-tracer]
+ *
+ * Several --model_path run in turn, each loaded, executed and let go
+ * before the next (XNNPACK's runtimes deleted: symbol mode's test of
+ * operators deleted while recording).
  *
  * --no-tracer loads the method with no EventTracer at all (the bench's
  * baseline); --wait-signal prints "ready PID" and waits for SIGUSR1 before
@@ -23,7 +29,10 @@
  * memory profiled does: ExecuTorch's own allocators report nothing.
  * --loop-time prints the execution loop's wall and thread CPU time to
  * stderr (executions=N loop_ns=W loop_cpu_ns=C): what inference pays for
- * a tracer, without loading, attaching or writing a file. --null-tracer
+ * a tracer, without loading, attaching or writing a file; with --phases K
+ * the loop runs K times, "ready PID" printed and SIGUSR1 awaited between
+ * them, so a recorder attached for some phases only is held against the
+ * same process unattached. --null-tracer
  * passes a tracer whose hooks do nothing (what having a tracer at all costs
  * the runtime, XNNPACK's profiling included). --stamp-tracer passes the
  * least tracer that times each scope (StampEventTracer, below).
@@ -233,13 +242,21 @@ public:
 #endif
 
 struct options {
-	const char *model = nullptr;
+	/* --model_path repeated: each in turn, in one process */
+	std::vector<const char *> models;
 	long executions = 1;
 	bool print_output = false;
 	bool tracer = true;
 	bool wait_signal = false;
 	bool track_allocations = false;
 	bool loop_time = false;
+	/*
+	 * --phases K: the executions K times over, the loop's time said after
+	 * each (with --loop-time) and SIGUSR1 awaited before the next: a
+	 * recorder attached for some phases only is compared with the same
+	 * process unattached (scripts/bench_tracer.py)
+	 */
+	long phases = 1;
 	bool null_tracer = false;
 	bool stamp_tracer = false;
 	const char *etdump_path = nullptr;       /* RUNNER_ETDUMPGEN */
@@ -251,11 +268,11 @@ struct options {
 
 void usage(FILE *f)
 {
-	fprintf(f, "usage: executorch-runner --model_path M.pte "
+	fprintf(f, "usage: executorch-runner --model_path M.pte [--model_path M2.pte ...] "
 		   "[--num_executions N] [--print_output] [--no-tracer] "
 		   "[--wait-signal] [--debug_level none|program_outputs|"
 		   "intermediate_outputs] [--track_allocations] "
-		   "[--loop-time] [--null-tracer] [--stamp-tracer]\n");
+		   "[--loop-time] [--phases K] [--null-tracer] [--stamp-tracer]\n");
 }
 
 long long ns_between(struct timespec a, struct timespec b)
@@ -270,7 +287,7 @@ int parse(int argc, char **argv, struct options *o)
 		bool has_value = i + 1 < argc;
 
 		if (!strcmp(a, "--model_path") && has_value) {
-			o->model = argv[++i];
+			o->models.push_back(argv[++i]);
 		} else if (!strcmp(a, "--num_executions") && has_value) {
 			char *end;
 
@@ -278,6 +295,15 @@ int parse(int argc, char **argv, struct options *o)
 			if (*end || o->executions < 0) {
 				fprintf(stderr, "executorch-runner: invalid "
 					"--num_executions '%s'\n", argv[i]);
+				return -1;
+			}
+		} else if (!strcmp(a, "--phases") && has_value) {
+			char *end;
+
+			o->phases = strtol(argv[++i], &end, 10);
+			if (*end || o->phases < 1) {
+				fprintf(stderr, "executorch-runner: bad "
+					"--phases '%s'\n", argv[i]);
 				return -1;
 			}
 		} else if (!strcmp(a, "--print_output")) {
@@ -327,7 +353,7 @@ int parse(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	if (!o->model) {
+	if (o->models.empty()) {
 		usage(stderr);
 		return -1;
 	}
@@ -397,14 +423,23 @@ int write_etdump(executorch::etdump::ETDumpGen &gen, const char *path)
 }
 #endif
 
+/*
+ * Before any thread starts (XNNPACK's pool starts its own as a model
+ * loads): a thread that did not block SIGUSR1 would take it, and die of it.
+ */
+void block_sigusr1(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, set, nullptr);
+}
+
 void wait_for_sigusr1()
 {
 	sigset_t set;
 	int sig;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, nullptr);
+	block_sigusr1(&set);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 	sigwait(&set, &sig);
@@ -437,29 +472,22 @@ int fail(const char *model, const char *what, Error err)
 
 } /* namespace */
 
-int main(int argc, char **argv)
+/* One model: loaded, executed, and all of it let go before the next. */
+static int run_model(const struct options &o, const char *model)
 {
-	struct options o;
-
-	if (parse(argc, argv, &o))
-		return 2;
-	if (o.wait_signal)
-		wait_for_sigusr1();
-	executorch::runtime::runtime_init();
-
-	Result<FileDataLoader> loader = FileDataLoader::from(o.model);
+	Result<FileDataLoader> loader = FileDataLoader::from(model);
 	if (!loader.ok())
-		return fail(o.model, "cannot be read", loader.error());
+		return fail(model, "cannot be read", loader.error());
 	Result<Program> program = Program::load(&loader.get());
 	if (!program.ok())
-		return fail(o.model, "is not a program this runtime loads",
+		return fail(model, "is not a program this runtime loads",
 			    program.error());
 	Result<const char *> name = program->get_method_name(0);
 	if (!name.ok())
-		return fail(o.model, "has no method", name.error());
+		return fail(model, "has no method", name.error());
 	Result<MethodMeta> meta = program->method_meta(*name);
 	if (!meta.ok())
-		return fail(o.model, "has no metadata for its method",
+		return fail(model, "has no metadata for its method",
 			    meta.error());
 
 	/* what the method allocates as it loads, and its planned memory */
@@ -506,28 +534,32 @@ int main(int argc, char **argv)
 	Result<Method> method = program->load_method(*name, &memory_manager,
 						     chosen);
 	if (!method.ok())
-		return fail(o.model, "cannot be loaded (an operator or backend "
+		return fail(model, "cannot be loaded (an operator or backend "
 			    "this runner lacks?)", method.error());
 	auto inputs = executorch::extension::prepare_input_tensors(*method);
 	if (!inputs.ok())
-		return fail(o.model, "inputs cannot be prepared", inputs.error());
+		return fail(model, "inputs cannot be prepared", inputs.error());
 
-	struct timespec wall0, cpu0, wall1, cpu1;
+	for (long phase = 0; phase < o.phases; phase++) {
+		struct timespec wall0, cpu0, wall1, cpu1;
 
-	clock_gettime(CLOCK_MONOTONIC, &wall0);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-	for (long i = 0; i < o.executions; i++) {
-		Error err = method->execute();
+		if (phase)
+			wait_for_sigusr1();
+		clock_gettime(CLOCK_MONOTONIC, &wall0);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+		for (long i = 0; i < o.executions; i++) {
+			Error err = method->execute();
 
-		if (err != Error::Ok)
-			return fail(o.model, "execution failed", err);
+			if (err != Error::Ok)
+				return fail(model, "execution failed", err);
+		}
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+		clock_gettime(CLOCK_MONOTONIC, &wall1);
+		if (o.loop_time)
+			fprintf(stderr, "executions=%ld loop_ns=%lld loop_cpu_ns=%lld\n",
+				o.executions, ns_between(wall0, wall1),
+				ns_between(cpu0, cpu1));
 	}
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
-	clock_gettime(CLOCK_MONOTONIC, &wall1);
-	if (o.loop_time)
-		fprintf(stderr, "executions=%ld loop_ns=%lld loop_cpu_ns=%lld\n",
-			o.executions, ns_between(wall0, wall1),
-			ns_between(cpu0, cpu1));
 	if (o.print_output)
 		print_outputs(*method);
 	if (o.track_allocations) {
@@ -542,5 +574,28 @@ int main(int argc, char **argv)
 		       o.debug_buffer_size))
 		return 1;
 #endif
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	if (parse(argc, argv, &o))
+		return 2;
+	if (o.phases > 1) {
+		sigset_t set;
+
+		block_sigusr1(&set);
+	}
+	if (o.wait_signal)
+		wait_for_sigusr1();
+	executorch::runtime::runtime_init();
+	for (const char *model : o.models) {
+		int err = run_model(o, model);
+
+		if (err)
+			return err;
+	}
 	return 0;
 }

@@ -65,7 +65,7 @@ static void enum_switch(uint64_t at, uint64_t table, uint64_t strs,
 }
 
 enum { V2 = 0x1000, TYPES = 0x1100, UK = 0x1180, INVOKE = 0x1200,
-       RUN = 0x1240, INFO = 0x1260 };
+       RUN = 0x1240, INFO = 0x1260, DELRT = 0x1290, DELOP = 0x12c0 };
 
 static void build(struct xnn_image *img)
 {
@@ -130,6 +130,14 @@ static void build(struct xnn_image *img)
 	img->size[XNN_INVOKE_RUNTIME] = 0x40;
 	img->addr[XNN_RUN_OPERATOR] = RUN;
 	img->size[XNN_RUN_OPERATOR] = 0x10;
+	/* xnn_delete_runtime: a call of xnn_delete_operator in its loop */
+	image[DELRT + 6 - BASE] = 0xe8;
+	put32(DELRT + 7, (int32_t)(DELOP - (DELRT + 11)));
+	img->addr[XNN_DELETE_RUNTIME] = DELRT;
+	img->size[XNN_DELETE_RUNTIME] = 0x20;
+	image[DELOP - BASE] = 0x55;
+	img->addr[XNN_DELETE_OPERATOR] = DELOP;
+	img->size[XNN_DELETE_OPERATOR] = 0x10;
 }
 
 static char name[XNN_NAME_MAX];
@@ -149,6 +157,7 @@ TEST(names_from_the_tables)
 	/* the jne after test %eax,%eax: emulated */
 	CHECK_EQ_INT(x.exit_at, INVOKE + 15);
 	CHECK(!x.exit_stepped);
+	CHECK_EQ_INT(x.forget_at, DELOP);
 	CHECK(xnn_ops_name(&x, 1, 0, 2, name, sizeof(name)));
 	CHECK_EQ_STR(name, "Fully Connected (NC, F32) GEMM");
 	CHECK(xnn_ops_name(&x, 14, 0, 0, name, sizeof(name)));
@@ -186,6 +195,36 @@ TEST(another_layout_no_names)
 	CHECK(strstr(why, "xnn_operator_type_to_string is not") != NULL);
 }
 
+/*
+ * Kept fields are only as good as the probe that forgets them: where
+ * xnn_delete_runtime does not call xnn_delete_operator (inlined, or some
+ * other way to free), or either is missing, none is kept.
+ */
+TEST(operators_deleted_elsewhere_read_every_run)
+{
+	struct xnn_image img;
+	struct xnn_ops x;
+	char why[256] = "";
+
+	build(&img);
+	image[DELRT + 6 - BASE] = 0x90;
+	CHECK_EQ_INT(xnn_ops_read(&x, &img, why, sizeof(why)), 0);
+	CHECK_EQ_INT(x.forget_at, 0);
+	xnn_ops_free(&x);
+
+	build(&img);
+	img.addr[XNN_DELETE_OPERATOR] = 0;
+	CHECK_EQ_INT(xnn_ops_read(&x, &img, why, sizeof(why)), 0);
+	CHECK_EQ_INT(x.forget_at, 0);
+	xnn_ops_free(&x);
+
+	build(&img);
+	img.addr[XNN_DELETE_RUNTIME] = 0;
+	CHECK_EQ_INT(xnn_ops_read(&x, &img, why, sizeof(why)), 0);
+	CHECK_EQ_INT(x.forget_at, 0);
+	xnn_ops_free(&x);
+}
+
 TEST(no_xnnpack)
 {
 	struct xnn_image img;
@@ -213,6 +252,7 @@ TEST(match_captures_rel32)
 int main(void)
 {
 	RUN(names_from_the_tables);
+	RUN(operators_deleted_elsewhere_read_every_run);
 	RUN(another_layout_no_names);
 	RUN(no_xnnpack);
 	RUN(match_captures_rel32);

@@ -63,6 +63,8 @@ struct symbol_sites {
 	/* XNNPACK's operators, named from its tables (xnnpack_sites.h) */
 	struct xnn_ops xnn;
 	bool xnn_read;
+	/* its xnn_delete_operator's file offset in that object; 0: none */
+	uint64_t xnn_forget_offset;
 	/* every hit into the ring as it comes (--duty), not kept per thread */
 	bool per_hit;
 };

@@ -28,6 +28,8 @@ struct symbol_attach {
 	size_t nfds;
 	struct bpf_link **links;
 	size_t nlinks;
+	/* xnn_delete_operator's probe: attached from open to close */
+	struct bpf_link *forget;
 };
 
 static int load(struct symbol_attach *a, const struct symbol_sites *sites,
@@ -249,6 +251,35 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 	return err;
 }
 
+/*
+ * XNNPACK operators' fields kept per thread, once the probe that forgets
+ * them is in: without it (no xnn_delete_operator called where expected,
+ * or no attach) each run reads them, as before.
+ */
+static void attach_forget(struct symbol_attach *a,
+			  const struct symbol_sites *s, pid_t pid)
+{
+	const struct symbol_site *xnn = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n && !xnn; i++)
+		if (s->sites[i].desc.kind == ETDUMP_FUNC_XNN_OP)
+			xnn = &s->sites[i];
+	if (!xnn || !s->xnn_forget_offset)
+		return;
+	a->forget = bpf_program__attach_uprobe(a->skel->progs.on_xnn_forget,
+					       false, pid, xnn->path,
+					       s->xnn_forget_offset);
+	if (!a->forget) {
+		p_debug("symbol mode: %s: no probe on xnn_delete_operator (%s): XNNPACK operators' fields read at every run",
+			xnn->path, strerror(errno));
+		return;
+	}
+	a->skel->bss->xnn_keep_fields = true;
+	p_debug("symbol mode: %s: XNNPACK operators' fields kept per thread, read again after xnn_delete_operator (+0x%llx) runs",
+		xnn->path, (unsigned long long)s->xnn_forget_offset);
+}
+
 int symbol_attach_open(struct symbol_attach **out,
 		       const struct symbol_sites *sites, struct capture *cap,
 		       pid_t pid, int *nprobes)
@@ -271,6 +302,8 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 		err = fill_sites(a, sites);
 	if (!err)
 		err = attach_all(a, sites, pid);
+	if (!err)
+		attach_forget(a, sites, pid);
 	if (err) {
 		symbol_attach_close(a);
 		return err;
@@ -394,6 +427,10 @@ void symbol_attach_close(struct symbol_attach *a)
 	if (!a)
 		return;
 	detach_all(a);
+	if (a->forget)
+		p_debug("symbol mode: xnn_delete_operator ran %u time(s) while recording",
+			a->skel->bss->xnn_forgets);
+	bpf_link__destroy(a->forget);
 	free(a->fds);
 	free(a->links);
 	symbols_bpf__destroy(a->skel);

@@ -13,6 +13,8 @@ const char *const xnn_func_names[XNN_NFUNCS] = {
 	[XNN_TYPE_STRING] = "xnn_operator_type_to_string",
 	[XNN_UKERNEL_STRING] = "xnn_microkernel_type_to_string",
 	[XNN_PROFILING_INFO] = "xnn_get_runtime_profiling_info",
+	[XNN_DELETE_RUNTIME] = "xnn_delete_runtime",
+	[XNN_DELETE_OPERATOR] = "xnn_delete_operator",
 };
 
 /* no function read here is near this long; a symbol saying so is wrong */
@@ -325,27 +327,38 @@ static bool is_jcc(const uint8_t *b)
 	       (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
 }
 
+/* The calls of `callee` in code loaded at `at`: how many, the last's place. */
+static int calls_of(const uint8_t *code, size_t len, uint64_t at,
+		    uint64_t callee, uint64_t *last)
+{
+	uint64_t to;
+	int calls = 0;
+	size_t i;
+
+	for (i = 0; i + 5 <= len; i++) {
+		if (xnn_match(code + i, len - i, at + i, call_rel32, &to,
+			      NULL) && to == callee) {
+			*last = at + i;
+			calls++;
+		}
+	}
+	return calls;
+}
+
 /* The one call of xnn_run_operator_with_index in the loop, and after it. */
 static int find_call(struct xnn_ops *x, const struct xnn_image *img,
 		     char *why, size_t whylen)
 {
 	size_t len = img->size[XNN_INVOKE_RUNTIME];
-	uint64_t at = img->addr[XNN_INVOKE_RUNTIME], callee;
+	uint64_t at = img->addr[XNN_INVOKE_RUNTIME];
 	uint8_t *code = read_func(img, XNN_INVOKE_RUNTIME, why, whylen);
 	uint8_t after[4];
-	int calls = 0;
-	size_t i;
+	int calls;
 
 	if (!code)
 		return -EPROTO;
-	for (i = 0; i + 5 <= len; i++) {
-		if (xnn_match(code + i, len - i, at + i, call_rel32, &callee,
-			      NULL) &&
-		    callee == img->addr[XNN_RUN_OPERATOR]) {
-			x->call_at = at + i;
-			calls++;
-		}
-	}
+	calls = calls_of(code, len, at, img->addr[XNN_RUN_OPERATOR],
+			 &x->call_at);
 	free(code);
 	if (calls != 1) {
 		snprintf(why, whylen, "xnn_invoke_runtime calls xnn_run_operator_with_index %d times, not once",
@@ -367,6 +380,25 @@ static int find_call(struct xnn_ops *x, const struct xnn_image *img,
 		x->exit_stepped = false;
 	}
 	return 0;
+}
+
+/*
+ * Where operators are deleted: xnn_delete_operator, when xnn_delete_runtime
+ * calls it (no error otherwise: the fields are then read at every run).
+ */
+static void find_forget(struct xnn_ops *x, const struct xnn_image *img)
+{
+	uint64_t callee = img->addr[XNN_DELETE_OPERATOR], unused;
+	uint8_t *code;
+	char why[128];
+
+	if (!callee)
+		return;
+	code = read_func(img, XNN_DELETE_RUNTIME, why, sizeof(why));
+	if (code && calls_of(code, img->size[XNN_DELETE_RUNTIME],
+			     img->addr[XNN_DELETE_RUNTIME], callee, &unused))
+		x->forget_at = callee;
+	free(code);
 }
 
 int xnn_ops_read(struct xnn_ops *x, const struct xnn_image *img,
@@ -395,6 +427,8 @@ int xnn_ops_read(struct xnn_ops *x, const struct xnn_image *img,
 		ret = check_ukernel(img, why, whylen);
 	if (!ret)
 		x->ukernel_off = XNN_UKERNEL_OFF;
+	if (!ret)
+		find_forget(x, img);
 	if (ret)
 		xnn_ops_free(x);
 	return ret;

@@ -32,6 +32,8 @@ enum xnn_func {
 	XNN_TYPE_STRING,        /* its table of every operator type */
 	XNN_UKERNEL_STRING,     /* xnn_microkernel_type_to_string */
 	XNN_PROFILING_INFO,     /* reads op->ukernel.type for the profiler */
+	XNN_DELETE_RUNTIME,     /* deletes its operators through ... */
+	XNN_DELETE_OPERATOR,    /* ... this, which every deletion goes through */
 	XNN_NFUNCS
 };
 
@@ -70,6 +72,13 @@ struct xnn_ops {
 	   emulates, or the one it returns to) */
 	uint64_t call_at, exit_at;
 	bool exit_stepped;
+	/*
+	 * xnn_delete_operator, where an operator's memory is let go: 0 when
+	 * xnn_delete_runtime is not seen calling it. Probed there, the fields
+	 * read at an operator's first run serve its later runs (an address
+	 * reused is reused after this ran).
+	 */
+	uint64_t forget_at;
 };
 
 /*

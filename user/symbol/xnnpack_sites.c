@@ -73,6 +73,10 @@ int xnnpack_sites_add(struct symbol_sites *s, const char *path,
 		site = symbol_sites_new(s);
 		if (site) {
 			add_site(site, path, &f, &s->xnn);
+			if (s->xnn.forget_at &&
+			    elf_file_offset(f.elf, s->xnn.forget_at, 1,
+					    &s->xnn_forget_offset))
+				s->xnn_forget_offset = 0;
 			s->single_step += site->single_step;
 		}
 		ret = site && site->function ? 0 : -ENOMEM;
