@@ -80,13 +80,7 @@ def held(argv, record, finish):
         if not target.stdout.readline().startswith("ready "):
             raise RuntimeError(f"{argv[0]} did not get ready")
         if record:
-            rec = subprocess.Popen(record + ["-p", str(target.pid)],
-                                   stderr=subprocess.PIPE, text=True)
-            for line in rec.stderr:
-                if "attached" in line:
-                    break
-            else:
-                raise RuntimeError("record did not attach")
+            rec = attached(record, target.pid)
         target.send_signal(signal.SIGUSR1)
         result = finish(target)
         err = rec.communicate(timeout=600)[1] if rec else ""
@@ -94,10 +88,27 @@ def held(argv, record, finish):
             raise RuntimeError(f"record failed: {err.strip()}")
         return result, err
     finally:
-        for p in (target, rec):
-            if p and p.poll() is None:
-                p.kill()
-                p.wait()
+        kill_all(target, rec)
+
+
+def attached(record, pid):
+    """`record` started with -p pid (or record(pid), when a function of the
+    pid gives its argv), once it says it attached."""
+    argv = record(pid) if callable(record) else record + ["-p", str(pid)]
+    rec = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    for line in rec.stderr:
+        if "attached" in line:
+            return rec
+    rec.wait()
+    raise RuntimeError("record did not attach")
+
+
+def kill_all(*procs):
+    """The processes still running, killed and reaped."""
+    for p in procs:
+        if p and p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def timed_held(argv, record):
@@ -130,23 +141,13 @@ def timed_at_exec(argv, record):
         _, status = os.waitpid(target.pid, os.WUNTRACED)
         if not os.WIFSTOPPED(status):
             raise RuntimeError(f"{argv[0]} did not stop at its exec")
-        rec = subprocess.Popen(record(target.pid) if callable(record) else
-                               record + ["-p", str(target.pid)],
-                               stderr=subprocess.PIPE, text=True)
-        for line in rec.stderr:
-            if "attached" in line:
-                break
-        else:
-            raise RuntimeError("record did not attach")
+        rec = attached(record, target.pid)
         if LIBC.ptrace(PTRACE_DETACH, target.pid, None, None):
             raise RuntimeError(f"cannot let {argv[0]} go")
         cpu = cpu_of(target, argv)
         return cpu, rec.communicate(timeout=600)[1]
     finally:
-        for p in (target, rec):
-            if p and p.poll() is None:
-                p.kill()
-                p.wait()
+        kill_all(target, rec)
 
 
 def variants(build, tmp):

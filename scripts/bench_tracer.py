@@ -114,21 +114,12 @@ def attached_in_phases(argv, record, executions):
             between_phases()
             target.send_signal(signal.SIGUSR1)
         between_phases()
-        rec = subprocess.Popen(record + ["-p", str(target.pid)],
-                               stderr=subprocess.PIPE, text=True)
-        for line in rec.stderr:
-            if "attached" in line:
-                break
-        else:
-            raise RuntimeError("record did not attach")
+        rec = bench_executorch.attached(record, target.pid)
         target.send_signal(signal.SIGUSR1)
         _, err = target.communicate(timeout=600)
         rec.communicate(timeout=600)
     finally:
-        for p in (target, rec):
-            if p and p.poll() is None:
-                p.kill()
-                p.wait()
+        bench_executorch.kill_all(target, rec)
     if target.returncode != 0:
         raise RuntimeError(f"{argv[0]} failed: {err.strip()}")
     if rec.returncode != 0:
