@@ -84,9 +84,9 @@ def durations(path):
 
 def side_by_side(build, model, rounds, executions, extra=()):
     """Rounds of ETDumpGen and symbol mode, alternately: ETDumpGen's
-    medians, symbol mode's, symbol mode's per round, and the least
-    duration symbol mode wrote (the median over rounds of each round's
-    median: make bench row 7b's)."""
+    medians, symbol mode's, symbol mode's per round, the least duration
+    symbol mode wrote (the median over rounds of each round's median: make
+    bench row 7b's), and ETDumpGen's per round."""
     refs, ours, least = [], [], None
     with tempfile.TemporaryDirectory(prefix="kernel-durations-") as tmp:
         for _ in range(rounds):
@@ -94,7 +94,7 @@ def side_by_side(build, model, rounds, executions, extra=()):
             refs.append(r)
             ours.append(o)
             least = min([least, *d] if least is not None else d)
-    return median_of(refs), median_of(ours), ours, least
+    return median_of(refs), median_of(ours), ours, least, refs
 
 
 def bound_ns(model, ref_ns, name):
@@ -114,7 +114,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--executions", type=int, default=200)
     args = p.parse_args(argv)
-    ref, got, ours, least = side_by_side(args.build, args.model, args.rounds,
+    ref, got, ours, least, _ = side_by_side(args.build, args.model, args.rounds,
                                          args.executions, extra)
     bad = 0
     print(f"{'event':52} {'ETDumpGen':>9} {'symbol':>9} {'diff':>7}  "
