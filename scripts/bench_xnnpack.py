@@ -35,6 +35,11 @@ import bench_executorch as row7  # noqa: E402
 et = row7.et
 FEW, MANY = 200, 10200
 BOUND = 1.15
+# A process's pace differs ~2% from the next one's, ~5% of what a tracer
+# adds to cnn.pte: one repetition's ratio moves 0.9x-1.4x there (9
+# repetitions, session 17). Three times bench's --reps (15 a kind by
+# default) keep the median off a lucky or unlucky draw.
+REPS_FACTOR = 3
 XNN_RUNNER = os.path.join(et.BIN, "executor_runner_xnn")
 CASES = (("cnn", et.STOCK_RUNNER, et.ETDUMPGEN_RUNNER),
          ("xnn_mlp", XNN_RUNNER, et.ETDUMPGEN_XNN_RUNNER))
@@ -75,6 +80,7 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
     ok, why = et.available()
     if not ok:
         raise RuntimeError("ExecuTorch not found: " + why)
+    reps *= REPS_FACTOR
     table.section(f"7c. symbol mode against count-only programs at its own "
                   f"sites and ETDumpGen's runners: CPU time per execution "
                   f"(T({MANY}) - T({FEW})) / {MANY - FEW}, added = less "
