@@ -94,7 +94,7 @@ def attached_in_phases(argv, record, executions):
     the same process unattached the baseline: a process's own pace, which
     differs ~2% from the next one's, is out of the ratio. (No phase comes
     after the recorder: it exits before its probes are out, which takes
-    ~0.2 s more; the runtime keeps batching until then.)"""
+    ~40-50 ms more; the runtime keeps batching until then.)"""
     target = subprocess.Popen(
         argv + ["--num_executions", str(executions), "--loop-time",
                 "--phases", str(PHASES)],
