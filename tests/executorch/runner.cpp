@@ -280,6 +280,19 @@ long long ns_between(struct timespec a, struct timespec b)
 	return (b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec);
 }
 
+/* A whole number of at least `least` for option `opt`: 0, or -1 said. */
+int count_of(const char *opt, const char *s, long least, long *out)
+{
+	char *end;
+
+	*out = strtol(s, &end, 10);
+	if (*end || *out < least) {
+		fprintf(stderr, "executorch-runner: invalid %s '%s'\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
 int parse(int argc, char **argv, struct options *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -289,23 +302,11 @@ int parse(int argc, char **argv, struct options *o)
 		if (!strcmp(a, "--model_path") && has_value) {
 			o->models.push_back(argv[++i]);
 		} else if (!strcmp(a, "--num_executions") && has_value) {
-			char *end;
-
-			o->executions = strtol(argv[++i], &end, 10);
-			if (*end || o->executions < 0) {
-				fprintf(stderr, "executorch-runner: invalid "
-					"--num_executions '%s'\n", argv[i]);
+			if (count_of(a, argv[++i], 0, &o->executions))
 				return -1;
-			}
 		} else if (!strcmp(a, "--phases") && has_value) {
-			char *end;
-
-			o->phases = strtol(argv[++i], &end, 10);
-			if (*end || o->phases < 1) {
-				fprintf(stderr, "executorch-runner: bad "
-					"--phases '%s'\n", argv[i]);
+			if (count_of(a, argv[++i], 1, &o->phases))
 				return -1;
-			}
 		} else if (!strcmp(a, "--print_output")) {
 			o->print_output = true;
 		} else if (!strcmp(a, "--no-tracer")) {
@@ -423,26 +424,27 @@ int write_etdump(executorch::etdump::ETDumpGen &gen, const char *path)
 }
 #endif
 
+sigset_t usr1;
+
 /*
- * Before any thread starts (XNNPACK's pool starts its own as a model
- * loads): a thread that did not block SIGUSR1 would take it, and die of it.
+ * Once, before any thread starts (XNNPACK's pool starts its own as a model
+ * loads), when the runner will wait for SIGUSR1: a thread that did not
+ * block it would take it, and die of it.
  */
-void block_sigusr1(sigset_t *set)
+void block_sigusr1()
 {
-	sigemptyset(set);
-	sigaddset(set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, set, nullptr);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, nullptr);
 }
 
 void wait_for_sigusr1()
 {
-	sigset_t set;
 	int sig;
 
-	block_sigusr1(&set);
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	sigwait(&set, &sig);
+	sigwait(&usr1, &sig);
 }
 
 /* tensors of floats only: what the bundled models return */
@@ -583,11 +585,8 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv, &o))
 		return 2;
-	if (o.phases > 1) {
-		sigset_t set;
-
-		block_sigusr1(&set);
-	}
+	if (o.wait_signal || o.phases > 1)
+		block_sigusr1();
 	if (o.wait_signal)
 		wait_for_sigusr1();
 	executorch::runtime::runtime_init();
