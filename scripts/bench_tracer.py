@@ -36,11 +36,15 @@ The breakdown of a batched event: on cnn.pte first what ExecuTorch itself
 pays for calling any tracer (the null tracer over the untraced runner,
 which ETDumpGen pays too); then tests/bench/tracer.c, the same sites in
 the model's pattern with no probe attached: stamps, the check that a name
-was given, the stores and the rest; what the recorded runner pays beyond
-that is the flush's share (its uprobe hit and copy, and the runtime's own
-work around the tracer). "stamps only" is the least any tracer that times
-each scope costs in this runner: no design of ours goes below it.
+was given, the stores and the rest; then the flush's BPF program (its
+copy into the ring), timed by the kernel (bpf_stats) over one phase of a
+recorded runner; what the recorded runner pays beyond that is the rest
+in situ: the flush's uprobe hit and anchors, and the tracer's lines
+fetched again after the runtime's kernels ran, which tracer.c's loop
+keeps hot. "stamps only" is the least any tracer that times each scope
+costs in this runner: no design of ours goes below it.
 """
+import json
 import math
 import os
 import re
@@ -130,6 +134,61 @@ def attached_in_phases(argv, record, executions):
     return t
 
 
+BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
+
+
+def flush_program():
+    """(run_cnt, run_time_ns) of the flush program loaded last: the
+    recorder's, when no other recorder runs (bpftool prog show)."""
+    out = subprocess.run(["bpftool", "prog", "show", "-j"],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    progs = [p for p in json.loads(out) if p.get("name") == "on_flush"]
+    if not progs:
+        raise RuntimeError("no flush program is loaded")
+    last = max(progs, key=lambda p: p["id"])
+    return last.get("run_cnt", 0), last.get("run_time_ns", 0)
+
+
+def flush_cost(argv, record, executions):
+    """What the flush's BPF program costs, measured in the kernel
+    (bpf_stats) over one phase of a runner with `record` attached: ns a
+    flush and flushes an execution. Its trap and the runtime's anchors are
+    not in it."""
+    with open(BPF_STATS) as f:
+        was = f.read().strip()
+    target = subprocess.Popen(
+        argv + ["--num_executions", str(executions), "--phases", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rec = None
+
+    def between_phases():
+        if not target.stdout.readline().startswith("ready "):
+            raise RuntimeError(f"{argv[0]} stopped between phases")
+    try:
+        with open(BPF_STATS, "w") as f:
+            f.write("1")
+        between_phases()
+        rec = bench_executorch.attached(record, target.pid)
+        target.send_signal(signal.SIGUSR1)
+        # the first phase attached: its flushes include the first's
+        # anchoring, as any recording's do
+        between_phases()
+        cnt0, ns0 = flush_program()
+        target.send_signal(signal.SIGUSR1)
+        between_phases()
+        cnt1, ns1 = flush_program()
+        target.send_signal(signal.SIGUSR1)
+        target.communicate(timeout=600)
+        rec.communicate(timeout=600)
+    finally:
+        with open(BPF_STATS, "w") as f:
+            f.write(was)
+        bench_executorch.kill_all(target, rec)
+    if cnt1 <= cnt0:
+        raise RuntimeError("the flush program ran no flush")
+    return (ns1 - ns0) / (cnt1 - cnt0), (cnt1 - cnt0) / executions
+
+
 def per_execution(argv, record, few, many):
     """ns per execution, and events per execution in what record wrote."""
     t_few, err_few = loop_cpu(argv + ["--num_executions", str(few)], record)
@@ -172,13 +231,20 @@ def median_ci(xs, level=0.95):
     return xs[r - 1], xs[n - r], 1 - 2 * tail
 
 
-def broken_down(model, med, base, n_events, parts, median):
+def broken_down(model, med, base, n_events, parts, flushes, median):
     """A batched event's cost in parts: ExecuTorch's own for having a
     tracer at all (cnn.pte, whose base is the untraced runner), then
     tests/bench/tracer.c's pattern of the model without a probe (stamps,
-    name checks, stores), and the rest: the flush's share (its trap, its
-    copy, and what the runtime's own work around the tracer costs it)."""
+    name checks, stores), the flush's BPF program as the kernel timed it
+    (flush_cost), and the rest: the flush's trap and anchors, and what
+    the tracer costs in the runtime beyond the loop of tracer.c (its
+    lines fetched again after the runtime's kernels ran)."""
     batched = (med["batched"] - base) / n_events
+    per_flush = median([f[0] for f in flushes])
+    every = 1 / median([f[1] for f in flushes])
+    flush = per_flush / every / n_events
+    flush_said = (f"the flush's BPF program {flush:.1f} ({per_flush:.0f} ns "
+                  f"a flush, one every {every:.0f} executions; bpf_stats)")
     stamp = median([p["stamp_ns"] for p in parts])
     names = median([p["name_ns"] for p in parts])
     text = median([p["text_ns"] for p in parts])
@@ -190,9 +256,9 @@ def broken_down(model, med, base, n_events, parts, median):
                 f"tracer's calls), stamps {2 * stamp:.1f} (two, clock: "
                 f"{clock}), name check {names:.1f} (a literal; {text:.1f} "
                 f"for a name compared by its text), stores and the rest "
-                f"{user - 2 * stamp - names:.1f}, the flush's share "
-                f"{batched - runtime - user:.1f} ns (tests/bench/tracer.c: "
-                f"{user:.1f} ns without a probe)")
+                f"{user - 2 * stamp - names:.1f}, {flush_said}, the rest in "
+                f"situ {batched - runtime - user - flush:.1f} ns "
+                f"(tests/bench/tracer.c: {user:.1f} ns without a probe)")
     else:
         user = median([p["attached_xnn"] - p["detached_xnn"]
                        for p in parts])
@@ -202,8 +268,8 @@ def broken_down(model, med, base, n_events, parts, median):
         what = (f"stamps {stamp:.1f} (one an event: XNNPACK times its "
                 f"operators), name checks {checks:.1f} (half of them by "
                 f"their text), stores and the rest "
-                f"{user - stamp - checks:.1f}, the flush's share "
-                f"{batched - user:.1f} ns (tests/bench/tracer.c: "
+                f"{user - stamp - checks:.1f}, {flush_said}, the rest in "
+                f"situ {batched - user - flush:.1f} ns (tests/bench/tracer.c: "
                 f"{user:.1f} ns without a probe)")
     return ("  batched event, broken down", f"{batched:.1f} ns", "", what)
 
@@ -239,6 +305,7 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
             rounds = {"detached": [], "null": [], "ours": []}
             events = {}
             parts = []
+            flushes = []
             for rep in range(reps):
                 for _ in range(DETACHED_PER_ROUND):
                     got = {k: per_execution(a, None, few, many)[0]
@@ -258,6 +325,7 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
                         if n:
                             events[label] = n
                 parts.append(breakdown(b.dir))
+                flushes.append(flush_cost(runner(ours), rec, many))
                 log(f"  repetition {rep + 1}/{reps} done")
             log("  attached for one phase of a process")
             phased = {label: [] for label, _, _ in PHASED}
@@ -322,4 +390,4 @@ def row_tracer(b, table, reps, log, median, fmt_ratio):
                           f"spread {spread(rounds['ours'], '{:.3f}'.format)}")
             if parts:
                 table.add(*broken_down(model, med, base, n_events, parts,
-                                       median))
+                                       flushes, median))
