@@ -18,7 +18,12 @@
  * stamp_ns (one stamp; an event takes two), name_ns (the check that a
  * name was given in this buffer, for a literal of the executable; one an
  * event), text_ns (the same check for a name elsewhere, by its text),
- * clock (counter or ns).
+ * clock (counter or ns); then attached_cold and attached_xnn_cold, what
+ * the tracer adds an event when the pattern's kernels touch a level-1
+ * data cache's worth of bytes (l1_bytes) between its sites, as the
+ * runtime's do: the tracer's lines are fetched again each time; floor and
+ * floor_cold, the same two for the floor's shape (a stamp and 16 bytes a
+ * site in a ring, no lookups) in cnn.pte's pattern.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +41,18 @@ static const char *const kernels[10] = {
 	"native_call_permute_copy.out", "native_call_addmm.out",
 	"native_call__softmax.out",
 };
+
+/* bytes a kernel touches between sites: 0 (warm), or the L1 data cache */
+static long kernel_bytes;
+static volatile unsigned char *kernel_data;
+
+static inline void kernel_runs(void)
+{
+	long k;
+
+	for (k = 0; k < kernel_bytes; k += 64)
+		kernel_data[k]++;
+}
 
 static double now_ns(void)
 {
@@ -55,10 +72,49 @@ __attribute__((noinline)) static void execution(void)
 		ETDUMP_PROFILE_BEGIN("OPERATOR_CALL", 0, i);
 		ETDUMP_PROFILE_BEGIN(kernels[i], 0, i);
 		__asm__ __volatile__("" ::: "memory");
+		kernel_runs();
 		ETDUMP_PROFILE_END(kernels[i]);
 		ETDUMP_PROFILE_END("OPERATOR_CALL");
 	}
 	ETDUMP_PROFILE_END("Method::execute");
+}
+
+/*
+ * The floor's shape in the same pattern: each site a stamp and 16 bytes
+ * stored in a thread's ring that nobody reads (as the runner's
+ * --stamp-tracer does), for the same loop warm and cold.
+ */
+struct floor_record {
+	unsigned long long ts;
+	const void *name;
+};
+
+static __thread struct floor_record floor_ring[1024];
+static __thread unsigned int floor_next;
+
+static inline void floor_site(const void *name)
+{
+	struct floor_record *r = &floor_ring[floor_next++ & 1023];
+
+	r->ts = etdump__stamp();
+	r->name = name;
+}
+
+__attribute__((noinline)) static void execution_floor(void)
+{
+	int i;
+
+	floor_site("Execute");
+	floor_site("Method::execute");
+	for (i = 0; i < 10; i++) {
+		floor_site("OPERATOR_CALL");
+		floor_site(kernels[i]);
+		__asm__ __volatile__("" ::: "memory");
+		kernel_runs();
+		floor_site(kernels[i]);
+		floor_site("OPERATOR_CALL");
+	}
+	floor_site("Method::execute");
 }
 
 /*
@@ -84,6 +140,7 @@ __attribute__((noinline)) static void execution_xnn(void)
 	ETDUMP_BLOCK("Execute");
 	ETDUMP_PROFILE_BEGIN("Method::execute", -1, 0);
 	ETDUMP_PROFILE_BEGIN("DELEGATE_CALL", 0, 0);
+	kernel_runs(); /* the four operators, logged after */
 	for (i = 0; i < 4; i++) {
 		ETDUMP_INSTRUCTION(0, 0);
 		strcpy(xnn_name, xnn_ops[i]);
@@ -96,6 +153,7 @@ __attribute__((noinline)) static void execution_xnn(void)
 	ETDUMP_PROFILE_BEGIN("OPERATOR_CALL", 0, 1);
 	ETDUMP_PROFILE_BEGIN("native_call__softmax.out", 0, 1);
 	__asm__ __volatile__("" ::: "memory");
+	kernel_runs();
 	ETDUMP_PROFILE_END("native_call__softmax.out");
 	ETDUMP_PROFILE_END("OPERATOR_CALL");
 	ETDUMP_PROFILE_END("Method::execute");
@@ -120,7 +178,7 @@ int main(int argc, char **argv)
 {
 	long n = 200000, i;
 	double detached, attached, stamp, name, text, t0;
-	double detached_xnn, attached_xnn;
+	double detached_xnn, attached_xnn, cold, cold_xnn, floor, floor_cold;
 	struct etdump_batch_state *st;
 	unsigned int slot, len;
 	char *copy;
@@ -136,6 +194,8 @@ int main(int argc, char **argv)
 	etdump_semaphores.s.batch = 1;
 	attached = per_event(execution, n, EVENTS);
 	attached_xnn = per_event(execution_xnn, n, 8);
+	/* after the first batched site: the clock is chosen */
+	floor = per_event(execution_floor, n, EVENTS) - detached;
 
 	t0 = now_ns();
 	for (i = 0; i < n * EVENTS; i++)
@@ -161,11 +221,29 @@ int main(int argc, char **argv)
 	text = (now_ns() - t0) / (n * EVENTS);
 	free(copy);
 	etdump_semaphores.s.batch = 0;
+
+	kernel_bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+	if (kernel_bytes <= 0)
+		kernel_bytes = 48 * 1024;
+	kernel_data = calloc(1, kernel_bytes);
+	if (!kernel_data)
+		return 1;
+	cold = per_event(execution, n / 10, EVENTS);
+	cold_xnn = per_event(execution_xnn, n / 10, 8);
+	floor_cold = per_event(execution_floor, n / 10, EVENTS) - cold;
+	etdump_semaphores.s.batch = 1;
+	cold = per_event(execution, n / 10, EVENTS) - cold;
+	cold_xnn = per_event(execution_xnn, n / 10, 8) - cold_xnn;
+	etdump_semaphores.s.batch = 0;
+	free((void *)kernel_data);
 	printf("detached=%.2f attached=%.2f detached_xnn=%.2f "
 	       "attached_xnn=%.2f stamp_ns=%.2f name_ns=%.2f "
-	       "text_ns=%.2f clock=%s\n", detached, attached, detached_xnn,
+	       "text_ns=%.2f clock=%s attached_cold=%.2f "
+	       "attached_xnn_cold=%.2f l1_bytes=%ld floor=%.2f "
+	       "floor_cold=%.2f\n", detached, attached, detached_xnn,
 	       attached_xnn, stamp, name, text,
 	       etdump_batch_clock == ETDUMP_BATCH_CLOCK_COUNTER ? "counter" :
-								  "ns");
+								  "ns",
+	       cold, cold_xnn, kernel_bytes, floor, floor_cold);
 	return 0;
 }

@@ -11,7 +11,7 @@
  *                          [--print_output] [--no-tracer] [--wait-signal]
  *                          [--debug_level LEVEL] [--track_allocations]
  *                          [--loop-time] [--phases K] [--null-tracer]
- *                          [--stamp-tracer]
+ *                          [--stamp-tracer | --stamp-tracer-last]
  *
  * Several --model_path run in turn, each loaded, executed and let go
  * before the next (XNNPACK's runtimes deleted: symbol mode's test of
@@ -35,7 +35,8 @@
  * same process unattached. --null-tracer
  * passes a tracer whose hooks do nothing (what having a tracer at all costs
  * the runtime, XNNPACK's profiling included). --stamp-tracer passes the
- * least tracer that times each scope (StampEventTracer, below).
+ * least tracer that times each scope (StampEventTracer, below);
+ * --stamp-tracer-last the same, stamping in the last phase only.
  *
  * Built with -DRUNNER_ETDUMPGEN (build/executorch-runner-etdumpgen) it
  * passes ExecuTorch's ETDumpGen instead, for the bench to set the two side
@@ -165,6 +166,9 @@ struct StampRecord {
 
 thread_local StampRecord stamp_records[1024];
 thread_local unsigned int stamp_next;
+/* --stamp-tracer-last: off (hooks that return, as the null tracer's) until
+ * the last phase */
+static bool stamps_on = true;
 
 class StampEventTracer : public NullEventTracer {
 	using Entry = executorch::runtime::EventTracerEntry;
@@ -199,15 +203,18 @@ class StampEventTracer : public NullEventTracer {
 	{
 		Entry e{};
 
-		put(name, stamp());
+		if (stamps_on)
+			put(name, stamp());
 		e.event_id = static_cast<int64_t>(reinterpret_cast<uintptr_t>(name));
 		return e;
 	}
 
 	static void end(const Entry &e)
 	{
-		put(reinterpret_cast<const void *>(
-			    static_cast<uintptr_t>(e.event_id)), stamp());
+		if (stamps_on)
+			put(reinterpret_cast<const void *>(
+				    static_cast<uintptr_t>(e.event_id)),
+			    stamp());
 	}
 
 public:
@@ -235,8 +242,10 @@ public:
 				    et_timestamp_t start, et_timestamp_t end,
 				    const void *, size_t) override
 	{
-		put(name, start);
-		put(name, end);
+		if (stamps_on) {
+			put(name, start);
+			put(name, end);
+		}
 	}
 };
 #endif
@@ -259,6 +268,8 @@ struct options {
 	long phases = 1;
 	bool null_tracer = false;
 	bool stamp_tracer = false;
+	/* ... stamping in the last phase only: its cost within one process */
+	bool stamp_last = false;
 	const char *etdump_path = nullptr;       /* RUNNER_ETDUMPGEN */
 	const char *debug_buffer_path = nullptr;
 	size_t debug_buffer_size = 0;
@@ -272,7 +283,8 @@ void usage(FILE *f)
 		   "[--num_executions N] [--print_output] [--no-tracer] "
 		   "[--wait-signal] [--debug_level none|program_outputs|"
 		   "intermediate_outputs] [--track_allocations] "
-		   "[--loop-time] [--phases K] [--null-tracer] [--stamp-tracer]\n");
+		   "[--loop-time] [--phases K] [--null-tracer] "
+		   "[--stamp-tracer | --stamp-tracer-last]\n");
 }
 
 long long ns_between(struct timespec a, struct timespec b)
@@ -323,6 +335,8 @@ int parse(int argc, char **argv, struct options *o)
 			o->null_tracer = true;
 		} else if (!strcmp(a, "--stamp-tracer")) {
 			o->stamp_tracer = true;
+		} else if (!strcmp(a, "--stamp-tracer-last")) {
+			o->stamp_tracer = o->stamp_last = true;
 		} else if (!strcmp(a, "--loop-time")) {
 			o->loop_time = true;
 		} else if (!strcmp(a, "--track_allocations")) {
@@ -547,6 +561,10 @@ static int run_model(const struct options &o, const char *model)
 
 		if (phase)
 			wait_for_sigusr1();
+#ifndef RUNNER_ETDUMPGEN
+		if (o.stamp_last)
+			stamps_on = phase == o.phases - 1;
+#endif
 		clock_gettime(CLOCK_MONOTONIC, &wall0);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 		for (long i = 0; i < o.executions; i++) {
