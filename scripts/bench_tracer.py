@@ -42,10 +42,11 @@ the model's pattern with no probe attached: stamps, the check that a name
 was given, the stores and the rest; then the flush's BPF program (its
 copy into the ring), timed by the kernel (bpf_stats) over one phase of a
 recorded runner; what the recorded runner pays beyond that is the rest
-in situ: the flush's uprobe hit and anchors, and the tracer's lines
-fetched again after the runtime's kernels ran, which tracer.c's loop
-keeps hot (its cold figure, the same loop with a level-1 data cache's
-worth of bytes touched between sites, shows how much that is). "stamps only" is the least any tracer that times each scope
+in situ: the flush's uprobe hit and anchors, and whatever else the tracer
+costs among the runtime's work and not in tracer.c's loop (whose cold
+figure, the same loop with a level-1 data cache's worth of bytes touched
+between sites, shows what fetching the tracer's lines again costs
+there). "stamps only" is the least any tracer that times each scope
 costs in this runner: no design of ours goes below it.
 """
 import json
@@ -246,8 +247,7 @@ def broken_down(model, med, base, n_events, parts, flushes, median):
     tests/bench/tracer.c's pattern of the model without a probe (stamps,
     name checks, stores), the flush's BPF program as the kernel timed it
     (flush_cost), and the rest: the flush's trap and anchors, and what
-    the tracer costs in the runtime beyond the loop of tracer.c (its
-    lines fetched again after the runtime's kernels ran)."""
+    else the tracer costs in the runtime beyond the loop of tracer.c."""
     batched = (med["batched"] - base) / n_events
     per_flush = median([f[0] for f in flushes])
     every = 1 / median([f[1] for f in flushes])
