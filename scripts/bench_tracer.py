@@ -98,6 +98,44 @@ PHASED = [("batched --every 100", ["--every", "100"], [], 81),
           ("stamps only", None, ["--stamp-tracer-last"], 21)]
 
 
+def in_phases(argv, executions, phases, between):
+    """One runner process, its loop run `phases` times (--phases):
+    between(k, pid) runs at the k-th pause (1 .. phases - 1), before the
+    runner is let go on, and may return a process (a recorder) to wait for
+    at the end. The loop's CPU time of each phase (ns)."""
+    target = subprocess.Popen(
+        argv + ["--num_executions", str(executions), "--loop-time",
+                "--phases", str(phases)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs = []
+    try:
+        for k in range(1, phases):
+            line = target.stdout.readline()
+            if not line.startswith("ready "):
+                target.kill()
+                _, err = target.communicate()
+                raise RuntimeError(f"{argv[0]} stopped between phases "
+                                   f"(said {line!r}, exit "
+                                   f"{target.returncode}): {err.strip()}")
+            proc = between(k, target.pid)
+            if proc:
+                procs.append(proc)
+            target.send_signal(signal.SIGUSR1)
+        _, err = target.communicate(timeout=600)
+        for proc in procs:
+            proc.communicate(timeout=600)
+    finally:
+        bench_executorch.kill_all(target, *procs)
+    if target.returncode != 0:
+        raise RuntimeError(f"{argv[0]} failed: {err.strip()}")
+    if any(proc.returncode != 0 for proc in procs):
+        raise RuntimeError("record failed")
+    t = [int(x) for x in LOOP.findall(err)]
+    if len(t) != phases:
+        raise RuntimeError(f"{argv[0]} timed {len(t)} phases")
+    return t
+
+
 def attached_in_phases(argv, record, executions):
     """One runner process, its loop run PHASES times (--phases): `record`
     (or nothing, None: the runner's options change the last phase)
@@ -107,41 +145,11 @@ def attached_in_phases(argv, record, executions):
     differs ~2% from the next one's, is out of the ratio. (No phase comes
     after the recorder: it exits before its probes are out, which takes
     ~40-50 ms more; the runtime keeps batching until then.)"""
-    target = subprocess.Popen(
-        argv + ["--num_executions", str(executions), "--loop-time",
-                "--phases", str(PHASES)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rec = None
-
-    def between_phases():
-        line = target.stdout.readline()
-        if not line.startswith("ready "):
-            target.kill()
-            _, err = target.communicate()
-            raise RuntimeError(f"{argv[0]} stopped between phases "
-                               f"(said {line!r}, exit {target.returncode}): "
-                               f"{err.strip()}")
-    try:
-        for _ in range(PHASES - 2):
-            between_phases()
-            target.send_signal(signal.SIGUSR1)
-        between_phases()
-        if record:
-            rec = bench_executorch.attached(record, target.pid)
-        target.send_signal(signal.SIGUSR1)
-        _, err = target.communicate(timeout=600)
-        if rec:
-            rec.communicate(timeout=600)
-    finally:
-        bench_executorch.kill_all(target, rec)
-    if target.returncode != 0:
-        raise RuntimeError(f"{argv[0]} failed: {err.strip()}")
-    if rec and rec.returncode != 0:
-        raise RuntimeError("record failed")
-    t = [int(x) for x in LOOP.findall(err)]
-    if len(t) != PHASES:
-        raise RuntimeError(f"{argv[0]} timed {len(t)} phases")
-    return t
+    def between(k, pid):
+        if record and k == PHASES - 1:
+            return bench_executorch.attached(record, pid)
+        return None
+    return in_phases(argv, executions, PHASES, between)
 
 
 BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
@@ -163,37 +171,25 @@ def flush_cost(argv, record, executions):
     """What the flush's BPF program costs, measured in the kernel
     (bpf_stats) over one phase of a runner with `record` attached: ns a
     flush and flushes an execution. Its trap and the runtime's anchors are
-    not in it."""
+    not in it. The first phase attached is left out of the count: its
+    flushes include the first's anchoring."""
+    counts = []
+
+    def between(k, pid):
+        if k == 1:
+            return bench_executorch.attached(record, pid)
+        counts.append(flush_program())
+        return None
     with open(BPF_STATS) as f:
         was = f.read().strip()
-    target = subprocess.Popen(
-        argv + ["--num_executions", str(executions), "--phases", "4"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rec = None
-
-    def between_phases():
-        if not target.stdout.readline().startswith("ready "):
-            raise RuntimeError(f"{argv[0]} stopped between phases")
     try:
         with open(BPF_STATS, "w") as f:
             f.write("1")
-        between_phases()
-        rec = bench_executorch.attached(record, target.pid)
-        target.send_signal(signal.SIGUSR1)
-        # the first phase attached: its flushes include the first's
-        # anchoring, as any recording's do
-        between_phases()
-        cnt0, ns0 = flush_program()
-        target.send_signal(signal.SIGUSR1)
-        between_phases()
-        cnt1, ns1 = flush_program()
-        target.send_signal(signal.SIGUSR1)
-        target.communicate(timeout=600)
-        rec.communicate(timeout=600)
+        in_phases(argv, executions, 4, between)
     finally:
         with open(BPF_STATS, "w") as f:
             f.write(was)
-        bench_executorch.kill_all(target, rec)
+    (cnt0, ns0), (cnt1, ns1) = counts
     if cnt1 <= cnt0:
         raise RuntimeError("the flush program ran no flush")
     return (ns1 - ns0) / (cnt1 - cnt0), (cnt1 - cnt0) / executions

@@ -178,7 +178,8 @@ int main(int argc, char **argv)
 {
 	long n = 200000, i;
 	double detached, attached, stamp, name, text, t0;
-	double detached_xnn, attached_xnn, cold, cold_xnn, floor, floor_cold;
+	double detached_xnn, attached_xnn, floor;
+	double detached_cold, detached_xnn_cold, cold, cold_xnn, floor_cold;
 	struct etdump_batch_state *st;
 	unsigned int slot, len;
 	char *copy;
@@ -228,12 +229,12 @@ int main(int argc, char **argv)
 	kernel_data = calloc(1, kernel_bytes);
 	if (!kernel_data)
 		return 1;
-	cold = per_event(execution, n / 10, EVENTS);
-	cold_xnn = per_event(execution_xnn, n / 10, 8);
-	floor_cold = per_event(execution_floor, n / 10, EVENTS) - cold;
+	detached_cold = per_event(execution, n / 10, EVENTS);
+	detached_xnn_cold = per_event(execution_xnn, n / 10, 8);
+	floor_cold = per_event(execution_floor, n / 10, EVENTS) - detached_cold;
 	etdump_semaphores.s.batch = 1;
-	cold = per_event(execution, n / 10, EVENTS) - cold;
-	cold_xnn = per_event(execution_xnn, n / 10, 8) - cold_xnn;
+	cold = per_event(execution, n / 10, EVENTS) - detached_cold;
+	cold_xnn = per_event(execution_xnn, n / 10, 8) - detached_xnn_cold;
 	etdump_semaphores.s.batch = 0;
 	free((void *)kernel_data);
 	printf("detached=%.2f attached=%.2f detached_xnn=%.2f "
