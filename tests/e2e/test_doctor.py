@@ -10,6 +10,9 @@ from etdump_e2e import CLI, EXAMPLE, EXAMPLE_NOPROBES, ROOT, TempDirTest, \
 CHECKS = ["kernel", "BTF", "uprobes", "privileges", "ring buffer",
           "perf_event_paranoid", "PMU", "tracefs", "leftovers", "lockdown"]
 VERDICTS = ("ok", "note", "MISSING")
+# the modes doctor records its own target in (user/cli/doctor_modes.c)
+MODES = ["batched", "--precise", "counters", "--values", "--allocations",
+         "-p PID", "children", "symbol mode"]
 
 
 def lines(stdout):
@@ -18,8 +21,14 @@ def lines(stdout):
     for ln in stdout.splitlines()[1:-1]:
         verdict, rest = ln.split(None, 1)
         assert verdict in VERDICTS, ln
+        if rest.startswith("mode "):
+            mode = next(m for m in MODES
+                        if rest[4:].strip().startswith(m + " "))
+            out["mode " + mode] = (verdict,
+                                   rest[4:].strip()[len(mode):].strip())
+            continue
         name = next(c for c in CHECKS + ["probes", "symbols", "debug file",
-                                         "SELinux", "target"]
+                                         "SELinux", "target", "modes"]
                     if rest.startswith(c + " "))
         out[name] = (verdict, rest[len(name):].strip())
     return out
@@ -28,7 +37,7 @@ def lines(stdout):
 class DoctorTest(TempDirTest):
     def test_this_machine_can_record(self):
         # the suite records here, as root: every need is met
-        proc = run([CLI, "doctor"])
+        proc = run([CLI, "doctor"], env=dict(os.environ, TMPDIR=self.tmp))
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         got = lines(proc.stdout)
         for check in CHECKS:
@@ -37,9 +46,16 @@ class DoctorTest(TempDirTest):
                       "ring buffer", "lockdown"):
             self.assertEqual(got[check][0], "ok", got[check])
         self.assertIn(os.uname().release, got["kernel"][1])
+        # each mode recorded for real, its target's events written
+        for mode in MODES:
+            self.assertEqual(got["mode " + mode][0], "ok", got)
+            self.assertTrue(got["mode " + mode][1].startswith(
+                "records here"), got["mode " + mode])
         self.assertTrue(proc.stdout.splitlines()[-1].startswith(
             "recording can work here"))
         self.assertLessEqual(len(proc.stdout.splitlines()), 24)
+        # and nothing of its own left in the temporary directory
+        self.assertEqual(os.listdir(self.tmp), [])
 
     def test_without_privileges_it_says_what_is_missing(self):
         setpriv = shutil.which("setpriv")
@@ -82,7 +98,13 @@ class DoctorTest(TempDirTest):
         self.assertEqual(got["lockdown"][0], "MISSING")
         self.assertIn("confidentiality", got["lockdown"][1])
         self.assertEqual(got["privileges"][0], "ok")
-        self.assertIn("3 things are missing", proc.stdout.splitlines()[-1])
+        # without BTF no program loads: every mode is tried and said
+        # to fail, none called working
+        for mode in MODES:
+            self.assertEqual(got["mode " + mode][0], "MISSING", got)
+        self.assertEqual(proc.stdout.splitlines()[-1],
+                         f"recording cannot work here: {3 + len(MODES)} "
+                         "things are missing (MISSING above)")
 
     def test_a_binary_with_probes(self):
         proc = run([CLI, "doctor", EXAMPLE])

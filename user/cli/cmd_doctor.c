@@ -21,6 +21,7 @@
 #include "capture/tracefs_leftovers.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/doctor_modes.h"
 #include "lib/file_io.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -33,19 +34,18 @@
 static const char doctor_usage[] =
 	"usage: etdump-bpf doctor [-p PID | BINARY]\n"
 	"\n"
-	"Check what recording needs here: kernel version, BTF, uprobes, the\n"
-	"BPF ring buffer, privileges, perf_event_paranoid, hardware counters,\n"
-	"tracefs, uprobe events killed recorders left, lockdown; with -p PID\n"
-	"or a BINARY, also that it has etdump probes or functions the\n"
-	"built-in rules name, and their symbols.\n"
+	"Check what recording needs here: BTF, uprobes, the BPF ring buffer,\n"
+	"privileges, perf_event_paranoid, the hardware counters that open,\n"
+	"tracefs, uprobe events killed recorders left, lockdown; then record\n"
+	"a target of its own in each mode (batched, --precise, counters,\n"
+	"--values, --allocations, -p PID, children, symbol mode) and say\n"
+	"which work here, which degrade and how; with -p PID or a BINARY,\n"
+	"also that it has etdump probes or functions the built-in rules\n"
+	"name, and their symbols.\n"
 	"Each line says ok, or what is missing and how to fix it.\n"
 	"\n"
-	"Exit status: 0 recording can work, 1 something it needs is missing,\n"
-	"2 usage error.\n";
-
-/* ring buffer maps: the oldest kernel recording runs on */
-#define MIN_MAJOR 5
-#define MIN_MINOR 8
+	"Exit status: 0 recording can work in every mode, 1 something it\n"
+	"needs is missing or a mode does not work, 2 usage error.\n";
 
 /* groups of killed recorders listed one a line */
 #define MAX_LEFTOVER_LINES 3
@@ -55,6 +55,7 @@ enum verdict { OK, NOTE, MISSING };
 struct doctor {
 	int missing;
 	bool privileged;
+	int modes, modes_failed;
 };
 
 static void say(struct doctor *d, enum verdict v, const char *what,
@@ -88,23 +89,15 @@ static bool read_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
+/* Said, never judged: what the kernel can do is found by trying it. */
 static void check_kernel(struct doctor *d)
 {
 	struct utsname u;
-	int major = 0, minor = 0;
 
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2) {
-		say(d, NOTE, "kernel", "version unknown; %d.%d or later is needed",
-		    MIN_MAJOR, MIN_MINOR);
-		return;
-	}
-	if (major > MIN_MAJOR || (major == MIN_MAJOR && minor >= MIN_MINOR))
-		say(d, OK, "kernel", "Linux %s %s (%d.%d or later: BPF ring buffer)",
-		    u.release, u.machine, MIN_MAJOR, MIN_MINOR);
+	if (uname(&u))
+		say(d, NOTE, "kernel", "unknown (uname: %s)", strerror(errno));
 	else
-		say(d, MISSING, "kernel",
-		    "Linux %s is older than %d.%d (no BPF ring buffer); a newer kernel is needed",
-		    u.release, MIN_MAJOR, MIN_MINOR);
+		say(d, OK, "kernel", "Linux %s %s", u.release, u.machine);
 }
 
 static void check_btf(struct doctor *d)
@@ -175,30 +168,61 @@ static void check_paranoid(struct doctor *d)
 		    v);
 }
 
-/* Hardware counters, as record's default cycles,instructions needs. */
-static void check_pmu(struct doctor *d)
+static int open_hardware(__u64 config)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.config = config,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	int fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
-			 PERF_FLAG_FD_CLOEXEC);
 
-	if (fd >= 0) {
-		close(fd);
-		say(d, OK, "PMU", "hardware counters (cycles, instructions)");
-	} else if (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) {
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Hardware counters, as record's default cycles,instructions needs: each
+ * opened, since a PMU may count some and refuse others (qemu's emulated
+ * PMUv3 counts cycles, not instructions).
+ */
+static void check_pmu(struct doctor *d)
+{
+	static const struct { const char *name; __u64 config; } events[] = {
+		{ "cycles", PERF_COUNT_HW_CPU_CYCLES },
+		{ "instructions", PERF_COUNT_HW_INSTRUCTIONS },
+		{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES },
+		{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES },
+	};
+	char opened[96] = "", refused[96] = "";
+	int first_errno = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		int fd = open_hardware(events[i].config);
+		char *list = fd >= 0 ? opened : refused;
+
+		if (fd >= 0)
+			close(fd);
+		else if (!first_errno)
+			first_errno = errno;
+		snprintf(list + strlen(list), sizeof(opened) - strlen(list),
+			 "%s%s", *list ? ", " : "", events[i].name);
+	}
+	if (opened[0] && !refused[0])
+		say(d, OK, "PMU", "hardware counters: %s", opened);
+	else if (opened[0])
+		say(d, OK, "PMU", "hardware counters: %s (%s refused: %s)",
+		    opened, refused, strerror(first_errno));
+	else if (first_errno == ENOENT || first_errno == EOPNOTSUPP ||
+		 first_errno == ENODEV)
 		say(d, NOTE, "PMU",
 		    "no hardware counters here (a VM?): record counts task-clock, page-faults, context-switches");
-	} else {
+	else
 		say(d, NOTE, "PMU", "cycles cannot be opened: %s%s",
-		    strerror(errno), errno == EACCES || errno == EPERM ?
-		    " (see perf_event_paranoid)" : "");
-	}
+		    strerror(first_errno), first_errno == EACCES ||
+		    first_errno == EPERM ? " (see perf_event_paranoid)" : "");
 }
 
 static void check_tracefs(struct doctor *d)
@@ -278,6 +302,47 @@ static void check_selinux(struct doctor *d)
 	else
 		say(d, NOTE, "SELinux",
 		    "enforcing: if bpf() or perf_event_open is denied, 'setenforce 0' (root, a development device)");
+}
+
+/* Every mode recorded for real on doctor's own target (doctor_modes.h). */
+static void check_modes(struct doctor *d)
+{
+	struct doctor_mode_result *r;
+	char self[PATH_MAX], err[256];
+	ssize_t len;
+	int i, n = 0;
+
+	if (!d->privileged) {
+		say(d, NOTE, "modes",
+		    "not checked: recording needs the privileges above");
+		return;
+	}
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0) {
+		say(d, NOTE, "modes", "not checked: /proc/self/exe: %s",
+		    strerror(errno));
+		return;
+	}
+	self[len] = '\0';
+	r = doctor_modes_check(self, &n, err, sizeof(err));
+	if (!r) {
+		say(d, NOTE, "modes", "not checked: %s", err);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (r[i].works && r[i].why[0])
+			say(d, NOTE, "mode", "%-13s records here, degraded: %s",
+			    r[i].name, r[i].why);
+		else if (r[i].works)
+			say(d, OK, "mode", "%-13s records here (%s)", r[i].name,
+			    r[i].what);
+		else
+			say(d, MISSING, "mode", "%-13s %s", r[i].name,
+			    r[i].why);
+		d->modes_failed += !r[i].works;
+	}
+	d->modes = n;
+	free(r);
 }
 
 static size_t count_probes(const struct path_list *objects)
@@ -417,11 +482,15 @@ int cmd_doctor(int argc, char **argv)
 	check_leftovers(&d);
 	check_lockdown(&d);
 	check_selinux(&d);
+	check_modes(&d);
 	if (target)
 		check_target(&d, pid, target);
-	if (d.missing)
+	if (d.missing > d.modes_failed || d.modes_failed == d.modes)
 		printf("recording cannot work here: %d thing%s missing (MISSING above)\n",
 		       d.missing, d.missing == 1 ? " is" : "s are");
+	else if (d.missing)
+		printf("recording works here in %d of %d modes (MISSING above)\n",
+		       d.modes - d.modes_failed, d.modes);
 	else
 		printf("recording can work here%s\n",
 		       target ? "" : " (name a binary or -p PID to check it too)");

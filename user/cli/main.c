@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/doctor_target.h"
 #include "schema/etdump_record.h"
 #define ETDUMP_USDT_DISABLE /* the version only, no probes in the tracer */
 #include "lib/log.h"
@@ -87,6 +88,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* doctor's own target (doctor_target.h): never a prefix, never listed */
+	if (!strcmp(argv[i], DOCTOR_TARGET_COMMAND))
+		return doctor_target(argc - i, argv + i);
 	cmd = find_command(argv[i]);
 	if (!cmd) {
 		fprintf(stderr, "etdump-bpf: unknown command '%s' (see 'etdump-bpf --help')\n",
