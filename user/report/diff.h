@@ -37,7 +37,8 @@
  * throughout). A side's
  * recording off its others' pace throughout is left out first (diff.c,
  * DIFF_PACE_LIMIT) and said in left_out_note. Holm's
- * family there is the rows whose change could be called (diff.c). Rows
+ * family there is the rows whose change could be called (diff.c), as a
+ * change and as a change beyond the row's pace (own_pct). Rows
  * are those of each side's first recording; the side's other recordings
  * join by the same pairing.
  */

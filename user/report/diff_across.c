@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "report/diff_across.h"
 #include "report/diff_pace.h"
+#include "report/inspector_stats.h"
 #include "report/sample_stats.h"
 #include "report/welch.h"
 
@@ -43,7 +44,8 @@ static double paced_spread(const double *v, size_t n)
 
 /*
  * Across recordings: Welch's t on each recording's log p50 less its pace
- * (diff_pace.h), new against base; the noise is the spread of those.
+ * (diff_pace.h), new against base; the noise is the spread of those, and
+ * the row's own change the ratio of their means, as the test compares.
  */
 static int test_across(struct diff_row *r, const double *logs,
 		       const double *pace, size_t nbase, size_t nnew)
@@ -59,6 +61,9 @@ static int test_across(struct diff_row *r, const double *logs,
 	nb = side_values(logs, pace, nbase, b);
 	nn = side_values(logs + nbase, pace + nbase, nnew, n);
 	r->noise = fmax(paced_spread(b, nb), paced_spread(n, nn));
+	if (nb && nn)
+		r->own_pct = (exp(report_mean(n, nn) -
+				  report_mean(b, nb)) - 1) * 100;
 	if (nb && nn && nb + nn >= 3) {
 		ret = welch_t(n, nn, b, nb, &t, &r->p);
 		r->significant = (t > 0) == (r->delta_p50 > 0) &&

@@ -314,7 +314,7 @@ static void print_head(FILE *f, const struct diff *d,
 			o->base, d->base_runs, o->new, d->new_runs,
 			report_unit_name(o->unit), end);
 	if (diff_across(d)) {
-		fprintf(f, "%zu slower, %zu faster (Welch's t across recordings on each one's p50 against its recording's pace over the other events, Holm-adjusted p < %g, change beyond the noise: the std. deviation between one side's recordings at one pace, p50 change >= %g%% and >= %g ns); largest change first%s",
+		fprintf(f, "%zu slower, %zu faster (Welch's t across recordings on each one's p50 against its recording's pace over the other events, Holm-adjusted p < %g, change beyond the noise: the std. deviation between one side's recordings at one pace, p50 change >= %g%% and >= %g ns, and so beyond its recording's pace, unless with the pace); largest change first%s",
 			slower, faster, o->alpha, o->min_change_pct,
 			o->min_delta_ns, end);
 		if (!markdown)

@@ -38,6 +38,8 @@ struct diff_row {
 	double delta_p50;                 /* new - base, ns */
 	double p50_pct, avg_pct;          /* change in % of base */
 	double noise;                     /* ns; NAN with one recording a side */
+	double own_pct;                   /* across recordings: its change
+					     beyond its recording's pace, % */
 	double p;                         /* Holm-adjusted; 1 untested */
 	bool significant;                 /* p < alpha, direction agrees,
 					     beyond the noise */
