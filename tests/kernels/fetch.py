@@ -59,7 +59,7 @@ def apt_for(suite):
 def image_package(apt, arch):
     """linux-image-<arch> of the suite, followed to the real image
     package (linux-image-6.1.0-NN-amd64) it depends on."""
-    for rec in apt.show(f"linux-image-{arch}"):
+    for rec in apt.show(f"linux-image-{arch}:{arch}"):
         if rec.get("Architecture") != arch:
             continue
         m = re.search(r"(linux-image-[\w.+-]+)\s*\(=\s*([^)\s]+)\)",
@@ -159,13 +159,14 @@ def fetch_busybox_arm64():
     if os.path.exists(path):
         return path
     apt = apt_for(BUSYBOX_SUITE)
-    rec = [r for r in apt.show("busybox-static")
+    rec = [r for r in apt.show("busybox-static:arm64")
            if r.get("Architecture") == "arm64"][0]
     deb = download(apt, "busybox-static", rec["Version"], "arm64",
                    os.path.join(cache_root(), "debs"))
     tmp = tempfile.mkdtemp(prefix="busybox.", dir=cache_root())
-    deb_members(deb, ["./bin/busybox", "./usr/bin/busybox"], tmp)
-    found = glob.glob(os.path.join(tmp, "*bin", "busybox")) + \
+    # /bin/busybox, or /usr/bin/busybox in a merged-/usr suite
+    deb_members(deb, ["*bin/busybox"], tmp)
+    found = glob.glob(os.path.join(tmp, "bin", "busybox")) + \
         glob.glob(os.path.join(tmp, "usr", "bin", "busybox"))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     shutil.move(found[0], path)

@@ -1,0 +1,157 @@
+#!/bin/sh
+# The kernel matrix's cases, run from a built checkout (its root as the
+# working folder) on the kernel under test: each mode of record once, on
+# the example runtime and on ExecuTorch's real runners, with few
+# executions (a TCG guest is slow). POSIX sh that busybox runs too: the
+# arm64 guests have no python. Each case writes into RESULTS/CASE/ its
+# ETDump (out.etdp), stdout, stderr and exit status (status); check.py
+# reads them on the host.
+#
+# usage: tests/kernels/cases.sh RESULTS [CASE...]   (default: every case)
+#        tests/kernels/cases.sh --one CASE DIR      (one case, into DIR)
+set -u
+
+ET=${EXECUTORCH_DIR:-../shared/executorch}
+M=$ET/models
+case "$(uname -m)" in
+aarch64)
+	arch=arm64 B=build/arm64 ETBIN=$ET/arm64/bin
+	;;
+*)
+	arch=amd64 B=build ETBIN=$ET/bin
+	;;
+esac
+CLI=$B/etdump-bpf
+EX=$B/example-runtime
+# a case that hangs is killed, and the others still run
+CASE_TIMEOUT=300
+
+# the cases of an architecture: the arm64 build has no EventTracer runner
+# (no arm64 ExecuTorch install) and no XNNPACK runner; only a PMU there
+# (qemu's PMUv3) opens cycles
+cases() {
+	echo doctor batched precise values allocations counters every flight \
+		slower live top pid children report symbols_stock symbols_stripped \
+		duty
+	if [ $arch = amd64 ]; then
+		echo tracer symbols_xnn
+	else
+		echo counters_cycles
+	fi
+}
+
+# wait_for FILE TEXT: until FILE holds TEXT (a minute at most)
+wait_for() {
+	n=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || return 1
+		sleep 0.1
+	done
+}
+
+record() {
+	"$CLI" record -o "$d/out.etdp" "$@"
+}
+
+case_doctor() { "$CLI" doctor; }
+case_batched() { record -- "$EX" -n 5; }
+case_precise() { record --precise -- "$EX" -n 5; }
+case_values() { record --values -- "$EX" -n 5; }
+case_allocations() { record --allocations -- "$EX" -n 5; }
+case_counters() { record -e task-clock -- "$EX" -n 5; }
+case_counters_cycles() { record --precise -e cycles -- "$EX" -n 5; }
+# the first run after the attach, then every 10th: 3 of 30 executions
+case_every() { record --every 10 -- "$EX" -n 30; }
+# the last 5 runs, written at the end as out.0001.etdp
+case_flight() { record --flight-recorder 5 -- "$EX" -n 20; }
+# every 5th execution spends 20 ms more: at least those 4 are kept
+case_slower() {
+	record --keep-slower-than 15ms -- "$EX" -n 20 --slow-every 5
+}
+# record --live: a table each second on stdout, and the ETDump
+case_live() { record --live -- "$EX" -n 100 --sleep-ms 20; }
+# top -p PID from a pipe: q quits once a few tables were printed
+case_top() {
+	"$EX" -n 1000000 --sleep-ms 1 >/dev/null &
+	pid=$!
+	(sleep 15; echo q) | "$CLI" top -p $pid
+	status=$?
+	kill $pid
+	wait $pid
+	return $status
+}
+# record -p of a runtime held before its load until SIGUSR1
+case_pid() {
+	"$EX" --wait-signal -n 5 >"$d/runtime.out" &
+	pid=$!
+	wait_for "$d/runtime.out" '^ready ' || { kill $pid; return 90; }
+	record -p $pid 2>"$d/record.err" &
+	rec=$!
+	wait_for "$d/record.err" attached || { kill $pid $rec; return 91; }
+	kill -USR1 $pid
+	wait $pid
+	wait $rec
+	status=$?
+	cat "$d/record.err" >&2
+	return $status
+}
+# a shell starting two runtimes: each recorded in its own runs
+case_children() {
+	record -- sh -c "$EX -n 2 >/dev/null & $EX -n 3 --threads 2 >/dev/null & wait"
+}
+case_report() { "$CLI" report "$R/batched/out.etdp"; }
+# our runner with the EventTracer (ETDumpGen's reference: cnn-x3.etdp)
+case_tracer() {
+	record -- build/executorch-runner --model_path "$M/cnn.pte" \
+		--num_executions 3
+}
+# symbol mode on the stock runner, the plan's ids from --program
+case_symbols_stock() {
+	record --program "$M/cnn.pte" -- "$ETBIN/executor_runner" \
+		--model_path "$M/cnn.pte" --num_executions 3 --print_output none
+}
+# the stripped runner alone in a folder: its symbols from --debug-file
+case_symbols_stripped() {
+	mkdir -p "$T"
+	cp "$ETBIN/executor_runner_stripped" "$T/runner"
+	record --program "$M/cnn.pte" --debug-file \
+		"$ETBIN/executor_runner_stripped.debug" -- "$T/runner" \
+		--model_path "$M/cnn.pte" --num_executions 3 --print_output none
+}
+# the stock XNNPACK runner: XNNPACK's operators as ETDumpGen names them
+case_symbols_xnn() {
+	record -- "$ETBIN/executor_runner_xnn" --model_path "$M/xnn_mlp.pte" \
+		--num_executions 3 --print_output none
+}
+# symbol mode's probes in for half of every 100 ms: whole executions
+case_duty() {
+	record --program "$M/cnn.pte" --duty 50/100ms -- \
+		"$ETBIN/executor_runner" --model_path "$M/cnn.pte" \
+		--num_executions 20 --print_output none
+}
+
+if [ "${1:-}" = --one ]; then
+	d=$3 R=$(dirname "$3") T=${TMPDIR:-/tmp}/etdump-cases.$$
+	"case_$2"
+	status=$?
+	rm -rf "$T"
+	exit $status
+fi
+
+R=${1:?usage: tests/kernels/cases.sh RESULTS [CASE...]}
+shift
+[ $# -gt 0 ] || set -- $(cases)
+mkdir -p "$R"
+uname -r >"$R/kernel"
+for name in "$@"; do
+	d=$R/$name
+	rm -rf "$d"
+	mkdir -p "$d"
+	echo "case $name"
+	timeout $CASE_TIMEOUT sh "$0" --one "$name" "$d" \
+		>"$d/stdout" 2>"$d/stderr" </dev/null
+	status=$?
+	echo $status >"$d/status"
+	echo "case $name: exit status $status"
+done
