@@ -340,6 +340,19 @@ bench: deps
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SAN=1 test
 
+# The kernel matrix (tests/kernels/, docs/development.md): the cases on
+# this machine's kernel and in qemu guests of Debian's 5.10, 6.1 and 6.12,
+# x86-64 and arm64 (fetched once into the cache); KERNELS picks some, e.g.
+# make test-kernels KERNELS="6.1-amd64 5.10-arm64". The arm64 guests run
+# the arm64 build.
+KERNELS ?=
+.PHONY: test-kernels
+test-kernels:
+	$(Q)scripts/install-deps.sh kernels
+	$(Q)$(MAKE) --no-print-directory ARCH=$(HOST_ARCH) all
+	$(Q)$(if $(or $(if $(KERNELS),,all),$(filter %-arm64,$(KERNELS))),$(MAKE) --no-print-directory ARCH=arm64 all)
+	$(Q)$(PYTHON) tests/kernels/matrix.py $(KERNELS)
+
 # The unit tests, and recordings of the example converted back, under
 # valgrind's leak check (tests/valgrind.sh; about a minute).
 test-valgrind: deps

@@ -38,17 +38,22 @@ export DEBIAN_FRONTEND=noninteractive
 # install-deps.sh arm64: also the cross toolchain, the arm64 multiarch -dev
 # packages of the libraries (static archives included) and qemu-user to run
 # the arm64 build here (make ARCH=arm64, make test ARCH=arm64)
+# install-deps.sh kernels: the same, and qemu-system for x86-64 and arm64
+# with busybox-static (the x86-64 guests' initramfs), to boot Debian's
+# kernels (make test-kernels, tests/kernels/)
 case "${1:-}" in
 "") ;;
-arm64)
+arm64 | kernels)
 	packages="$packages gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
 libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
 libstdc++6:arm64 qemu-user"
+	[ "$1" = arm64 ] ||
+		packages="$packages qemu-system-x86 qemu-system-arm busybox-static"
 	dpkg --print-foreign-architectures | grep -qx arm64 ||
 		$sudo dpkg --add-architecture arm64
 	;;
 *)
-	echo "install-deps.sh: no cross build for '$1' (arm64 is)" >&2
+	echo "install-deps.sh: no cross build for '$1' (arm64 is; kernels for make test-kernels)" >&2
 	exit 2
 	;;
 esac

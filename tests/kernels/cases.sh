@@ -32,7 +32,7 @@ CASE_TIMEOUT=300
 cases() {
 	echo doctor batched precise values allocations counters every flight \
 		slower live top pid children report symbols_stock symbols_stripped \
-		duty
+		symbols_values duty
 	if [ $arch = amd64 ]; then
 		echo tracer symbols_xnn
 	else
@@ -118,6 +118,11 @@ case_symbols_stripped() {
 	record --program "$M/cnn.pte" --debug-file \
 		"$ETBIN/executor_runner_stripped.debug" -- "$T/runner" \
 		--model_path "$M/cnn.pte" --num_executions 3 --print_output none
+}
+# symbol mode's --values: each kernel's out tensors, at its return
+case_symbols_values() {
+	record --values --program "$M/cnn.pte" -- "$ETBIN/executor_runner" \
+		--model_path "$M/cnn.pte" --num_executions 1 --print_output none
 }
 # the stock XNNPACK runner: XNNPACK's operators as ETDumpGen names them
 case_symbols_xnn() {

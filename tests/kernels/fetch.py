@@ -151,6 +151,8 @@ def fetch_kernel(name):
         f.write(f"{package} {version} {arch} ({suite})\n")
     shutil.rmtree(out, ignore_errors=True)
     os.rename(tmp, out)
+    # what a boot needs is out of it: the cache keeps no 70 MB package
+    os.remove(deb)
     return out
 
 
