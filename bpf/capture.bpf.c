@@ -6,6 +6,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 /*
  * libbpf hands out USDT spec ids from 0 up; the sites armed before their
  * exec (user/capture/armed_binaries.c) take theirs from the top down.
@@ -64,6 +65,44 @@ struct {
 } switched_in SEC(".maps");
 
 /*
+ * What the kernel has (user/capture/kernel_features.h), set before load:
+ * the branches a kernel lacks the helpers of are dead code the verifier
+ * never checks. Without task storage (before 5.11) the recorder makes
+ * switched_in an LRU hash keyed by thread id instead, and on_switch_exit
+ * removes a thread's entry at its exit; without bpf_get_current_task_btf
+ * (5.11 too) the current task's counts are read with BPF_CORE_READ and
+ * its state is looked up the same way.
+ */
+const volatile bool has_task_storage = true;
+const volatile bool has_current_task_btf = true;
+
+/* The thread's switch_in, made when `create`; NULL when there is none. */
+static __always_inline struct switch_in *
+switch_state(struct task_struct *task, __u32 tid, bool create)
+{
+	struct switch_in zero = {}, *in;
+
+	if (has_task_storage && has_current_task_btf)
+		return bpf_task_storage_get(&switched_in, task, NULL,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	in = bpf_map_lookup_elem(&switched_in, &tid);
+	if (in || !create)
+		return in;
+	bpf_map_update_elem(&switched_in, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&switched_in, &tid);
+}
+
+/* Without task storage: a thread's state goes with the thread. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_switch_exit, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+
+	bpf_map_delete_elem(&switched_in, &tid);
+	return 0;
+}
+
+/*
  * Scope records end with room for the configured counters only: without
  * counters a begin/end pair takes 240 bytes of the ring instead of 432.
  */
@@ -101,27 +140,40 @@ static __always_inline __u32 copy_meta(__u8 *dst, const void *src, __u64 len)
 	return n;
 }
 
+/*
+ * A field of a task: through its BTF pointer, or read (a task from
+ * bpf_get_current_task(), before 5.11, is a number to the verifier).
+ */
+#define TASK_FIELD(task, field)                                               \
+	(has_current_task_btf ? (task)->field : BPF_CORE_READ(task, field))
+
 /* The current thread's own count of a software event. */
 static __always_inline __u64 task_count(struct task_struct *task, __u8 kind)
 {
 	switch (kind) {
 	case ETDUMP_CTR_CONTEXT_SWITCHES:
-		return task->nvcsw + task->nivcsw;
+		return TASK_FIELD(task, nvcsw) + TASK_FIELD(task, nivcsw);
 	case ETDUMP_CTR_PAGE_FAULTS:
-		return task->min_flt + task->maj_flt;
+		return TASK_FIELD(task, min_flt) + TASK_FIELD(task, maj_flt);
 	case ETDUMP_CTR_MINOR_FAULTS:
-		return task->min_flt;
+		return TASK_FIELD(task, min_flt);
 	case ETDUMP_CTR_MAJOR_FAULTS:
-		return task->maj_flt;
+		return TASK_FIELD(task, maj_flt);
 	case ETDUMP_CTR_MIGRATIONS:
-		return task->se.nr_migrations;
+		return TASK_FIELD(task, se.nr_migrations);
 	}
 	return 0;
 }
 
+/* sched_switch's tasks are BTF pointers on every kernel. */
 static __always_inline __u64 switch_count(struct task_struct *task)
 {
 	return task->nvcsw + task->nivcsw;
+}
+
+static __always_inline __u64 current_switch_count(struct task_struct *task)
+{
+	return TASK_FIELD(task, nvcsw) + TASK_FIELD(task, nivcsw);
 }
 
 /* record --sched: every switch of a target thread, out and in. */
@@ -161,7 +213,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 	if (is_target_tgid(prev->tgid)) {
 		if (sched_records)
 			sched_record(prev, 1, preempt, now);
-		in = bpf_task_storage_get(&switched_in, prev, NULL, 0);
+		in = switch_state(prev, prev->pid, false);
 		if (in) {
 			if (in->on_cpu)
 				in->runtime += now - in->ts;
@@ -175,8 +227,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	if (sched_records)
 		sched_record(next, 0, 0, now);
-	in = bpf_task_storage_get(&switched_in, next, NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	in = switch_state(next, next->pid, true);
 	if (in) {
 		if (in->on_cpu || in->switches != switch_count(next))
 			in->gen++;
@@ -198,18 +249,18 @@ static __always_inline void read_task_clock(struct task_struct *task,
 					    struct etdump_counter_sample *out,
 					    __u64 now)
 {
+	__u64 switches = current_switch_count(task);
 	struct switch_in *in;
 
 	out->value = 0;
-	in = bpf_task_storage_get(&switched_in, task, NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	in = switch_state(task, (__u32)bpf_get_current_pid_tgid(), true);
 	if (!in)
 		return;
-	if (!in->on_cpu || in->switches != switch_count(task)) {
+	if (!in->on_cpu || in->switches != switches) {
 		in->gen++;
 		in->ts = now;
 		in->on_cpu = 1;
-		in->switches = switch_count(task);
+		in->switches = switches;
 	}
 	out->enabled = in->gen;
 	if (in->ts > now)
@@ -225,12 +276,14 @@ static __always_inline void read_task_clock(struct task_struct *task,
 static __always_inline __u8 read_counters(struct etdump_counter_sample *out,
 					  __u64 *switches, __u64 now)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = has_current_task_btf ?
+		bpf_get_current_task_btf() :
+		(struct task_struct *)bpf_get_current_task();
 	struct bpf_perf_event_value v;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 i;
 
-	*switches = task->nvcsw + task->nivcsw;
+	*switches = current_switch_count(task);
 	for (i = 0; i < ETDUMP_MAX_COUNTERS; i++) {
 		if (i >= ncounters)
 			break;
@@ -414,10 +467,19 @@ struct {
  * or, with *unread set, when the buffer could not be read.
  */
 static __always_inline struct etdump_rec_batch *
-batch_record(const void *buf, __u32 n, __u32 cap, bool *unread)
+batch_record(const void *buf, __u64 n, __u32 cap, bool *unread)
 {
 	struct etdump_rec_batch *r;
 
+	/*
+	 * The caller chose cap from n, so the compiler drops the test below
+	 * as implied, and the verifier is left with a bound it learnt on
+	 * another register (n + the head's size: 6.1's does not carry it
+	 * over; 6.12's does). Made opaque here (64 bits wide, so that no
+	 * zero-extended copy of it is tested instead), n is tested in the
+	 * register the read is handed.
+	 */
+	barrier_var(n);
 	r = bpf_ringbuf_reserve(&events, BATCH_REC_BYTES(cap), 0);
 	if (r && (n > cap || bpf_probe_read_user(r->data, n, buf))) {
 		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
@@ -614,8 +676,9 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
 
 #include "bpf/value_copy.bpf.h"
 
-SEC("usdt")
-int BPF_USDT(on_value, long kind, const void *desc, long chain, long instr)
+/* bounded: copy_value_data_bounded(), for a kernel without bpf_loop */
+static __always_inline int value(long kind, const void *desc, long chain,
+				 long instr, bool bounded)
 {
 	struct value_copy c = { .ts = bpf_ktime_get_ns() };
 	struct etdump_rec_value *r;
@@ -632,7 +695,10 @@ int BPF_USDT(on_value, long kind, const void *desc, long chain, long instr)
 		c.rec_flags = ETDUMP_VREC_UNREAD;
 	} else if (c.stage->desc.type == 5 || c.stage->desc.type == 6) {
 		/* tensor, tensor list: ETDUMP_VALUE_TENSOR{,_LIST} */
-		copy_value_data(&c);
+		if (bounded)
+			copy_value_data_bounded(&c);
+		else
+			copy_value_data(&c);
 	}
 	r = reserve_at(sizeof(*r), ETDUMP_REC_VALUE, c.ts);
 	if (!r)
@@ -646,6 +712,20 @@ int BPF_USDT(on_value, long kind, const void *desc, long chain, long instr)
 	r->name_len = copy_name(r->name, (const char *)c.stage->desc.delegate_id_str);
 	submit(r);
 	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_value, long kind, const void *desc, long chain, long instr)
+{
+	return value(kind, desc, chain, instr, false);
+}
+
+/* The same before 5.17: the recorder loads one of the two. */
+SEC("usdt")
+int BPF_USDT(on_value_bounded, long kind, const void *desc, long chain,
+	     long instr)
+{
+	return value(kind, desc, chain, instr, true);
 }
 
 SEC("usdt")

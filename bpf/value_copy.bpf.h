@@ -80,15 +80,40 @@ static long copy_chunk(__u64 i, void *ctx)
 	return 0;
 }
 
-/* Copy what c->stage->desc says into VALUE_DATA records: c->copied. */
-static __always_inline void copy_value_data(struct value_copy *c)
+static __always_inline void value_copy_start(struct value_copy *c)
 {
 	c->data = c->stage->desc.data;
 	c->want = c->stage->desc.nbytes < value_max ? c->stage->desc.nbytes :
 						      value_max;
+}
+
+/* Copy what c->stage->desc says into VALUE_DATA records: c->copied. */
+static __always_inline void copy_value_data(struct value_copy *c)
+{
+	value_copy_start(c);
 	if (c->want)
 		bpf_loop((c->want + ETDUMP_VALUE_CHUNK - 1) / ETDUMP_VALUE_CHUNK,
 			 copy_chunk, c, 0);
+}
+
+/*
+ * The same for a kernel without bpf_loop (before 5.17), whose program
+ * must not even name a callback (5.10 refuses the instruction that loads
+ * one, dead or not): a loop the verifier walks to its bound, so at most
+ * VALUE_COPY_BOUNDED_CHUNKS chunks (1 MiB, record --values' default); a
+ * longer value comes out cut, as by --values' own bound.
+ */
+#define VALUE_COPY_BOUNDED_CHUNKS 128
+
+static __always_inline void copy_value_data_bounded(struct value_copy *c)
+{
+	__u32 i;
+
+	value_copy_start(c);
+	/* copied short of the value's bytes says it was cut */
+	for (i = 0; i < VALUE_COPY_BOUNDED_CHUNKS; i++)
+		if (copy_chunk(i, c))
+			return;
 }
 
 #endif /* ETDUMP_VALUE_COPY_BPF_H */

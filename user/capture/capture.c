@@ -12,6 +12,7 @@
 #include "capture/capture.h"
 #include "capture.skel.h"
 #include "capture/counters.h"
+#include "capture/kernel_features.h"
 #include "lib/log.h"
 #include "target/probe_objects.h"
 #include "target/target.h"
@@ -27,6 +28,7 @@ struct capture {
 	const char *link_probes[16];  /* the probes attached, each once */
 	size_t nprobes;
 	struct bpf_link *switch_link;
+	struct bpf_link *switch_exit_link; /* without task storage */
 	/* batched: buffers left at a thread's exit or an exec, or lent */
 	struct bpf_link *exit_link, *exec_link, *vfork_link;
 	struct bpf_link *follow_links[3]; /* fork, exec, exit */
@@ -79,6 +81,25 @@ static bool needs_task_clock(const struct counter_set *set)
 			return true;
 	return false;
 }
+
+/*
+ * Per-thread state in task storage, looked up by the task's BTF pointer,
+ * or (before 5.11) in a hash map keyed by thread id.
+ */
+static bool per_task_storage(void)
+{
+	const struct kernel_features *kf = kernel_features();
+
+	return kf->task_storage && kf->current_task_btf;
+}
+
+/* Threads whose switch state the hash holds at once (without task storage). */
+#define SWITCH_STATE_THREADS 4096
+/*
+ * Without bpf_loop a value is copied by a loop the verifier walks to its
+ * bound: bpf/value_copy.bpf.h's VALUE_COPY_BOUNDED_CHUNKS of 8 KiB.
+ */
+#define VALUE_BOUNDED_KIB 1024u
 
 /* After load: the perf event fds, at i * ncpus + cpu. */
 static int install_counters(struct capture_bpf *skel,
@@ -146,6 +167,10 @@ static bool probe_wanted(const struct capture *cap, const char *name)
 static struct bpf_program *probe_program(const struct capture *cap,
 					 size_t i)
 {
+	/* a kernel without bpf_loop: the value program with a bounded loop */
+	if (!strcmp(probe_programs[i].probe, "value") &&
+	    !kernel_features()->bpf_loop)
+		return cap->skel->progs.on_value_bounded;
 	return *(struct bpf_program **)((char *)cap->skel +
 					probe_programs[i].offset);
 }
@@ -159,21 +184,62 @@ static void choose_programs(struct capture *cap,
 			    const struct capture_opts *opts)
 {
 	struct capture_bpf *sk = cap->skel;
+	bool switches = needs_task_clock(opts->counters) || opts->sched;
 	size_t i;
 
+	/* of the two value programs, the one probe_program() does not give */
+	bpf_program__set_autoload(sk->progs.on_value, false);
+	bpf_program__set_autoload(sk->progs.on_value_bounded, false);
 	for (i = 0; i < sizeof(probe_programs) / sizeof(probe_programs[0]); i++)
 		bpf_program__set_autoload(probe_program(cap, i),
 					  probe_wanted(cap,
 						       probe_programs[i].probe));
-	bpf_program__set_autoload(sk->progs.on_sched_switch,
-				  needs_task_clock(opts->counters) ||
-					  opts->sched);
+	bpf_program__set_autoload(sk->progs.on_sched_switch, switches);
+	bpf_program__set_autoload(sk->progs.on_switch_exit,
+				  switches && !per_task_storage());
 	bpf_program__set_autoload(sk->progs.on_thread_exit, cap->batched);
 	bpf_program__set_autoload(sk->progs.on_sys_enter, cap->batched);
 	bpf_program__set_autoload(sk->progs.on_vfork, cap->batched);
 	bpf_program__set_autoload(sk->progs.on_fork, opts->follow_children);
 	bpf_program__set_autoload(sk->progs.on_exec, opts->follow_children);
 	bpf_program__set_autoload(sk->progs.on_exit, opts->follow_children);
+}
+
+
+/*
+ * What the kernel lacks, made up for before load: each way taken said in
+ * one line of the summary, only when the recording uses it.
+ */
+static int adapt_to_kernel(struct capture *cap, const struct capture_opts *opts)
+{
+	const struct kernel_features *kf = kernel_features();
+	struct capture_bpf *sk = cap->skel;
+	bool switches = needs_task_clock(opts->counters) || opts->sched;
+	int err;
+
+	sk->rodata->has_task_storage = kf->task_storage;
+	sk->rodata->has_current_task_btf = kf->current_task_btf;
+	if (!per_task_storage()) {
+		/* prealloc'd LRU: never full, and no allocation in sched_switch */
+		err = bpf_map__set_type(sk->maps.switched_in, BPF_MAP_TYPE_LRU_HASH);
+		if (!err)
+			err = bpf_map__set_map_flags(sk->maps.switched_in, 0);
+		if (!err)
+			err = bpf_map__set_max_entries(sk->maps.switched_in,
+						       SWITCH_STATE_THREADS);
+		if (err)
+			return err;
+	}
+	if (!kf->task_storage && switches)
+		kernel_features_note("task storage needs Linux %s: each thread's %s state in a hash map keyed by thread, removed at its exit",
+				     "5.11", opts->sched ? "switch" : "task-clock");
+	if (!kf->current_task_btf && opts->counters && opts->counters->n)
+		kernel_features_note("bpf_get_current_task_btf needs Linux %s: the thread's counts read with bpf_probe_read_kernel",
+				     "5.11");
+	if (!kf->bpf_loop && opts->values)
+		kernel_features_note("bpf_loop needs Linux %s: values copied by a bounded loop, at most %u KiB of each",
+				     "5.17", VALUE_BOUNDED_KIB);
+	return 0;
 }
 
 int capture_open(struct capture **out, const struct capture_opts *opts)
@@ -221,6 +287,9 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	err = configure_counters(cap->skel, opts->counters);
 	if (err)
 		goto fail;
+	err = adapt_to_kernel(cap, opts);
+	if (err)
+		goto fail;
 	choose_programs(cap, opts);
 	err = capture_bpf__load(cap->skel);
 	if (err) {
@@ -235,7 +304,11 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	}
 	if (needs_task_clock(opts->counters) || opts->sched) {
 		cap->switch_link = bpf_program__attach(cap->skel->progs.on_sched_switch);
-		if (!cap->switch_link) {
+		if (cap->switch_link && !per_task_storage())
+			cap->switch_exit_link =
+				bpf_program__attach(cap->skel->progs.on_switch_exit);
+		if (!cap->switch_link ||
+		    (!per_task_storage() && !cap->switch_exit_link)) {
 			err = -errno;
 			p_err("cannot attach to sched_switch for %s: %s",
 			      opts->sched ? "--sched" : "task-clock",
@@ -361,6 +434,9 @@ int capture_attach_event(struct capture *cap, const char *name, int perf_fd,
 
 	if (i < 0)
 		return -EINVAL;
+	/* the spec is found by the cookie alone: libbpf refuses it too */
+	if (!kernel_features()->bpf_cookie)
+		return -EOPNOTSUPP;
 	if (reserve_link(cap))
 		return -ENOMEM;
 	link = bpf_program__attach_perf_event_opts(program_of(cap, i), perf_fd,
@@ -602,6 +678,7 @@ void capture_close(struct capture *cap)
 	for (i = 0; i < cap->nlinks; i++)
 		bpf_link__destroy(cap->links[i]);
 	bpf_link__destroy(cap->switch_link);
+	bpf_link__destroy(cap->switch_exit_link);
 	bpf_link__destroy(cap->exit_link);
 	bpf_link__destroy(cap->exec_link);
 	bpf_link__destroy(cap->vfork_link);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "capture/attach_at_exec.h"
+#include "capture/kernel_features.h"
 #include "capture/tracefs_leftovers.h"
 #include "cli/commands.h"
 #include "cli/record.h"
@@ -79,7 +81,7 @@ int cmd_record(int argc, char **argv)
 	bool every_set[1 + CAPTURE_MAX_MORE] = { false };
 	/* what says which recorder holds them: recorder_claim.h */
 	int claims[1 + CAPTURE_MAX_MORE];
-	bool follow, children_only = false, sym_alone;
+	bool follow, children_only = false, sym_alone, at_exec;
 	uint64_t ns_dev, ns_ino;
 	enum stop_reason why = STOP_EXIT;
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
@@ -268,8 +270,14 @@ int cmd_record(int argc, char **argv)
 		if (follow_children_open(&fc, cap, roots, 1 + o.nmore))
 			goto cleanup;
 	}
+	/* without BPF cookies libbpf reads the sites' addresses off the maps */
+	at_exec = !sink.sm && !children_only && t.spawned &&
+		  !kernel_features()->bpf_cookie;
+	if (at_exec)
+		kernel_features_note("BPF cookies need Linux %s: USDT specs found by address, a command's probes attached at its exec, under ptrace",
+				     "5.15");
 	if (sink.sm ? symbol_mode_attach(sink.sm, cap, &t, &nattached) :
-	    children_only ? 0 : capture_attach(cap, &objs, &nattached))
+	    children_only || at_exec ? 0 : capture_attach(cap, &objs, &nattached))
 		goto cleanup;
 	if (fc && !children_only &&
 	    follow_children_attached(fc, t.pid, t.exe))
@@ -297,12 +305,14 @@ int cmd_record(int argc, char **argv)
 			 t.pid, t.exe, copts.batched ? "batched" : "per-scope probes");
 		if (follow_children_first_note(fc, note))
 			goto cleanup;
-	} else {
+	} else if (!at_exec) {
 		p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached,
 		       t.pid, t.exe,
 		       !sink.sm && objs.n > 1 ? " and its libraries" : "",
 		       o.pid ? "; Ctrl-C to stop" : "");
 	}
+	/* each way a missing kernel feature was made up for, one line each */
+	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||
 	    (o.live && live_view_open(&lv, col, title)))
@@ -310,7 +320,17 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; fc && i < more.n; i++)
 		if (follow_children_attached(fc, more.pids[i], more.t[i].exe))
 			goto cleanup;
-	if (o.every > 1 && t.spawned && objs.etdump) {
+	if (at_exec) {
+		err = capture_attach_at_exec(cap, &t, &objs, o.every, &nattached,
+					     msg, sizeof(msg));
+		if (err && err != -ECHILD) {
+			p_err("%s", msg);
+			goto cleanup;
+		}
+		p_info("attached %d probe(s) to PID %d (%s%s) at its exec",
+		       nattached, t.pid, t.exe,
+		       objs.n > 1 ? " and its libraries" : "");
+	} else if (o.every > 1 && t.spawned && objs.etdump) {
 		/* its first run is already counted: written before it runs */
 		if (every_words_at_start(&t, &objs, o.every, msg,
 					 sizeof(msg))) {
