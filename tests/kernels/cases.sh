@@ -96,9 +96,32 @@ case_pid() {
 	cat "$d/record.err" >&2
 	return $status
 }
-# a shell starting two runtimes: each recorded in its own runs
+# a shell starting two runtimes: each recorded in its own runs. They wait
+# for SIGUSR1 before their load, sent once both are followed: a child is
+# attached after its exec, and on a slow guest one could load (or end)
+# before
 case_children() {
-	record -- sh -c "$EX -n 2 >/dev/null & $EX -n 3 --threads 2 >/dev/null & wait"
+	record -- sh -c "$EX --wait-signal -n 2 >$d/child1.out &
+		$EX --wait-signal -n 3 --threads 2 >$d/child2.out & wait" \
+		2>"$d/record.err" &
+	rec=$!
+	for f in child1.out child2.out; do
+		wait_for "$d/$f" '^ready ' || { kill $rec; return 90; }
+	done
+	n=0
+	while [ "$(grep -c '^etdump-bpf: following PID' "$d/record.err")" -lt 2 ]
+	do
+		n=$((n + 1))
+		[ $n -lt 600 ] || { kill $rec; return 91; }
+		sleep 0.1
+	done
+	for f in child1.out child2.out; do
+		kill -USR1 "$(sed -n 's/^ready //p' "$d/$f")"
+	done
+	wait $rec
+	status=$?
+	cat "$d/record.err" >&2
+	return $status
 }
 case_report() { "$CLI" report "$R/batched/out.etdp"; }
 # our runner with the EventTracer (ETDumpGen's reference: cnn-x3.etdp)
@@ -130,10 +153,11 @@ case_symbols_xnn() {
 		--num_executions 3 --print_output none
 }
 # symbol mode's probes in for half of every 100 ms: whole executions
+# (200: a few windows' worth in a guest, 20 ms here)
 case_duty() {
 	record --program "$M/cnn.pte" --duty 50/100ms -- \
 		"$ETBIN/executor_runner" --model_path "$M/cnn.pte" \
-		--num_executions 20 --print_output none
+		--num_executions 200 --print_output none
 }
 
 if [ "${1:-}" = --one ]; then

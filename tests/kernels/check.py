@@ -241,9 +241,12 @@ class CaseChecks(unittest.TestCase):
         ref = runs_visible(decode(et.reference("cnn", EXECUTIONS)))
         execute = [keys for name, keys in ref if name == "Execute"][0]
         got = runs_visible(dump)
-        self.assertEqual(got[0][0], "Default")
-        self.assertTrue(got[1:], "no execution written")
-        for name, keys in got[1:]:
+        # the load's run is written when a window held it (not on a slow
+        # guest, where the first window can end before the load does)
+        if got and got[0][0] == "Default":
+            got = got[1:]
+        self.assertTrue(got, "no execution written")
+        for name, keys in got:
             self.assertEqual((name, keys), ("Execute", execute))
         self.assertIn("--duty 50.0/100ms", self.text("duty", "stderr"))
 

@@ -6,7 +6,9 @@
 . /results/.guest/config
 export PATH="$GUEST_PATH" HOME=/root LANG=C.UTF-8 TERM=dumb
 cd "$GUEST_CWD" || echo "etdump-guest: no folder $GUEST_CWD"
-echo "etdump-guest: kernel $(uname -r) $(uname -m)"
+btf=yes
+[ -e /sys/kernel/btf/vmlinux ] || btf="no (/sys/kernel/btf/vmlinux missing)"
+echo "etdump-guest: kernel $(uname -r) $(uname -m), BTF $btf"
 echo "etdump-guest: begin"
 sh /results/.guest/command </dev/null
 status=$?
