@@ -31,6 +31,18 @@ struct {
 	__type(value, __u8);
 } armed SEC(".maps");
 
+/*
+ * A kernel without BPF cookies (before 5.15) cannot run the capture
+ * programs on an armed file's uprobe events before its exec (libbpf finds
+ * a site's spec by its address then): the recorder arms no events, and a
+ * process that execs an armed file is stopped here instead, before its
+ * first instruction, until the recorder has attached to it and sends
+ * SIGCONT. Only once its exec is in the ring: one the recorder will not
+ * hear of must not wait for it.
+ */
+const volatile bool stop_armed_at_exec = false;
+#define SIGSTOP_NR 19 /* x86-64 and arm64 alike */
+
 /* Forks not followed (the map full) and execs not heard (the ring full). */
 __u64 forks_lost = 0;
 __u64 execs_lost = 0;
@@ -59,6 +71,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	struct follow_armed_key key = {};
 	__u32 tgid = p->tgid;
 	struct follow_exec *r;
+	bool is_armed;
 	__u8 *f;
 
 	f = bpf_map_lookup_elem(&followed, &tgid);
@@ -82,8 +95,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	 * armed file's probes fire from its first instruction, which runs
 	 * after this: its events count from the start.
 	 */
-	*f |= FOLLOW_EXECED |
-	      (bpf_map_lookup_elem(&armed, &key) ? FOLLOW_RECORDED : 0);
+	is_armed = bpf_map_lookup_elem(&armed, &key);
+	*f |= FOLLOW_EXECED | (is_armed ? FOLLOW_RECORDED : 0);
 	r = bpf_ringbuf_reserve(&execs, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&execs_lost, 1);
@@ -97,6 +110,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 		r->filename[0] = '\0';
 	/* woken at once: every moment before the attach loses events */
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	if (is_armed && stop_armed_at_exec)
+		bpf_send_signal(SIGSTOP_NR);
 	return 0;
 }
 

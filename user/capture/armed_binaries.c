@@ -10,6 +10,7 @@
 #include <linux/perf_event.h>
 #include "capture/armed_binaries.h"
 #include "capture/capture.h"
+#include "capture/kernel_features.h"
 #include "capture/tracefs_uprobes.h"
 #include "capture/usdt_arg_spec.h"
 #include "lib/log.h"
@@ -307,11 +308,23 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = arm_sites(a, fd, name, &sites, events, &armed);
-	if (!ret && !armed && named)
+	/*
+	 * Without BPF cookies no program can run on the events before the
+	 * exec: the file is armed with none, and a process that execs it is
+	 * stopped there until attached (follow_children.bpf.h).
+	 */
+	if (kernel_features()->bpf_cookie) {
+		ret = arm_sites(a, fd, name, &sites, events, &armed);
+	} else {
+		kernel_features_note("BPF cookies need Linux %s: a child that execs a runtime the command names is stopped at its exec until its probes are attached",
+				     "5.15");
+		ret = 0;
+		armed = 0;
+	}
+	if (!ret && !armed && named && kernel_features()->bpf_cookie)
 		p_warn("--follow-binary %s: cannot be armed here (-v says why): its processes are attached to after their exec",
 		       name);
-	if (ret || !armed)
+	if (ret || (!armed && kernel_features()->bpf_cookie))
 		goto out;
 	v[out->n] = (struct armed_file){ .dev = st.st_dev, .ino = st.st_ino,
 					 .nprobes = nprobes, .events = events,

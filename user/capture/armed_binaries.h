@@ -55,7 +55,7 @@ struct armed_file {
 	char *path;              /* as the command line names it */
 	int nprobes;             /* probe names attached, as capture_attach() */
 	uint64_t *events;        /* the uprobe event of each site armed */
-	size_t nevents;
+	size_t nevents;          /* 0: none (no BPF cookies), stopped at exec */
 };
 
 /* Perf events held open: the root's inherited ones, or a process's own. */

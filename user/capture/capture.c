@@ -278,6 +278,9 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	cap->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	cap->skel->rodata->sched_records = opts->sched;
 	cap->skel->rodata->follow_children = opts->follow_children;
+	/* follow_children.bpf.h: armed files without cookies */
+	cap->skel->rodata->stop_armed_at_exec = opts->follow_children &&
+		!kernel_features()->bpf_cookie;
 	cap->skel->rodata->value_max = opts->value_max;
 	cap->values = opts->values;
 	cap->allocations = opts->allocations;

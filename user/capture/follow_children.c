@@ -280,7 +280,8 @@ static int exec_seen(struct follow_children *fc, const struct follow_exec *e)
 	struct stat st;
 	int ret;
 
-	if (armed)
+	/* without events it is stopped at its exec: attached as any other */
+	if (armed && armed->nevents)
 		return armed_seen(fc, e, armed);
 	ret = exec_file(pid, exe, &st);
 	/* gone before it was looked at: was it a runtime? */
@@ -322,10 +323,17 @@ static int on_exec(void *ctx, void *data, size_t len)
 	struct follow_children *fc = ctx;
 	const struct follow_exec *e = data;
 
+	const struct armed_file *armed;
+
 	fc->execs_read++;
-	if (len < sizeof(*e) || fc->err)
+	if (len < sizeof(*e))
 		return 0;
-	fc->err = exec_seen(fc, e);
+	armed = armed_exec(fc, e);
+	if (!fc->err)
+		fc->err = exec_seen(fc, e);
+	/* stopped at its exec (follow_children.bpf.h), attached now or never */
+	if (armed && !armed->nevents)
+		kill((pid_t)e->tgid, SIGCONT);
 	return 0;
 }
 

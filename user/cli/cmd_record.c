@@ -306,12 +306,13 @@ int cmd_record(int argc, char **argv)
 		if (follow_children_first_note(fc, note))
 			goto cleanup;
 	} else if (!at_exec) {
+		/* each way a missing kernel feature was made up for, one line each */
+		kernel_features_print_notes();
 		p_info("attached %d probe(s) to PID %d (%s%s)%s", nattached,
 		       t.pid, t.exe,
 		       !sink.sm && objs.n > 1 ? " and its libraries" : "",
 		       o.pid ? "; Ctrl-C to stop" : "");
 	}
-	/* each way a missing kernel feature was made up for, one line each */
 	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||
