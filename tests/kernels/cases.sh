@@ -24,7 +24,7 @@ esac
 CLI=$B/etdump-bpf
 EX=$B/example-runtime
 # a case that hangs is killed, and the others still run
-CASE_TIMEOUT=300
+CASE_TIMEOUT=120
 
 # the cases of an architecture: the arm64 build has no EventTracer runner
 # (no arm64 ExecuTorch install) and no XNNPACK runner; only a PMU there
@@ -152,12 +152,13 @@ case_symbols_xnn() {
 	record -- "$ETBIN/executor_runner_xnn" --model_path "$M/xnn_mlp.pte" \
 		--num_executions 3 --print_output none
 }
-# symbol mode's probes in for half of every 100 ms: whole executions
-# (200: a few windows' worth in a guest, 20 ms here)
+# symbol mode's probes in for half of every second (the default period:
+# putting 35 probes in takes a guest 100-250 ms): whole executions. 2000
+# of them last a few windows in a guest, a fifth of a second here
 case_duty() {
-	record --program "$M/cnn.pte" --duty 50/100ms -- \
+	record --program "$M/cnn.pte" --duty 50 -- \
 		"$ETBIN/executor_runner" --model_path "$M/cnn.pte" \
-		--num_executions 200 --print_output none
+		--num_executions 2000 --print_output none
 }
 
 if [ "${1:-}" = --one ]; then

@@ -72,9 +72,11 @@ class CaseChecks(unittest.TestCase):
         self.assertTrue(os.path.exists(status_file),
                         f"{case} did not run on {self.kernel}")
         status = open(status_file).read().strip()
+        # what it said last (doctor says it on stdout)
+        said = last_lines(os.path.join(d, "stderr")) or \
+            last_lines(os.path.join(d, "stdout"))
         self.assertEqual(status, "0", f"{case} on {self.kernel}: exit status "
-                         f"{status}; its stderr ends:\n"
-                         f"{last_lines(os.path.join(d, 'stderr'))}")
+                         f"{status}; its output ends:\n{said}")
         return d
 
     def text(self, case, name, row=None):
@@ -248,7 +250,7 @@ class CaseChecks(unittest.TestCase):
         self.assertTrue(got, "no execution written")
         for name, keys in got:
             self.assertEqual((name, keys), ("Execute", execute))
-        self.assertIn("--duty 50.0/100ms", self.text("duty", "stderr"))
+        self.assertIn("--duty 50.0/1000ms", self.text("duty", "stderr"))
 
 
 def kernel_suite(kernel, results_root):

@@ -28,7 +28,7 @@ import kernels  # noqa: E402
 CASES = os.path.relpath(os.path.join(HERE, "cases.sh"), ROOT)
 # a guest's whole run of the cases; past it the guest is killed and its
 # missing cases fail
-GUEST_TIMEOUT = 1500
+GUEST_TIMEOUT = 900
 
 
 def run_row(name, results):
