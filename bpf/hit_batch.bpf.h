@@ -14,6 +14,18 @@
  * probed call returns (a run ends there: its records come together, none
  * held into the next), when it is full, and when the thread exits; the
  * recording's end hands over the rest (hand_over_kept, symbols.bpf.c).
+ *
+ * Who flushes a buffer: its thread's own probes, and at the recording's
+ * end, once its probes are out and a grace period has passed (no
+ * program that saw the recording on runs then), hand_over_kept and the
+ * exit of a thread that comes after. Only those two can meet on one
+ * buffer, so they alone claim it first (batch_flush_claimed); the probes
+ * in a run pay nothing for it. The claim is a map's entry, not a
+ * compare-and-swap: BPF atomics arrived in 5.12, and a 5.10 kernel
+ * refuses a program that holds one anywhere.
+ *
+ * Where there is no task storage (5.11: the map and
+ * bpf_get_current_task_btf), the buffers are a hash map's by thread id.
  * Include after ring.bpf.h.
  */
 #ifndef ETDUMP_HIT_BATCH_BPF_H
@@ -36,10 +48,12 @@ struct xnn_kept {
 struct hit_batch {
 	struct etdump_rec_func_batch rec;
 	__u32 depth;           /* probed calls open on the thread */
-	__u32 pad;
-	__u64 flushing;        /* a flush owns rec: the exit's or the end's */
+	__u32 tgid;            /* in the hash map: the thread's process */
 	struct xnn_kept kept[XNN_KEPT];
 };
+
+/* Cleared by the recorder on a kernel that lacks them (see above). */
+const volatile bool batch_task_storage = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -49,22 +63,78 @@ struct {
 } hit_batches SEC(".maps");
 
 /*
+ * Without task storage: preallocated (a map allocated at run time warns
+ * at load in tracing programs before 5.13); its size, the threads
+ * batched at once, is the recorder's. A thread beyond it sends each hit
+ * to the ring alone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hit_batch);
+} hit_batches_by_tid SEC(".maps");
+
+/* A new thread's buffer in the hash map, copied from here: never written */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hit_batch);
+} empty_batch SEC(".maps");
+
+static __always_inline struct hit_batch *tid_batch(__u32 tgid, __u32 tid,
+						   bool create)
+{
+	struct hit_batch *b, *empty;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&hit_batches_by_tid, &tid);
+	if (b || !create)
+		return b;
+	empty = bpf_map_lookup_elem(&empty_batch, &zero);
+	if (!empty ||
+	    bpf_map_update_elem(&hit_batches_by_tid, &tid, empty, BPF_NOEXIST))
+		return NULL;
+	b = bpf_map_lookup_elem(&hit_batches_by_tid, &tid);
+	if (b)
+		b->tgid = tgid;
+	return b;
+}
+
+/*
  * The thread's buffer, made on its first hit; NULL when none could be
- * (no memory): the hit then goes to the ring alone, which keeps the
- * thread's order since nothing of it is held.
+ * (no memory, the hash map full): the hit then goes to the ring alone,
+ * which keeps the thread's order since nothing of it is held.
  */
 static __always_inline struct hit_batch *thread_batch(bool create)
 {
-	return bpf_task_storage_get(&hit_batches, bpf_get_current_task_btf(),
-				    0, create ?
-				    BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	__u64 id;
+
+	if (batch_task_storage)
+		return bpf_task_storage_get(&hit_batches,
+					    bpf_get_current_task_btf(), 0,
+					    create ?
+					    BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	id = bpf_get_current_pid_tgid();
+	return tid_batch(id >> 32, (__u32)id, create);
 }
+
+/*
+ * The recording's end and the threads that exit after it: whoever comes
+ * second to a thread's buffer finds it emptied. One entry per thread
+ * flushing at that moment.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} flush_claims SEC(".maps");
 
 /*
  * The buffer of thread tid of process pid into the ring, emptied. The
  * thread's next record says when the ring had no room (take_lost_flag).
- * A thread's exit and the recording's end may both reach for one buffer:
- * whoever comes second leaves it.
  */
 static __always_inline void batch_flush(struct hit_batch *b, __u32 pid,
 					__u32 tid)
@@ -72,7 +142,7 @@ static __always_inline void batch_flush(struct hit_batch *b, __u32 pid,
 	__u32 n = b->rec.nslots, size;
 	__u64 end;
 
-	if (!n || __sync_val_compare_and_swap(&b->flushing, 0, 1))
+	if (!n)
 		return;
 	if (n > ETDUMP_FUNC_BATCH_SLOTS)
 		n = ETDUMP_FUNC_BATCH_SLOTS;
@@ -92,7 +162,32 @@ static __always_inline void batch_flush(struct hit_batch *b, __u32 pid,
 		count_drops_of(tid, b->rec.nrecords);
 	b->rec.nslots = 0;
 	b->rec.nrecords = 0;
-	b->flushing = 0;
+}
+
+/*
+ * The same at the recording's end (see above): left when another flush
+ * has it, which empties it.
+ */
+static __always_inline void batch_flush_claimed(struct hit_batch *b,
+						__u32 pid, __u32 tid)
+{
+	__u8 one = 1;
+
+	if (!b->rec.nslots ||
+	    bpf_map_update_elem(&flush_claims, &tid, &one, BPF_NOEXIST))
+		return;
+	batch_flush(b, pid, tid);
+	bpf_map_delete_elem(&flush_claims, &tid);
+}
+
+/*
+ * A thread that exited before the recording's end: its entry in the hash
+ * map goes (task storage goes with the task).
+ */
+static __always_inline void batch_forget(__u32 tid)
+{
+	if (!batch_task_storage)
+		bpf_map_delete_elem(&hit_batches_by_tid, &tid);
 }
 
 /* The current thread's buffer into the ring. */
@@ -106,7 +201,7 @@ static __always_inline void batch_flush_current(struct hit_batch *b)
 /*
  * A free slot with room for `need` (1, or 2 for an XNNPACK call), the
  * buffer flushed first when full: its index; false, the hit counted lost,
- * when the recording's end was flushing the buffer that moment.
+ * should the flush have left it full.
  */
 static __always_inline bool batch_room(struct hit_batch *b, __u32 need,
 				       __u32 *i)

@@ -29,6 +29,11 @@
  * values' and allocations' records go to the ring as they come, and
  * --duty must find every record of a window in the ring once its probes
  * are out.
+ *
+ * A kernel without BPF cookies (5.15) gets a copy of on_func_entry and
+ * one of on_func_exit for each site, loaded with its id in place of
+ * SYMBOL_SITE_ID_MAGIC (user/symbol/site_programs.h): a hit then costs
+ * what it does with a cookie, and the load a verification per copy.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -36,6 +41,7 @@
 #include "bpf/ring.bpf.h"
 #include "schema/symbol_values.h"
 #include "schema/symbol_xnnpack.h"
+#include "schema/symbol_site_id.h"
 #include "bpf/value_copy.bpf.h"
 #include "bpf/hit_batch.bpf.h"
 
@@ -47,6 +53,24 @@ struct {
 	__type(key, __u32);
 	__type(value, struct etdump_func_site);
 } sites SEC(".maps");
+
+/* The kernel has BPF cookies: else each site has its programs' copies. */
+const volatile bool site_cookies = true;
+
+/*
+ * The site this hit is at. The constant is a 64-bit load the recorder
+ * finds and rewrites in each site's copy; the asm keeps the compiler
+ * from folding it into what uses it.
+ */
+static __always_inline __u32 site_id(void *ctx)
+{
+	__u64 id;
+
+	if (site_cookies)
+		return bpf_get_attach_cookie(ctx);
+	asm volatile("%[id] = " SYMBOL_SITE_ID_MAGIC_ASM " ll" : [id] "=r"(id));
+	return id;
+}
 
 /* Sites of kind ETDUMP_FUNC_ALLOCATE are attached: exits look kinds up. */
 const volatile bool allocate_sites = false;
@@ -265,7 +289,7 @@ static __always_inline void xnn_entry(struct pt_regs *ctx, __u32 id)
 SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id = site_id(ctx);
 	struct etdump_rec_func_call *r;
 	struct etdump_func_site *site;
 	struct hit_batch *b;
@@ -395,7 +419,7 @@ static __always_inline int out_tensor(const struct etdump_func_outputs *o,
  * cannot read goes out marked unread (the collector counts it lost).
  */
 static __always_inline void out_value(const struct etdump_func_outputs *o,
-				      __u32 i, __u64 ret)
+				      __u32 i, __u64 ret, const bool bounded)
 {
 	struct value_copy c = { .ts = bpf_ktime_get_ns() };
 	struct etdump_rec_value *r;
@@ -411,6 +435,8 @@ static __always_inline void out_value(const struct etdump_func_outputs *o,
 	if (out_tensor(o, i, ret, &t) || describe_tensor(&c.stage->desc, t)) {
 		__builtin_memset(&c.stage->desc, 0, sizeof(c.stage->desc));
 		c.rec_flags = ETDUMP_VREC_UNREAD;
+	} else if (bounded) {
+		copy_value_data_bounded(&c);
 	} else {
 		copy_value_data(&c);
 	}
@@ -427,7 +453,8 @@ static __always_inline void out_value(const struct etdump_func_outputs *o,
 	submit(r);
 }
 
-static __always_inline void out_values(struct pt_regs *ctx, __u32 id)
+static __always_inline void out_values(struct pt_regs *ctx, __u32 id,
+				       const bool bounded)
 {
 	const struct etdump_func_outputs *o;
 	__u64 ret = PT_REGS_RC(ctx);
@@ -439,14 +466,18 @@ static __always_inline void out_values(struct pt_regs *ctx, __u32 id)
 	for (i = 0; i < ETDUMP_OUT_MAX; i++) {
 		if (i >= o->n)
 			break;
-		out_value(o, i, ret);
+		out_value(o, i, ret, bounded);
 	}
 }
 
-SEC("uretprobe")
-int on_func_exit(struct pt_regs *ctx)
+/*
+ * bounded: the values' bytes copied without bpf_loop (value_copy.bpf.h),
+ * where the kernel has none, and in the per-site copies, which a kernel
+ * refuses a callback in without the BTF that libbpf alone holds.
+ */
+static __always_inline int func_exit(struct pt_regs *ctx, const bool bounded)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id = site_id(ctx);
 	struct etdump_func_site *site;
 	struct etdump_rec_func_exit *r;
 	__u64 ts = bpf_ktime_get_ns();
@@ -468,7 +499,7 @@ int on_func_exit(struct pt_regs *ctx)
 	 * copy does not lengthen the kernel
 	 */
 	if (read_outputs && is_target(bpf_get_current_pid_tgid()))
-		out_values(ctx, id);
+		out_values(ctx, id, bounded);
 	/* no buffer: the thread's entries went to the ring too */
 	if (BATCHING && is_target(bpf_get_current_pid_tgid()) &&
 	    (b = thread_batch(false))) {
@@ -484,6 +515,19 @@ int on_func_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+SEC("uretprobe")
+int on_func_exit(struct pt_regs *ctx)
+{
+	return func_exit(ctx, false);
+}
+
+/* The recorder loads one of the two: a 5.10 kernel refuses the other. */
+SEC("uretprobe")
+int on_func_exit_bounded(struct pt_regs *ctx)
+{
+	return func_exit(ctx, true);
+}
+
 /*
  * The recording ends, its probes out: what the target's threads still
  * keep (calls open, a run executing) into the ring, after all they sent.
@@ -496,25 +540,35 @@ int hand_over_kept(struct bpf_iter__task *ctx)
 
 	if (!BATCHING || !task || !is_target_tgid(task->tgid))
 		return 0;
-	b = bpf_task_storage_get(&hit_batches, task, 0, 0);
+	b = batch_task_storage ? bpf_task_storage_get(&hit_batches, task, 0, 0) :
+				 tid_batch(task->tgid, task->pid, false);
 	if (b)
-		batch_flush(b, task->tgid, task->pid);
+		batch_flush_claimed(b, task->tgid, task->pid);
 	return 0;
 }
 
 /*
  * A thread that exits with hits kept (a run cut short, a crash): they go
- * in as the ring would have had them.
+ * in as the ring would have had them. After the recording's end the
+ * hand-over may be at the same buffer (hit_batch.bpf.h), and a hash
+ * map's entry may be in its hands: it stays.
  */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_thread_exit)
 {
+	__u64 id = bpf_get_current_pid_tgid();
 	struct hit_batch *b;
 
-	if (!BATCHING || !is_target(bpf_get_current_pid_tgid()))
+	if (!BATCHING || !is_target(id))
 		return 0;
 	b = thread_batch(false);
-	if (b)
-		batch_flush_current(b);
+	if (!b)
+		return 0;
+	if (hits_stopped) {
+		batch_flush_claimed(b, id >> 32, (__u32)id);
+		return 0;
+	}
+	batch_flush(b, id >> 32, (__u32)id);
+	batch_forget((__u32)id);
 	return 0;
 }

@@ -7,9 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include "capture/capture.h"
 #include "capture/iter_run.h"
+#include "capture/kernel_features.h"
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "symbol/perf_uprobe.h"
+#include "symbol/site_programs.h"
 #include "symbol/symbol_attach.h"
 #include "symbol/symbol_sites.h"
 #include "schema/symbol_values.h" /* the skeleton's rodata holds its types */
@@ -20,20 +26,81 @@
 
 /* at most 64: a bit each in a mask */
 #define DETACH_THREADS 32
+/*
+ * Without task storage: the threads whose hits are kept at once, 5.3 KiB
+ * each in a preallocated map (2.7 MiB); one more sends each hit alone.
+ */
+#define BATCH_THREADS 512
+/* bpf/value_copy.bpf.h's bound without bpf_loop: 128 chunks of 8 KiB */
+#define VALUE_BOUNDED_KIB 1024u
 
 struct symbol_attach {
 	struct symbols_bpf *skel;
-	bool multi;             /* uprobe_multi links: fds */
-	int *fds;
+	bool multi;             /* uprobe_multi links (Linux 6.6) */
+	bool cookies;           /* BPF cookies (5.15): else site_programs */
+	bool task_storage;      /* batches in task storage (5.11) */
+	bool bounded;           /* values copied without bpf_loop (5.17) */
+	struct bpf_program *exit;  /* on_func_exit, or its bounded twin */
+	/* without cookies: the entry's and the exit's copies per site */
+	struct site_programs *copies[2];
+	int *fds;               /* uprobe_multi links, or perf events */
 	size_t nfds;
 	struct bpf_link **links;
 	size_t nlinks;
 	/* xnn_delete_operator's probe: attached from open to close */
 	struct bpf_link *forget;
+	uint64_t attach_ns;     /* the last attach_all()'s time */
 };
 
+/* Hits kept per thread (symbols.bpf.c's BATCHING): the buffers are made. */
+static bool batching(const struct symbol_sites *sites)
+{
+	return !sites->per_hit && !sites->values &&
+	       !symbol_sites_count(sites, ETDUMP_FUNC_ALLOCATE);
+}
+
+/*
+ * What the kernel lacks is done the next best way (kernel_features.h):
+ * a link per probe without uprobe_multi, a program per site without
+ * cookies, a hash map by thread without task storage.
+ */
+static int choose_ways(struct symbol_attach *a, struct symbols_bpf *skel,
+		       const struct symbol_sites *sites)
+{
+	const struct kernel_features *kf = kernel_features();
+	bool by_tid;
+	int err;
+
+	a->cookies = kf->bpf_cookie;
+	/* a uprobe_multi link's probes tell one site from another by cookie */
+	a->multi = kf->uprobe_multi && a->cookies;
+	a->task_storage = kf->task_storage && kf->current_task_btf;
+	/* the per-site copies cannot hold bpf_loop's callback (no BTF) */
+	a->bounded = !kf->bpf_loop || !a->cookies;
+	a->exit = a->bounded ? skel->progs.on_func_exit_bounded :
+			       skel->progs.on_func_exit;
+	err = bpf_program__set_autoload(a->bounded ? skel->progs.on_func_exit :
+					skel->progs.on_func_exit_bounded, false);
+	if (err)
+		return err;
+	skel->rodata->site_cookies = a->cookies;
+	skel->rodata->batch_task_storage = a->task_storage;
+	/* the way not taken: its maps are never made */
+	by_tid = !a->task_storage && batching(sites);
+	err = bpf_map__set_autocreate(skel->maps.hit_batches, a->task_storage);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.hit_batches_by_tid,
+					      by_tid);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.empty_batch, by_tid);
+	if (!err && by_tid)
+		err = bpf_map__set_max_entries(skel->maps.hit_batches_by_tid,
+					       BATCH_THREADS);
+	return err;
+}
+
 static int load(struct symbol_attach *a, const struct symbol_sites *sites,
-		int ring_fd, int drops_fd, pid_t pid, bool multi)
+		int ring_fd, int drops_fd, pid_t pid)
 {
 	struct symbols_bpf *skel;
 	uint64_t dev, ino;
@@ -60,41 +127,37 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	skel->rodata->xnn_layout.sub = sites->xnn.sub_off;
 	skel->rodata->xnn_layout.ukernel = sites->xnn.ukernel_off;
 	skel->rodata->batch_hits = !sites->per_hit;
+	if (!err)
+		err = choose_ways(a, skel, sites);
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.drops, drops_fd);
-	if (!err && multi)
+	if (!err && a->multi)
 		err = uprobe_multi_prepare(skel->progs.on_func_entry);
-	if (!err && multi)
-		err = uprobe_multi_prepare(skel->progs.on_func_exit);
+	if (!err && a->multi)
+		err = uprobe_multi_prepare(a->exit);
 	if (err)
 		return err;
 	/* as capture.c: wake the collector once a quarter of the ring is used */
 	skel->rodata->wakeup_bytes =
 		bpf_map__max_entries(skel->maps.events) / 4;
 	err = symbols_bpf__load(skel);
+	if (!err && !a->cookies)
+		err = site_programs_open(&a->copies[0],
+					 skel->progs.on_func_entry);
+	if (!err && !a->cookies)
+		err = site_programs_open(&a->copies[1], a->exit);
 	/* the exit and the end's hand-over: the uprobes are attached below */
 	return err ? err : symbols_bpf__attach(skel);
 }
 
-/* uprobe_multi where the kernel loads such programs, else per probe. */
-static int load_any(struct symbol_attach *a, const struct symbol_sites *sites,
-		    int ring_fd, int drops_fd, pid_t pid)
+static int load_said(struct symbol_attach *a, const struct symbol_sites *sites,
+		     int ring_fd, int drops_fd, pid_t pid)
 {
-	libbpf_print_fn_t print;
-	int err;
+	int err = load(a, sites, ring_fd, drops_fd, pid);
 
-	/* an older kernel's refusal is expected: keep libbpf quiet */
-	print = libbpf_set_print(NULL);
-	err = load(a, sites, ring_fd, drops_fd, pid, true);
-	libbpf_set_print(print);
-	a->multi = !err;
-	if (err) {
-		symbols_bpf__destroy(a->skel);
-		err = load(a, sites, ring_fd, drops_fd, pid, false);
-	}
 	if (err)
 		p_err("cannot load the symbol-mode BPF programs: %s (run with -v for the verifier's log)",
 		      strerror(-err));
@@ -126,7 +189,39 @@ static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
 
 static struct bpf_program *prog_for(const struct symbol_attach *a, bool ret)
 {
-	return ret ? a->skel->progs.on_func_exit : a->skel->progs.on_func_entry;
+	return ret ? a->exit : a->skel->progs.on_func_entry;
+}
+
+/* Room for one more fd in a->fds. */
+static int more_fds(struct symbol_attach *a, size_t more)
+{
+	int *fds = realloc(a->fds, (a->nfds + more) * sizeof(*fds));
+
+	if (!fds)
+		return -ENOMEM;
+	a->fds = fds;
+	return 0;
+}
+
+/*
+ * Without cookies: the site's own copy of the program, through a perf
+ * event of its own.
+ */
+static int attach_copy(struct symbol_attach *a, const struct symbol_site *s,
+		       pid_t pid, bool exit, bool retprobe, uint64_t offset)
+{
+	int prog_fd, fd, err = more_fds(a, 1);
+
+	if (err)
+		return err;
+	prog_fd = site_programs_fd(a->copies[exit], s->desc.id);
+	if (prog_fd < 0)
+		return prog_fd;
+	fd = perf_uprobe_attach(prog_fd, pid, s->path, offset, retprobe);
+	if (fd < 0)
+		return fd;
+	a->fds[a->nfds++] = fd;
+	return 0;
 }
 
 /* One probe at offset, its own link; cookie = the site's id. */
@@ -138,21 +233,25 @@ static int attach_at(struct symbol_attach *a, const struct symbol_site *s,
 	struct bpf_link **links, *link;
 	int err;
 
+	if (!a->cookies) {
+		err = attach_copy(a, s, pid, exit, retprobe, offset);
+		goto out;
+	}
 	links = realloc(a->links, (a->nlinks + 1) * sizeof(*links));
 	if (!links)
 		return -ENOMEM;
 	a->links = links;
 	link = bpf_program__attach_uprobe_opts(prog_for(a, exit), pid, s->path,
 					       offset, &opts);
-	if (!link) {
-		err = -errno;
+	err = link ? 0 : -errno;
+	if (link)
+		a->links[a->nlinks++] = link;
+out:
+	if (err && err != -ENOMEM)
 		p_err("%s: cannot attach a %s to %s (offset 0x%llx): %s (run with -v for libbpf's log)",
 		      s->path, retprobe ? "uretprobe" : "uprobe", s->function,
 		      (unsigned long long)offset, strerror(-err));
-		return err;
-	}
-	a->links[a->nlinks++] = link;
-	return 0;
+	return err;
 }
 
 /*
@@ -209,12 +308,9 @@ static int attach_object(struct symbol_attach *a,
 					      NULL, NULL);
 	uint64_t *offsets = calloc(most, sizeof(*offsets));
 	uint64_t *cookies = calloc(most, sizeof(*cookies));
-	int err = 0, *fds, kind;
+	int err = more_fds(a, 3), kind;
 
-	fds = realloc(a->fds, (a->nfds + 3) * sizeof(*fds));
-	if (fds)
-		a->fds = fds;
-	if (!offsets || !cookies || !fds)
+	if (!offsets || !cookies)
 		err = -ENOMEM;
 	/* returns and exits first: see attach_all() */
 	for (kind = SYMBOL_PROBE_RETURN; !err && kind <= SYMBOL_PROBE_ENTRY;
@@ -235,6 +331,7 @@ static int attach_object(struct symbol_attach *a,
 static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 		      pid_t pid)
 {
+	uint64_t t0 = monotonic_ns();
 	size_t i, n;
 	int err = 0;
 
@@ -248,6 +345,7 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 			n++;
 		err = attach_object(a, &s->sites[i], n, pid);
 	}
+	a->attach_ns = monotonic_ns() - t0;
 	return err;
 }
 
@@ -280,12 +378,54 @@ static void attach_forget(struct symbol_attach *a,
 		xnn->path, (unsigned long long)s->xnn_forget_offset);
 }
 
+/* The first kernel with a feature, as kernel_features.h names it. */
+static const char *since(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < kernel_feature_count; i++)
+		if (!strcmp(kernel_feature_table[i].name, name))
+			return kernel_feature_table[i].since;
+	return "?";
+}
+
+/* The record summary's line for each way the kernel made us take. */
+static void note_ways(const struct symbol_attach *a,
+		      const struct symbol_sites *sites)
+{
+	uint64_t ns, exit_ns;
+	size_t n;
+
+	if (!a->multi)
+		kernel_features_note("uprobe_multi links need Linux %s: a link per probe instead (%zu links, made in %.0f ms; each waits for a grace period of its own to come out)",
+				     since("uprobe_multi"), a->nfds + a->nlinks,
+				     a->attach_ns / 1e6);
+	if (!a->cookies) {
+		n = site_programs_loaded(a->copies[0], &ns);
+		n += site_programs_loaded(a->copies[1], &exit_ns);
+		kernel_features_note("BPF cookies need Linux %s: loaded the entry and exit programs once per site (%zu copies, verified in %.0f ms)",
+				     since("bpf_cookie"), n,
+				     (ns + exit_ns) / 1e6);
+	}
+	if (a->bounded && sites->values)
+		kernel_features_note("bpf_loop needs Linux %s: values copied by a bounded loop, at most %u KiB of each",
+				     since("bpf_loop"), VALUE_BOUNDED_KIB);
+	if (!a->task_storage && batching(sites))
+		kernel_features_note("task storage needs Linux %s: each thread's hits kept in a hash map by thread id (%d threads at once; a thread beyond sends each hit alone)",
+				     since("task_storage"), BATCH_THREADS);
+}
+
 int symbol_attach_open(struct symbol_attach **out,
 		       const struct symbol_sites *sites, struct capture *cap,
 		       pid_t pid, int *nprobes)
 {
-	return symbol_attach_to_ring(out, sites, capture_ring_map_fd(cap),
-				     capture_drops_map_fd(cap), pid, nprobes);
+	int err = symbol_attach_to_ring(out, sites, capture_ring_map_fd(cap),
+					capture_drops_map_fd(cap), pid,
+					nprobes);
+
+	if (!err)
+		note_ways(*out, sites);
+	return err;
 }
 
 int symbol_attach_to_ring(struct symbol_attach **out,
@@ -297,7 +437,7 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 
 	if (!a)
 		return -ENOMEM;
-	err = load_any(a, sites, ring_fd, drops_fd, pid);
+	err = load_said(a, sites, ring_fd, drops_fd, pid);
 	if (!err)
 		err = fill_sites(a, sites);
 	if (!err)
@@ -308,8 +448,10 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 		symbol_attach_close(a);
 		return err;
 	}
-	p_debug("symbol mode: %zu sites attached with %s", sites->n,
-		a->multi ? "uprobe_multi links" : "a link per probe");
+	p_debug("symbol mode: %zu sites attached with %s%s in %.1f ms",
+		sites->n, a->multi ? "uprobe_multi links" : "a link per probe",
+		a->cookies ? "" : ", a program per site",
+		a->attach_ns / 1e6);
 	*nprobes = 0;
 	for (kind = SYMBOL_PROBE_RETURN; kind <= SYMBOL_PROBE_ENTRY; kind++)
 		*nprobes += (int)symbol_sites_probes(sites->sites, sites->n,
@@ -318,89 +460,74 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 	return 0;
 }
 
+/*
+ * A link per probe (kernels before 6.6): each removal waits for a grace
+ * period; removals side by side share some of them. One share of the
+ * links and fds a thread.
+ */
 struct detacher {
 	pthread_t thread;
 	struct bpf_link **links;
-	size_t n;
+	size_t nlinks;
+	int *fds;
+	size_t nfds;
 };
 
-static void *detach_links(void *arg)
+static void *detach_share(void *arg)
 {
 	struct detacher *d = arg;
 	size_t i;
 
-	for (i = 0; i < d->n; i++)
+	for (i = 0; i < d->nlinks; i++)
 		bpf_link__destroy(d->links[i]);
+	for (i = 0; i < d->nfds; i++)
+		close(d->fds[i]);
 	return NULL;
 }
 
+/* The i-th of DETACH_THREADS shares of n things: where it starts, *len. */
+static size_t share(size_t n, size_t i, size_t *len)
+{
+	size_t per = (n + DETACH_THREADS - 1) / DETACH_THREADS, at = i * per;
+
+	*len = at >= n ? 0 : n - at < per ? n - at : per;
+	return at;
+}
+
 /*
- * A link per probe (kernels before 6.6): each removal waits for a grace
- * period; removals side by side share some of them.
+ * Every probe taken out, side by side (one uprobe_multi link's removal
+ * waits for a grace period, ~50 ms here, as does each of the links per
+ * probe); the programs stay loaded. Which probe goes first does not
+ * matter: record --duty leaves out every run not whole before the
+ * removal began.
  */
-static void detach_links_in_parallel(struct bpf_link **links, size_t n)
+static void detach_all(struct symbol_attach *a)
 {
 	struct detacher d[DETACH_THREADS];
-	size_t i, per = (n + DETACH_THREADS - 1) / DETACH_THREADS;
 	uint64_t started = 0;
+	size_t i;
 
-	for (i = 0; i < DETACH_THREADS && i * per < n; i++) {
-		d[i].links = links + i * per;
-		d[i].n = n - i * per < per ? n - i * per : per;
+	for (i = 0; i < DETACH_THREADS; i++) {
+		d[i].links = a->links + share(a->nlinks, i, &d[i].nlinks);
+		d[i].fds = a->fds + share(a->nfds, i, &d[i].nfds);
+		if (!d[i].nlinks && !d[i].nfds)
+			continue;
 		/* a thread that cannot start: its share is done here */
-		if (pthread_create(&d[i].thread, NULL, detach_links, &d[i]))
-			detach_links(&d[i]);
+		if (pthread_create(&d[i].thread, NULL, detach_share, &d[i]))
+			detach_share(&d[i]);
 		else
 			started |= 1ull << i;
 	}
 	for (i = 0; i < DETACH_THREADS; i++)
 		if (started & (1ull << i))
 			pthread_join(d[i].thread, NULL);
-}
-
-/* Every probe taken out; the programs stay loaded. */
-static void detach_all(struct symbol_attach *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nfds; i++)
-		close(a->fds[i]);
 	a->nfds = 0;
-	detach_links_in_parallel(a->links, a->nlinks);
 	a->nlinks = 0;
 }
 
-/* One fd's close: a uprobe_multi link's removal waits for a grace period. */
-static void *close_fd(void *arg)
-{
-	close(*(int *)arg);
-	return NULL;
-}
-
-/*
- * Each link's removal waits for its own grace period, ~50 ms here: side
- * by side they share it. Which probe goes first does not matter: record
- * --duty leaves out every run not whole before the removal began.
- */
 void symbol_attach_pause(struct symbol_attach *a)
 {
-	pthread_t threads[DETACH_THREADS];
-	uint64_t started = 0;
-	size_t i;
-
-	for (i = 0; i < a->nfds; i++) {
-		if (i >= DETACH_THREADS ||
-		    pthread_create(&threads[i], NULL, close_fd, &a->fds[i]))
-			close(a->fds[i]);
-		else
-			started |= 1ull << i;
-	}
-	for (i = 0; i < a->nfds && i < DETACH_THREADS; i++)
-		if (started & (1ull << i))
-			pthread_join(threads[i], NULL);
-	a->nfds = 0;
-	detach_links_in_parallel(a->links, a->nlinks);
-	a->nlinks = 0;
+	detach_all(a);
 }
 
 int symbol_attach_resume(struct symbol_attach *a,
@@ -413,12 +540,26 @@ int symbol_attach_resume(struct symbol_attach *a,
 	return err;
 }
 
+/*
+ * A grace period: a program that saw hits_stopped false, the thread
+ * exits' among them (the uprobes' are out with their links), has
+ * returned after it (bpf/hit_batch.bpf.h). membarrier's global command
+ * is synchronize_rcu().
+ */
+static void wait_grace_period(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		p_debug("symbol mode: membarrier: %s: the hand-over does not wait for a grace period",
+			strerror(errno));
+}
+
 int symbol_attach_hand_over(struct symbol_attach *a)
 {
 	if (!a)
 		return 0;
 	a->skel->bss->hits_stopped = true;
 	symbol_attach_pause(a);
+	wait_grace_period();
 	return iter_run(a->skel->links.hand_over_kept);
 }
 
@@ -433,6 +574,8 @@ void symbol_attach_close(struct symbol_attach *a)
 	bpf_link__destroy(a->forget);
 	free(a->fds);
 	free(a->links);
+	site_programs_free(a->copies[0]);
+	site_programs_free(a->copies[1]);
 	symbols_bpf__destroy(a->skel);
 	free(a);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "capture/kernel_features.h"
 #include "lib/log.h"
 #include "model/run_note.h"
 #include "symbol/entry_expand.h"
@@ -190,6 +191,8 @@ void symbol_mode_summary(const struct symbol_mode *sm)
 	site_tally_describe(&sm->traps, runs, sizeof(runs));
 	p_info("symbol mode: %s; %s", sites,
 	       runs[0] ? runs : "no run closed: no traps a run");
+	/* what this kernel lacked and how it was done instead, a line each */
+	kernel_features_print_notes();
 }
 
 int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col)
