@@ -6,11 +6,13 @@ usage: tests/kernels/guest.py run --kernel 6.1-amd64 [--results DIR]
 
 The guest's root is this machine's root (read-only, a tmpfs overlay for
 its writes), so CMD runs in the same repository folder as here, with the
-same paths; DIR (a temporary folder when not given) is /results inside,
-the one place where the guest's writes outlive it. CMD's output is
-printed as it comes, and guest.py exits with CMD's exit status: 124 when
-the guest ran past the timeout (then it is killed), 125 when it did not
-get to run CMD (the console's log then says why).
+same paths (but /tmp, a tmpfs of the guest's own); DIR (a temporary
+folder when not given) is /results inside, the one place where the
+guest's writes outlive it. The environment's ETDUMP_* and EXECUTORCH_*
+variables are passed on. CMD's output is printed as it comes, and
+guest.py exits with CMD's exit status: 124 when the guest ran past the
+timeout (then it is killed), 125 when it did not get to run CMD (the
+console's log then says why).
 """
 import argparse
 import os
@@ -34,6 +36,7 @@ END = "etdump-guest: end "
 # an arm64 guest's shell and tools: its busybox's applets before the
 # host's x86-64 programs
 BUSYBOX_BIN = "/.etdump-guest/bin"
+PASSED_ON = ("ETDUMP_", "EXECUTORCH_")
 
 
 def write_config(gdir, arch, cwd, cmd):
@@ -46,6 +49,11 @@ def write_config(gdir, arch, cwd, cmd):
         f.write(f"GUEST_CWD={shlex.quote(cwd)}\n"
                 f"GUEST_PATH={shlex.quote(path)}\n"
                 f"GUEST_SHELL={'busybox' if arch == 'arm64' else 'host'}\n")
+        # the project's own settings reach the command as they are here
+        # (ETDUMP_KERNEL_LACKS, EXECUTORCH_DIR, ...)
+        for name, value in sorted(os.environ.items()):
+            if name.startswith(PASSED_ON):
+                f.write(f"export {name}={shlex.quote(value)}\n")
     with open(os.path.join(gdir, "command"), "w") as f:
         f.write(cmd + "\n")
 
@@ -94,8 +102,6 @@ def run(kernel, cmd, results, timeout, cpus=2, echo=True, cwd=None):
             proc.kill()
             proc.wait()
             reader.join()
-            print(f"guest.py: {kernel}: killed after {timeout} s",
-                  file=sys.stderr)
             return 124, time.monotonic() - t0
         reader.join()
     seconds = time.monotonic() - t0
