@@ -23,10 +23,13 @@ struct {
 	__uint(max_entries, 64 << 10);
 } execs SEC(".maps");
 
-/* The files armed: an exec of one is recorded at once (FOLLOW_RECORDED). */
+/*
+ * The files armed: an exec of one is recorded at once (FOLLOW_RECORDED).
+ * Two keys a file: by its device and by its folder's (armed_binaries.h).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FOLLOW_MAX_ARMED);
+	__uint(max_entries, 2 * FOLLOW_MAX_ARMED);
 	__type(key, struct follow_armed_key);
 	__type(value, __u8);
 } armed SEC(".maps");

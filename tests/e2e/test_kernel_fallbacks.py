@@ -100,6 +100,7 @@ class KernelFallbackTest(TempDirTest):
         for cmd, mode in (([EXAMPLE, "-n", "3"], []),
                           ([EXAMPLE, "-n", "5"], ["--every", "2"]),
                           ([EXAMPLE_SHARED, "-n", "3"], []),
+                          ([EXAMPLE_SHARED, "-n", "5"], ["--every", "2"]),
                           ([EXAMPLE, "-n", "3"], ["--precise"])):
             with self.subTest(cmd=cmd[0], mode=mode):
                 err, _ = self.assert_same_events(mode, cmd, "bpf_cookie")

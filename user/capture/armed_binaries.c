@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include "capture/armed_binaries.h"
@@ -232,6 +234,20 @@ out:
 	return err;
 }
 
+/* The device of the folder name is in (armed_file.dir_dev). */
+static dev_t folder_dev(const char *name, dev_t dev)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(name, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name + 1), name);
+	return stat(dir, &st) ? dev : st.st_dev;
+}
+
 static bool same_file(const struct stat *a, const struct stat *b)
 {
 	return a && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
@@ -327,6 +343,7 @@ static int arm_file(struct arming *a, struct armed_binaries *out,
 	if (ret || (!armed && kernel_features()->bpf_cookie))
 		goto out;
 	v[out->n] = (struct armed_file){ .dev = st.st_dev, .ino = st.st_ino,
+					 .dir_dev = folder_dev(name, st.st_dev),
 					 .nprobes = nprobes, .events = events,
 					 .nevents = armed };
 	v[out->n].path = strdup(name);

@@ -52,6 +52,12 @@ struct capture;
 struct armed_file {
 	dev_t dev;
 	ino_t ino;
+	/*
+	 * The device of its folder: overlayfs (a container's root) says a
+	 * file's lower device to stat but its own to the kernel's exec, as
+	 * it does for a folder.
+	 */
+	dev_t dir_dev;
 	char *path;              /* as the command line names it */
 	int nprobes;             /* probe names attached, as capture_attach() */
 	uint64_t *events;        /* the uprobe event of each site armed */

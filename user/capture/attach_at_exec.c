@@ -17,7 +17,7 @@ struct at_exec {
 	struct capture *cap;
 	const struct probe_objects *objs;
 	uint32_t every;
-	bool *done;
+	bool *attached, *done;  /* done: attached, and its word written */
 	size_t left;
 	int nattached;
 	char *err;
@@ -48,22 +48,33 @@ static bool mapped(pid_t pid, const char *path)
 	return found;
 }
 
-/* One file alone, as capture_attach_pid() attaches a process's files. */
+/*
+ * One file alone, as capture_attach_pid() attaches a process's files, once
+ * its code is mapped; its --every word once its data is (-ENOENT before:
+ * the loader maps a library's segments one system call at a time).
+ */
 static int attach_file(struct at_exec *a, pid_t pid, size_t i)
 {
 	struct probe_objects one = { .v = &a->objs->v[i], .n = 1,
 				     .etdump = a->objs->v[i].etdump };
 	int n = 0, err;
 
-	err = capture_attach_pid(a->cap, &one, pid, &n);
-	a->nattached += n;
-	if (err)
-		snprintf(a->err, a->errlen, "%s: cannot attach at its exec: %s",
-			 a->objs->v[i].path, strerror(-err));
-	else if (a->every > 1 && a->objs->v[i].etdump)
-		err = every_word_set(pid, &a->objs->v[i], a->every, NULL,
-				     a->err, a->errlen);
-	return err;
+	if (!a->attached[i]) {
+		if (!mapped(pid, a->objs->v[i].path))
+			return -ENOENT;
+		err = capture_attach_pid(a->cap, &one, pid, &n);
+		a->nattached += n;
+		if (err) {
+			snprintf(a->err, a->errlen, "%s: cannot attach at its exec: %s",
+				 a->objs->v[i].path, strerror(-err));
+			return err;
+		}
+		a->attached[i] = true;
+	}
+	if (a->every > 1)
+		return every_word_set(pid, &a->objs->v[i], a->every, NULL,
+				      a->err, a->errlen);
+	return 0;
 }
 
 static int attach_mapped(void *ctx, pid_t pid)
@@ -73,9 +84,11 @@ static int attach_mapped(void *ctx, pid_t pid)
 	int err;
 
 	for (i = 0; i < a->objs->n; i++) {
-		if (a->done[i] || !mapped(pid, a->objs->v[i].path))
+		if (a->done[i])
 			continue;
 		err = attach_file(a, pid, i);
+		if (err == -ENOENT)
+			continue;
 		if (err)
 			return err;
 		a->done[i] = true;
@@ -95,8 +108,12 @@ int capture_attach_at_exec(struct capture *cap, struct target *t,
 
 	*err = '\0';
 	a.done = calloc(objs->n ? objs->n : 1, sizeof(*a.done));
-	if (!a.done)
+	a.attached = calloc(objs->n ? objs->n : 1, sizeof(*a.attached));
+	if (!a.done || !a.attached) {
+		free(a.done);
+		free(a.attached);
 		return -ENOMEM;
+	}
 	for (i = 0; i < objs->n; i++) {
 		a.done[i] = !objs->v[i].etdump;
 		a.left += !a.done[i];
@@ -111,11 +128,15 @@ int capture_attach_at_exec(struct capture *cap, struct target *t,
 		p_warn("%s was not mapped while %s started: attached to now, its events before are lost",
 		       objs->v[i].path, t->exe);
 		ret = attach_file(&a, t->pid, i);
+		if (ret == -ENOENT)
+			snprintf(err, errlen, "%s: not mapped by %s", objs->v[i].path,
+				 t->exe);
 	}
 	if (ret && ret != -ECHILD && !*err)
 		snprintf(err, errlen, "%s: cannot hold it at its start: %s",
 			 t->exe, strerror(-ret));
 	*nattached = a.nattached;
+	free(a.attached);
 	free(a.done);
 	return ret;
 }

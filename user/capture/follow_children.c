@@ -226,7 +226,8 @@ static const struct armed_file *armed_exec(const struct follow_children *fc,
 	size_t i;
 
 	for (i = 0; i < fc->armed.n; i++)
-		if (kernel_dev(fc->armed.v[i].dev) == e->dev &&
+		if ((kernel_dev(fc->armed.v[i].dev) == e->dev ||
+		     kernel_dev(fc->armed.v[i].dir_dev) == e->dev) &&
 		    fc->armed.v[i].ino == e->ino)
 			return &fc->armed.v[i];
 	return NULL;
@@ -329,6 +330,9 @@ static int on_exec(void *ctx, void *data, size_t len)
 	if (len < sizeof(*e))
 		return 0;
 	armed = armed_exec(fc, e);
+	p_debug("PID %u exec'd %.*s (device %u, inode %llu)%s", e->tgid,
+		(int)sizeof(e->filename), e->filename, e->dev,
+		(unsigned long long)e->ino, armed ? ": armed" : "");
 	if (!fc->err)
 		fc->err = exec_seen(fc, e);
 	/* stopped at its exec (follow_children.bpf.h), attached now or never */
@@ -395,12 +399,14 @@ int follow_children_arm(struct follow_children *fc, char *const argv[],
 	if (err)
 		return err;
 	map = capture_follow_armed_map_fd(fc->cap);
-	for (i = 0; i < fc->armed.n; i++) {
-		key.dev = kernel_dev(fc->armed.v[i].dev);
-		key.ino = fc->armed.v[i].ino;
+	/* by the device stat says, and by its folder's (armed_file.dir_dev) */
+	for (i = 0; i < 2 * fc->armed.n; i++) {
+		key.dev = kernel_dev(i % 2 ? fc->armed.v[i / 2].dir_dev :
+				     fc->armed.v[i / 2].dev);
+		key.ino = fc->armed.v[i / 2].ino;
 		if (bpf_map_update_elem(map, &key, &one, BPF_ANY)) {
 			err = -errno;
-			p_err("cannot mark %s armed: %s", fc->armed.v[i].path,
+			p_err("cannot mark %s armed: %s", fc->armed.v[i / 2].path,
 			      strerror(-err));
 			return err;
 		}
