@@ -99,7 +99,7 @@ static bool per_task_storage(void)
  * Without bpf_loop a value is copied by a loop the verifier walks to its
  * bound: bpf/value_copy.bpf.h's VALUE_COPY_BOUNDED_CHUNKS of 8 KiB.
  */
-#define VALUE_BOUNDED_KIB 1024u
+#define VALUE_BOUNDED_MIB 1u
 
 /* After load: the perf event fds, at i * ncpus + cpu. */
 static int install_counters(struct capture_bpf *skel,
@@ -237,8 +237,8 @@ static int adapt_to_kernel(struct capture *cap, const struct capture_opts *opts)
 		kernel_features_note("bpf_get_current_task_btf needs Linux %s: the thread's counts read with bpf_probe_read_kernel",
 				     "5.11");
 	if (!kf->bpf_loop && opts->values)
-		kernel_features_note("bpf_loop needs Linux %s: values copied by a bounded loop, at most %u KiB of each",
-				     "5.17", VALUE_BOUNDED_KIB);
+		kernel_features_note("bpf_loop needs Linux %s: values copied by a bounded loop, at most %u MiB of each",
+				     "5.17", VALUE_BOUNDED_MIB);
 	return 0;
 }
 
