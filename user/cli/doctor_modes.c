@@ -159,11 +159,12 @@ static void read_why(int fd, bool failed, char *why, size_t len)
 				   line + 12;
 
 		if (failed) {
-			if (!strstr(line, "error") && !strstr(line, "cannot") &&
-			    !strstr(line, "no probe"))
-				continue;
+			/* the first error said, else the last line */
 			snprintf(why, len, "%s", text);
-			return;
+			if (strstr(line, "error") || strstr(line, "cannot") ||
+			    strstr(line, "no probe"))
+				return;
+			continue;
 		}
 		/* kernel_features' notes: "X needs Linux N.M: did Y" */
 		if (!strstr(text, " needs Linux "))
@@ -246,6 +247,7 @@ static void check_mode(const struct mode *m, const char *self,
 		snprintf(r->why, sizeof(r->why), "%s",
 			 ret == -ETIMEDOUT ? "record did not finish" :
 			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
+			 WEXITSTATUS(status) == 127 ? "record could not be run" :
 			 "record failed, saying nothing");
 	close(err_fd);
 	unlink(s->out);
