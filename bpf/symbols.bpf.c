@@ -471,20 +471,78 @@ static __always_inline void out_values(struct pt_regs *ctx, __u32 id,
 }
 
 /*
+ * Without cookies and with --values, a site's copy of the exit is
+ * on_func_exit_stub, not the whole exit: a copy holding value_copy's
+ * bounded loop took the verifier ~0.5 s here (seconds in a slow guest),
+ * the stub a fraction of a ms. It stamps the return, leaves the site in
+ * the thread's entry of exit_hits and jumps to the one exit program.
+ * By thread: a per-CPU slot could be another's by then where the kernel
+ * preempts BPF programs.
+ */
+const volatile bool exit_by_stub = false;
+
+struct exit_hit {
+	__u64 ts;
+	__u32 id;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct exit_hit);
+} exit_hits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} exit_program SEC(".maps");
+
+SEC("uretprobe")
+int on_func_exit_stub(struct pt_regs *ctx)
+{
+	struct exit_hit h = { .ts = bpf_ktime_get_ns() };
+	__u32 tid = bpf_get_current_pid_tgid();
+	__u64 id;
+
+	if (hits_stopped)
+		return 0;
+	asm volatile("%[id] = " SYMBOL_SITE_ID_MAGIC_ASM " ll" : [id] "=r"(id));
+	h.id = id;
+	if (bpf_map_update_elem(&exit_hits, &tid, &h, BPF_ANY))
+		return 0;
+	bpf_tail_call(ctx, &exit_program, 0);
+	return 0;
+}
+
+/*
  * bounded: the values' bytes copied without bpf_loop (value_copy.bpf.h),
  * where the kernel has none, and in the per-site copies, which a kernel
  * refuses a callback in without the BTF that libbpf alone holds.
  */
 static __always_inline int func_exit(struct pt_regs *ctx, const bool bounded)
 {
-	__u32 id = site_id(ctx);
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 id, tid = bpf_get_current_pid_tgid();
 	struct etdump_func_site *site;
 	struct etdump_rec_func_exit *r;
-	__u64 ts = bpf_ktime_get_ns();
+	struct exit_hit *h;
 	struct hit_batch *b;
 
 	if (hits_stopped)
 		return 0;
+	if (exit_by_stub) {
+		h = bpf_map_lookup_elem(&exit_hits, &tid);
+		if (!h)
+			return 0;
+		ts = h->ts;
+		id = h->id;
+	} else {
+		id = site_id(ctx);
+	}
 	if (allocate_sites) {
 		site = bpf_map_lookup_elem(&sites, &id);
 		if (site && site->kind == ETDUMP_FUNC_ALLOCATE) {

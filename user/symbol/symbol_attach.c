@@ -40,6 +40,8 @@ struct symbol_attach {
 	bool cookies;           /* BPF cookies (5.15): else site_programs */
 	bool task_storage;      /* batches in task storage (5.11) */
 	bool bounded;           /* values copied without bpf_loop (5.17) */
+	/* without cookies, with --values: the exit's copies are stubs */
+	bool stub;
 	struct bpf_program *exit;  /* on_func_exit, or its bounded twin */
 	/* without cookies: the entry's and the exit's copies per site */
 	struct site_programs *copies[2];
@@ -83,6 +85,15 @@ static int choose_ways(struct symbol_attach *a, struct symbols_bpf *skel,
 					skel->progs.on_func_exit_bounded, false);
 	if (err)
 		return err;
+	a->stub = !a->cookies && sites->values;
+	err = bpf_program__set_autoload(skel->progs.on_func_exit_stub, a->stub);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.exit_hits, a->stub);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.exit_program, a->stub);
+	if (err)
+		return err;
+	skel->rodata->exit_by_stub = a->stub;
 	skel->rodata->site_cookies = a->cookies;
 	skel->rodata->batch_task_storage = a->task_storage;
 	/* the way not taken: its maps are never made */
@@ -148,7 +159,16 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		err = site_programs_open(&a->copies[0],
 					 skel->progs.on_func_entry);
 	if (!err && !a->cookies)
-		err = site_programs_open(&a->copies[1], a->exit);
+		err = site_programs_open(&a->copies[1], a->stub ?
+					 skel->progs.on_func_exit_stub :
+					 a->exit);
+	if (!err && a->stub) {
+		__u32 zero = 0;
+		int fd = bpf_program__fd(a->exit);
+
+		err = bpf_map__update_elem(skel->maps.exit_program, &zero,
+					   sizeof(zero), &fd, sizeof(fd), 0);
+	}
 	/* the exit and the end's hand-over: the uprobes are attached below */
 	return err ? err : symbols_bpf__attach(skel);
 }
