@@ -62,6 +62,7 @@ import bench_executorch
 import bench_tracer
 import bench_values
 import bench_xnnpack
+import kernel_durations
 from bench_table import Build, Table, fmt_ratio, log, median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -709,7 +710,10 @@ def row_model(b, table, reps):
 
 
 def row_executorch(b, table, reps):
-    bench_executorch.row_executorch(b, table, reps, log, median, fmt_ratio)
+    probe_time = bench_executorch.row_executorch(b, table, reps, log, median,
+                                                 fmt_ratio)
+    log("7b. each kernel's duration at full speed, against ETDumpGen's")
+    kernel_durations.bench_row(table, b.dir, probe_time)
 
 
 def row_tracer(b, table, reps):

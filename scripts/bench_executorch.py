@@ -28,6 +28,7 @@ median in what ETDumpGen wrote, in the same run (the median over the
 repetitions of each one's median in the longer runs): symbol mode takes its
 probes' time, measured when it attaches, out of its durations.
 """
+import contextlib
 import ctypes
 import os
 import re
@@ -40,7 +41,6 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tests", "e2e"))
 import executorch_env as et  # noqa: E402
-from etdump_e2e import decode  # noqa: E402
 
 MODEL = "cnn"
 FEW, MANY = 200, 10200
@@ -91,11 +91,12 @@ def held(argv, record, finish):
         kill_all(target, rec)
 
 
-def attached(record, pid):
+def attached(record, pid, stdout=None):
     """`record` started with -p pid (or record(pid), when a function of the
     pid gives its argv), once it says it attached."""
     argv = record(pid) if callable(record) else record + ["-p", str(pid)]
-    rec = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    rec = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE,
+                           text=True)
     for line in rec.stderr:
         if "attached" in line:
             return rec
@@ -130,24 +131,42 @@ def trace_me():
     LIBC.ptrace(PTRACE_TRACEME, 0, None, None)
 
 
-def timed_at_exec(argv, record):
+def on_cpu(cpu):
+    """A child's preexec_fn: the child runs on `cpu` alone."""
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+@contextlib.contextmanager
+def let_go_attached(argv, record, stdout=None, cpu=None):
     """A runner held at its exec, `record` attached with -p (record: an
-    argv, or a function of the pid giving one), then let go: the runner's
-    CPU time, and record's stderr."""
+    argv, or a function of the pid giving one), then let go: (runner,
+    record), both killed and reaped after. With `cpu`, the runner runs on
+    that CPU alone (the recorder wherever the kernel puts it)."""
+    def preexec():
+        if cpu is not None:
+            on_cpu(cpu)()
+        trace_me()
     target = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                              preexec_fn=trace_me)
+                              preexec_fn=preexec)
     rec = None
     try:
         _, status = os.waitpid(target.pid, os.WUNTRACED)
         if not os.WIFSTOPPED(status):
             raise RuntimeError(f"{argv[0]} did not stop at its exec")
-        rec = attached(record, target.pid)
+        rec = attached(record, target.pid, stdout)
         if LIBC.ptrace(PTRACE_DETACH, target.pid, None, None):
             raise RuntimeError(f"cannot let {argv[0]} go")
-        cpu = cpu_of(target, argv)
-        return cpu, rec.communicate(timeout=600)[1]
+        yield target, rec
     finally:
         kill_all(target, rec)
+
+
+def timed_at_exec(argv, record):
+    """The runner's CPU time with `record` attached at its exec
+    (let_go_attached), and record's stderr."""
+    with let_go_attached(argv, record) as (target, rec):
+        cpu = cpu_of(target, argv)
+        return cpu, rec.communicate(timeout=600)[1]
 
 
 def variants(build, tmp):
@@ -203,56 +222,8 @@ FLOOR_LABEL = "stock runner, floor: count-only uprobe + uretprobe, same function
 KERNEL_BOUND_NS, KERNEL_BOUND_RATIO = 150, 0.25
 
 
-def kernel_medians(path):
-    """{(instruction, name): median duration in ns} of the kernel events
-    of the Execute runs of an ETDump."""
-    times = {}
-    for run in decode(path)["run_data"]:
-        for ev in run["events"]:
-            pe = ev.get("profile_event")
-            if pe and (pe.get("name") or "").startswith("native_call_"):
-                key = (pe["instruction_id"], pe["name"])
-                times.setdefault(key, []).append(
-                    int(pe["end_time"]) - int(pe["start_time"]))
-    return {k: sorted(v)[len(v) // 2] for k, v in times.items()}
-
-
 PROBE_TIME = re.compile(r"less the probes' own time, measured at attach: "
                         r"(\d+) ns per probed scope and (\d+) ns")
-
-
-def median_of(reps):
-    """{kernel: the median of its medians in each repetition}"""
-    keys = set().union(*reps)
-    return {k: sorted(r[k] for r in reps if k in r)[
-        len([r for r in reps if k in r]) // 2] for k in keys}
-
-
-def kernels_against_etdumpgen(table, kernels, probe_time):
-    ref = median_of(kernels[OUT_ETDUMPGEN])
-    ours = median_of(kernels[OUT_SYMBOLS])
-    table.section(f"7b. each kernel of {MODEL}.pte, median duration (median "
-                  f"over repetitions): symbol mode (its probes' time taken "
-                  f"out) against ETDumpGen, same bench run; within "
-                  f"max({KERNEL_BOUND_RATIO:.0%}, {KERNEL_BOUND_NS} ns)?")
-    within = 0
-    for key in sorted(ref):
-        if key not in ours:
-            table.add(f"{key[0]} {key[1]}", "missing", "",
-                      f"ETDumpGen {ref[key]} ns")
-            continue
-        diff = ours[key] - ref[key]
-        ok = abs(diff) <= max(KERNEL_BOUND_RATIO * ref[key], KERNEL_BOUND_NS)
-        within += ok
-        table.add(f"{key[0]} {key[1]}", f"{ours[key]} ns",
-                  f"{ours[key] / ref[key]:.2f}x" if ref[key] else "",
-                  f"ETDumpGen {ref[key]} ns, {diff:+d} ns: "
-                  f"{'within' if ok else 'OUTSIDE'}")
-    table.add("kernels within the bound", f"{within} of {len(ref)}", "",
-              "probes' time taken out: " +
-              (f"{probe_time[1]} ns per probed scope, {probe_time[2]} ns "
-               f"per probed call within one" if probe_time else
-               "not said"))
 
 
 def events_written(stderr):
@@ -261,6 +232,8 @@ def events_written(stderr):
 
 
 def row_executorch(b, table, reps, log, median, fmt_ratio):
+    """Row 7 into table; what symbol mode said it takes out of its
+    durations (a PROBE_TIME match, or None), for row 7b."""
     ok, why = et.available()
     runner = os.path.join(b.dir, "executorch-runner")
     if not ok or not os.path.exists(runner):
@@ -272,7 +245,6 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
         per_exec = {v[0]: [] for v in vs}
         events = {}
         probe_time = None
-        kernels = {}
         for rep in range(reps):
             for label, measure, _ in vs:
                 few, _ = measure(FEW)
@@ -282,12 +254,7 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
                 if n is not None:
                     events[label] = n / MANY
                 probe_time = PROBE_TIME.search(err) or probe_time
-            for name in (OUT_ETDUMPGEN, OUT_SYMBOLS):
-                kernels.setdefault(name, []).append(
-                    kernel_medians(os.path.join(tmp, name)))
             log(f"  repetition {rep + 1}/{reps} done")
-        kernel_table = type(table)()
-        kernels_against_etdumpgen(kernel_table, kernels, probe_time)
     med = {k: median(v) for k, v in per_exec.items()}
     base = {"stock": med[vs[0][0]], "ours-none": med[vs[2][0]]}
     etdumpgen = vs[1][0]
@@ -320,11 +287,12 @@ def row_executorch(b, table, reps, log, median, fmt_ratio):
               "the kernel's uprobe + uretprobe with a program that only "
               "counts, on the same functions: what no work of ours in the "
               "programs or the collector can take away")
-    table.rows.extend(kernel_table.rows)
+    return probe_time
 
 
 def main():
-    """Row 7 alone: scripts/bench_executorch.py [--build DIR] [--reps N]"""
+    """Row 7 alone: scripts/bench_executorch.py [--build DIR] [--reps N]
+    (7b alone: scripts/kernel_durations.py)"""
     import argparse
     import bench_table as bt
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

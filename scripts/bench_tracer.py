@@ -49,7 +49,6 @@ between sites, shows what fetching the tracer's lines again costs
 there). "stamps only" is the least any tracer that times each scope
 costs in this runner: no design of ours goes below it.
 """
-import json
 import math
 import os
 import re
@@ -61,6 +60,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tests", "e2e"))
+import bpf_stats  # noqa: E402
 import executorch_env as et  # noqa: E402
 import bench_executorch  # noqa: E402
 
@@ -152,19 +152,13 @@ def attached_in_phases(argv, record, executions):
     return in_phases(argv, executions, PHASES, between)
 
 
-BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
-
-
 def flush_program():
     """(run_cnt, run_time_ns) of the flush program loaded last: the
-    recorder's, when no other recorder runs (bpftool prog show)."""
-    out = subprocess.run(["bpftool", "prog", "show", "-j"],
-                         stdout=subprocess.PIPE, text=True, check=True).stdout
-    progs = [p for p in json.loads(out) if p.get("name") == "on_flush"]
-    if not progs:
+    recorder's, when no other recorder runs."""
+    progs = bpf_stats.programs({"on_flush"})
+    if "on_flush" not in progs:
         raise RuntimeError("no flush program is loaded")
-    last = max(progs, key=lambda p: p["id"])
-    return last.get("run_cnt", 0), last.get("run_time_ns", 0)
+    return progs["on_flush"]
 
 
 def flush_cost(argv, record, executions):
@@ -180,15 +174,8 @@ def flush_cost(argv, record, executions):
             return bench_executorch.attached(record, pid)
         counts.append(flush_program())
         return None
-    with open(BPF_STATS) as f:
-        was = f.read().strip()
-    try:
-        with open(BPF_STATS, "w") as f:
-            f.write("1")
+    with bpf_stats.enabled():
         in_phases(argv, executions, 4, between)
-    finally:
-        with open(BPF_STATS, "w") as f:
-            f.write(was)
     (cnt0, ns0), (cnt1, ns1) = counts
     if cnt1 <= cnt0:
         raise RuntimeError("the flush program ran no flush")

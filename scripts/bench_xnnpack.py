@@ -26,11 +26,14 @@ cost that is ours, not the kernel's traps (issue: at most 1.15x).
 """
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_executorch as row7  # noqa: E402
+import bpf_stats  # noqa: E402
 
 et = row7.et
 FEW, MANY = 200, 10200
@@ -46,29 +49,111 @@ CASES = (("cnn", et.STOCK_RUNNER, et.ETDUMPGEN_RUNNER),
 KINDS = ("untraced", "ETDumpGen", "symbol mode", "floor", "stamped")
 
 
-def variants(build, tmp, model, stock, etdumpgen):
+def runner(binary, model, *extra):
+    """argv(n) of a stock runner running the model n times."""
+    path = et.model(model)
+    return lambda n: [binary, "--model_path", path, "--num_executions",
+                      str(n), "--print_output", "none", *extra]
+
+
+def tracers(build, tmp):
+    """The attached kinds: argv given -p PID (record's) or functions of the
+    pid giving one (bench-floor's)."""
     cli = os.path.join(build, "etdump-bpf")
     floor = os.path.join(build, "bench-floor")
-    path = et.model(model)
-
-    def argv(binary, *extra):
-        return lambda n: [binary, "--model_path", path, "--num_executions",
-                          str(n), "--print_output", "none", *extra]
-
     return {
-        "untraced": lambda n: row7.timed(argv(stock)(n))[0],
-        "ETDumpGen": lambda n: row7.timed(argv(
-            etdumpgen, "--etdump_path", os.path.join(tmp, "gen.etdp"))(n))[0],
-        "symbol mode": lambda n: row7.timed_at_exec(
-            argv(stock)(n), [cli, "record", "-f", "-o",
-                             os.path.join(tmp, "sym.etdp")])[0],
-        "floor": lambda n: row7.timed_at_exec(
-            argv(stock)(n), lambda pid: [floor, "-p", str(pid),
-                                         "--symbol-sites"])[0],
-        "stamped": lambda n: row7.timed_at_exec(
-            argv(stock)(n), lambda pid: [floor, "-p", str(pid),
-                                         "--symbol-sites", "--stamped"])[0],
+        "symbol mode": [cli, "record", "-f", "-o",
+                        os.path.join(tmp, "sym.etdp")],
+        "floor": lambda pid: [floor, "-p", str(pid), "--symbol-sites"],
+        "stamped": lambda pid: [floor, "-p", str(pid), "--symbol-sites",
+                                "--stamped"],
     }
+
+
+def variants(build, tmp, model, stock, etdumpgen):
+    stock_argv = runner(stock, model)
+    attached = tracers(build, tmp)
+
+    def at_exec(kind):
+        return lambda n: row7.timed_at_exec(stock_argv(n),
+                                            attached[kind])[0]
+    return {
+        "untraced": lambda n: row7.timed(stock_argv(n))[0],
+        "ETDumpGen": lambda n: row7.timed(runner(
+            etdumpgen, model, "--etdump_path",
+            os.path.join(tmp, "gen.etdp"))(n))[0],
+        **{kind: at_exec(kind) for kind in attached},
+    }
+
+
+# programs per kind of probe, as bench_floor.bpf.c and symbols.bpf.c name them
+PROGRAMS = {"floor": ("count_call", "count_return"),
+            "stamped": ("stamp_call", "stamp_return"),
+            "symbol mode": ("on_func_entry", "on_func_exit")}
+WINDOW = 1.0  # seconds of a runner's hits a program's time is read over
+WINDOW_RUNS = 10 ** 7  # executions: more than the windows take
+
+
+def program_times(argv, attached):
+    """ns a hit of each kind's entry and return programs, timed by the
+    kernel (bpf_stats) over WINDOW seconds of a runner with the kind
+    attached: {kind: (entry ns, return ns)}."""
+    times = {}
+    for kind, names in PROGRAMS.items():
+        with row7.let_go_attached(argv, attached[kind]) as (target, _):
+            time.sleep(WINDOW)  # past the model's load
+            before = bpf_stats.programs(set(names))
+            time.sleep(WINDOW)
+            after = bpf_stats.programs(set(names))
+            if target.poll() is not None:
+                raise RuntimeError(f"{argv[0]} ended inside the window")
+        per_hit = []
+        for name in names:
+            if name not in before or name not in after:
+                raise RuntimeError(f"no program {name} was loaded")
+            cnt = after[name][0] - before[name][0]
+            if cnt <= 0:
+                raise RuntimeError(f"{name} ran no hit")
+            per_hit.append((after[name][1] - before[name][1]) / cnt)
+        times[kind] = tuple(per_hit)
+    return times
+
+
+def hits_per_execution(argv, floor):
+    """Probe hits an execution (entries and returns), counted by the floor's
+    programs over FEW and MANY executions of the runner (argv(n))."""
+    hits = []
+    for n in (FEW, MANY):
+        with row7.let_go_attached(argv(n), floor,
+                                  subprocess.PIPE) as (target, rec):
+            target.wait()
+            out = rec.communicate(timeout=600)[0]
+        counted = [int(w[5:]) for w in out.split() if w.startswith("hits=")]
+        if not counted:
+            raise RuntimeError("bench-floor printed no hits")
+        hits.append(counted[0])
+    return (hits[1] - hits[0]) / (MANY - FEW)
+
+
+def hit_breakdown(floor_added, hits, progs):
+    """What a hit costs each kind, from the floor's added time an execution
+    (seconds), hits an execution, and program_times'."""
+    def mean(kind):
+        return (progs[kind][0] + progs[kind][1]) / 2
+    per_hit = floor_added * 1e9 / hits
+    count = mean("floor")
+    room = per_hit * (BOUND - 1)
+    return (f"{hits:.0f} hits an execution; the floor's {per_hit:.0f} ns a "
+            f"hit: the trap {per_hit - count:.0f}, its program {count:.0f} "
+            f"(entry/return programs, bpf_stats: floor "
+            f"{progs['floor'][0]:.0f}/{progs['floor'][1]:.0f} ns, stamped "
+            f"{progs['stamped'][0]:.0f}/{progs['stamped'][1]:.0f}, symbol "
+            f"mode {progs['symbol mode'][0]:.0f}/"
+            f"{progs['symbol mode'][1]:.0f}); {BOUND}x leaves a recorder's "
+            f"programs {room:.0f} ns a hit beyond the floor's: stamped take "
+            f"{mean('stamped') - count:.0f}, symbol mode "
+            f"{mean('symbol mode') - count:.0f} (its return's part beyond "
+            f"its entry's: handing a run over to the ring)")
 
 
 def spread(values, fmt):
@@ -133,3 +218,13 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
             table.add(f"{model}.pte symbol mode / ETDumpGen", "",
                       spread(gen, fmt_ratio),
                       "what symbol mode adds against what ETDumpGen adds")
+        log(f"7c. {model}.pte: programs timed by the kernel (bpf_stats)")
+        with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+            attached = tracers(b.dir, tmp)
+            hits = hits_per_execution(runner(stock, model), attached["floor"])
+            with bpf_stats.enabled():
+                progs = program_times(runner(stock, model)(WINDOW_RUNS),
+                                      attached)
+        table.add(f"{model}.pte a hit, broken down", "", "",
+                  hit_breakdown(statistics.median(added["floor"]), hits,
+                                progs))
