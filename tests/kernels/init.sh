@@ -15,9 +15,9 @@ fail() {
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-for m in $(cat /modules/load-order); do
+while read -r m; do
 	insmod "/modules/$m" || fail "insmod $m"
-done
+done </modules/load-order
 
 # msize: the largest payload per 9p message; TCG pays per message
 opts=trans=virtio,version=9p2000.L,msize=524288
