@@ -5,7 +5,12 @@
  * uprobe and a uretprobe each, or a plain uprobe at each exit of its own
  * (site_list.h), the site's id as cookie: one link per object and kind
  * of probe where the kernel has uprobe_multi links (Linux 6.6,
- * uprobe_multi.h), else one link per probe.
+ * uprobe_multi.h), else one link per probe. Where it has no cookies
+ * (5.15), each site's probes run a copy of the programs of their own
+ * (site_programs.h) through a perf event (perf_uprobe.h); where it has no
+ * task storage (5.11), the hits a thread keeps are in a hash map by
+ * thread id (bpf/hit_batch.bpf.h). Each way taken is a line of the
+ * summary (kernel_features_note()).
  */
 #ifndef ETDUMP_SYMBOL_ATTACH_H
 #define ETDUMP_SYMBOL_ATTACH_H
@@ -39,6 +44,10 @@ void symbol_attach_pause(struct symbol_attach *a);
  * ring: 0 or negative errno.
  */
 int symbol_attach_hand_over(struct symbol_attach *a);
+/*
+ * The probes put back after a pause: 0 or negative errno, -ESRCH unsaid
+ * (the target exited meanwhile: the caller's to tell).
+ */
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);
