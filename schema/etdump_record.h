@@ -246,6 +246,13 @@ struct etdump_func_site {
 
 /* The kernel single-steps the probed first instruction (dearer). */
 #define ETDUMP_FUNC_STEPPED 0x1
+/*
+ * A kernel probed at its entry alone: it ends where the thread's next
+ * probed event begins, less the gap measured between the two while its
+ * return was still probed (an exit record then), at the recording's start
+ * (user/symbol/gap_table.h).
+ */
+#define ETDUMP_FUNC_ENDS_AT_NEXT 0x2
 
 struct etdump_rec_func_entry {
 	struct etdump_rec_hdr hdr;

@@ -39,6 +39,12 @@ void symbol_attach_pause(struct symbol_attach *a);
  * ring: 0 or negative errno.
  */
 int symbol_attach_hand_over(struct symbol_attach *a);
+/*
+ * The gaps after the kernels that end at the next event are measured
+ * (gap_table.h): their return probes out for good, --duty's attaches
+ * included; how many links or perf events went.
+ */
+size_t symbol_attach_drop_gap_probes(struct symbol_attach *a);
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);

@@ -7,6 +7,7 @@
 #include "collect/collector.h"
 #include "lib/log.h"
 #include "schema/etdump_record.h"
+#include "symbol/gap_table.h"
 #include "symbol/plan_walk.h"
 #include "symbol/pte_reader.h"
 #include "symbol/symbol_calibrate.h"
@@ -19,6 +20,8 @@ struct open_call {
 	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
 	bool stepped;           /* its entry is single-stepped */
 	bool xnn;               /* an XNNPACK operator object's run */
+	bool block;             /* a run's: its return closes the run */
+	bool ends_at_next;      /* ETDUMP_FUNC_ENDS_AT_NEXT */
 	bool has_child;         /* a probed call ran inside it */
 	uint64_t entry_ts;      /* its entry's stamp, as the probe took it */
 	uint64_t entry_at;      /* ... and as handed on */
@@ -71,6 +74,10 @@ struct thread {
 	struct xnn_count *xnn_counts;
 	size_t xnn_ncounts;
 	int64_t xnn_last;       /* the last operator's index, -1 none */
+	/* a kernel's return seen (gap_table.h): the next event measures */
+	bool gap_open, gap_in_run;
+	uint32_t gap_from;
+	uint64_t gap_from_at;   /* its return, as handed on */
 };
 
 struct symbol_translator {
@@ -84,6 +91,11 @@ struct symbol_translator {
 	/* record --allocations: the allocator objects, id = index + 1 */
 	uint64_t *allocators;
 	size_t nallocators;
+	struct gap_table gaps;
+	uint64_t gap_runs;      /* runs closed that measured a gap */
+	/* the sites seen with ETDUMP_FUNC_ENDS_AT_NEXT, by id */
+	bool *ends_at_next;
+	size_t nends;
 };
 
 int symbol_translator_new(struct symbol_translator **out,
@@ -324,19 +336,35 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
  * scope is split between the entry's tail and the return's head, the rest
  * between the entry's head and the return's tail.
  */
-static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
-			  uint64_t ts, bool stepped, bool entry)
+/* What a probe's trap takes before its stamp, and after it. */
+static void trap_split(const struct symbol_translator *t, bool stepped,
+		       bool entry, uint64_t *before, uint64_t *after)
 {
 	const struct symbol_calibration *c = &t->cal;
-	uint64_t scope, rest, at;
-	int k;
+	int k = stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
+	uint64_t scope = c->scope_ns[k], rest = c->call_ns[k] - scope;
 
+	*before = entry ? rest / 2 : scope / 2;
+	*after = entry ? scope - scope / 2 : rest - rest / 2;
 	if (!c->done)
+		*before = *after = 0;
+}
+
+/*
+ * trapped false: a time no probe stamped (a kernel's end, from the next
+ * event's): nothing to add, only kept in order.
+ */
+static uint64_t corrected_by(const struct symbol_translator *t,
+			     struct thread *th, uint64_t ts, bool stepped,
+			     bool entry, bool trapped)
+{
+	uint64_t before = 0, after = 0, at;
+
+	if (!t->cal.done)
 		return ts;
-	k = stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
-	scope = c->scope_ns[k];
-	rest = c->call_ns[k] - scope;
-	th->probe_ns += entry ? rest / 2 : scope / 2;
+	if (trapped)
+		trap_split(t, stepped, entry, &before, &after);
+	th->probe_ns += before;
 	at = ts > th->probe_ns ? ts - th->probe_ns : 0;
 	/*
 	 * A measure off by noise never runs time backwards, nor stops it:
@@ -351,8 +379,62 @@ static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
 		th->probe_ns = ts > at ? ts - at : 0;
 	}
 	th->last_ts = at;
-	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
+	th->probe_ns += after;
 	return at;
+}
+
+static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
+			  uint64_t ts, bool stepped, bool entry)
+{
+	return corrected_by(t, th, ts, stepped, entry, true);
+}
+
+/* A kernel's return seen while returns are probed: the next event measures. */
+static void gap_from(struct thread *th, const struct open_call *call,
+		     uint64_t at)
+{
+	th->gap_open = call->ends_at_next;
+	th->gap_from = call->site;
+	th->gap_from_at = at;
+}
+
+/* The thread's next event after a kernel's return: the gap between. */
+static int gap_to(struct symbol_translator *t, struct thread *th,
+		  uint32_t site, bool exit, uint64_t at)
+{
+	if (!th->gap_open)
+		return 0;
+	th->gap_open = false;
+	if (at <= th->gap_from_at)
+		return 0;
+	th->gap_in_run = true;
+	return gap_table_add(&t->gaps, th->gap_from, site, exit,
+			     at - th->gap_from_at);
+}
+
+static bool site_ends_at_next(const struct symbol_translator *t, uint32_t id)
+{
+	return id < t->nends && t->ends_at_next[id];
+}
+
+static int learn_site(struct symbol_translator *t,
+		      const struct etdump_func_site *s)
+{
+	bool *grown;
+
+	if (!(s->flags & ETDUMP_FUNC_ENDS_AT_NEXT) || site_ends_at_next(t, s->id))
+		return 0;
+	if (s->id >= t->nends) {
+		grown = realloc(t->ends_at_next, (s->id + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		memset(grown + t->nends, 0,
+		       (s->id + 1 - t->nends) * sizeof(*grown));
+		t->ends_at_next = grown;
+		t->nends = s->id + 1;
+	}
+	t->ends_at_next[s->id] = true;
+	return 0;
 }
 
 /*
@@ -401,6 +483,64 @@ static int xnn_count(struct thread *th, const char *name, uint32_t *k)
 	return 0;
 }
 
+static int exit_call(struct symbol_translator *t, struct thread *th,
+		     const struct etdump_rec_func_exit *r, bool trapped);
+
+/* Whether the call of `site` open on th, innermost first, is stepped. */
+static bool open_stepped(const struct thread *th, uint32_t site)
+{
+	size_t i;
+
+	for (i = th->depth; i-- > 0;)
+		if (th->calls[i].site == site)
+			return th->calls[i].stepped;
+	return false;
+}
+
+/*
+ * The thread's next probed event, at `next` (the entry or the return of
+ * `site`), ends the kernel probed at its entry alone that is open
+ * innermost: where the kernel returned, that is the next event's stamp
+ * less what its trap took before it and the gap measured between the
+ * two (gap_table.h). The gap is never more than half of what lies
+ * between the kernel's entry and that stamp, so no kernel is left no
+ * time.
+ */
+static int end_at_next(struct symbol_translator *t, struct thread *th,
+		       const struct etdump_rec_hdr *next, uint32_t site,
+		       bool exit, bool stepped)
+{
+	struct etdump_rec_func_exit end;
+	const struct open_call *top;
+	uint64_t before, after, span, gap = 0;
+
+	if (!th->depth)
+		return 0;
+	top = &th->calls[th->depth - 1];
+	if (!top->ends_at_next || (exit && site == top->site))
+		return 0;
+	trap_split(t, exit ? open_stepped(th, site) : stepped, !exit, &before,
+		   &after);
+	span = next->ts > top->entry_ts + before ?
+		       next->ts - before - top->entry_ts : 0;
+	if (!gap_table_get(&t->gaps, top->site, site, exit, &gap))
+		t->stats.gap_unmeasured++;
+	if (gap > span / 2) {
+		gap = span / 2;
+		t->stats.gap_halved++;
+	}
+	memset(&end, 0, sizeof(end));
+	end.hdr = *next;
+	end.hdr.type = ETDUMP_REC_FUNC_EXIT;
+	end.hdr.size = sizeof(end);
+	end.hdr.flags = 0;
+	end.hdr.ts = top->entry_ts + (span - gap > 1 ? span - gap : 1);
+	end.id = top->site;
+	t->stats.ended_at_next++;
+	t->stats.gap_taken_ns += gap;
+	return exit_call(t, th, &end, false);
+}
+
 /*
  * An XNNPACK operator object starts (ETDUMP_FUNC_XNN_OP). The profiler
  * makes one event of an operator's objects, named by its first, and none
@@ -416,9 +556,15 @@ static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
 	uint64_t ts;
 	int err;
 
+	err = end_at_next(t, th, &r->hdr, s->id, false, stepped);
+	if (err)
+		return err;
 	if (!th->depth)
 		th->probe_ns = 0;
 	ts = corrected(t, th, r->hdr.ts, stepped, true);
+	err = gap_to(t, th, s->id, false, ts);
+	if (err)
+		return err;
 	if (object && th->xnn.open && th->xnn.index == index) {
 		th->xnn.ended = false;
 		return push_call(th, s->id, false, false, false, stepped, true);
@@ -461,8 +607,25 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	int32_t chain = -1, instr = 0;
 	int err;
 
+	err = learn_site(t, s);
+	if (err)
+		return err;
 	if (s->kind == ETDUMP_FUNC_XNN_OP)
 		return on_xnn_entry(t, th, r);
+	err = end_at_next(t, th, &r->hdr, s->id, false,
+			  s->flags & ETDUMP_FUNC_STEPPED);
+	if (err)
+		return err;
+	/*
+	 * A kernel probed at its entry alone, on a thread in no probed call
+	 * (a kernel called outside Method::execute): no next event of the
+	 * thread is known to end it, so it is not written
+	 * (symbol_translate.h).
+	 */
+	if ((s->flags & ETDUMP_FUNC_ENDS_AT_NEXT) && !th->depth) {
+		t->stats.outside_not_written++;
+		return 0;
+	}
 	/* the operators of a delegate call go before its own end */
 	err = xnn_flush(t, th);
 	if (err)
@@ -475,6 +638,9 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		th->probe_ns = 0;
 	hdr.ts = corrected(t, th, r->hdr.ts, s->flags & ETDUMP_FUNC_STEPPED,
 			   true);
+	err = gap_to(t, th, s->id, false, hdr.ts);
+	if (err)
+		return err;
 	copy_name(name, s->name, s->name_len);
 	if (s->kind == ETDUMP_FUNC_BLOCK) {
 		/* a run still waiting had no event end: hand it on empty */
@@ -502,6 +668,9 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	if (!err) {
 		th->calls[th->depth - 1].entry_ts = r->hdr.ts;
 		th->calls[th->depth - 1].entry_at = hdr.ts;
+		th->calls[th->depth - 1].block = s->kind == ETDUMP_FUNC_BLOCK;
+		th->calls[th->depth - 1].ends_at_next =
+			s->flags & ETDUMP_FUNC_ENDS_AT_NEXT;
 	}
 	if (!err && sets_state)
 		err = emit_instruction(t, th, &hdr, chain, instr);
@@ -546,15 +715,25 @@ static void keep_time(struct symbol_translator *t, struct thread *th,
 	t->stats.time_kept++;
 }
 
-static int on_func_exit(struct symbol_translator *t, struct thread *th,
-		   const struct etdump_rec_func_exit *r)
+/*
+ * trapped false: the end of a kernel probed at its entry alone, from the
+ * next event's stamp (end_at_next()).
+ */
+static int exit_call(struct symbol_translator *t, struct thread *th,
+		     const struct etdump_rec_func_exit *r, bool trapped)
 {
 	struct etdump_rec_hdr hdr = r->hdr;
 	bool reset = false, op_call = false, stepped = false, xnn = false;
 	struct open_call call = { 0 };
+	bool found = false;
 	size_t i;
 	int err;
 
+	if (trapped) {
+		err = end_at_next(t, th, &r->hdr, r->id, true, false);
+		if (err)
+			return err;
+	}
 	/* calls above it never returned (longjmp, exceptions): forget them */
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
@@ -564,10 +743,23 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 			stepped = call.stepped;
 			xnn = call.xnn;
 			th->depth = i;
+			found = true;
 			break;
 		}
 	}
-	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
+	/* a kernel not written (outside a probed call) returned */
+	if (!found && site_ends_at_next(t, r->id))
+		return 0;
+	hdr.ts = corrected_by(t, th, r->hdr.ts, stepped, false, trapped);
+	err = trapped ? gap_to(t, th, r->id, true, hdr.ts) : 0;
+	if (err)
+		return err;
+	if (trapped && found)
+		gap_from(th, &call, hdr.ts);
+	if (found && call.block && th->gap_in_run) {
+		th->gap_in_run = false;
+		t->gap_runs++;
+	}
 	/* a call the probes' time measured would leave no time */
 	if (call.entry_ts && !call.has_child && !xnn &&
 	    hdr.ts <= call.entry_at + 1 && r->hdr.ts > call.entry_ts &&
@@ -751,7 +943,7 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 		return -ENOMEM;
 	if (h->type == ETDUMP_REC_FUNC_ENTRY)
 		return on_func_entry(t, th, rec);
-	return on_func_exit(t, th, rec);
+	return exit_call(t, th, rec, true);
 }
 
 int symbol_translator_to_collector(void *col, const void *rec, size_t len)
@@ -772,6 +964,15 @@ void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st)
 {
 	*st = t->stats;
+	st->gap_runs = t->gap_runs;
+	st->gap_samples = t->gaps.samples;
+}
+
+bool symbol_translator_gap_range(const struct symbol_translator *t,
+				 uint64_t *least, uint64_t *median,
+				 uint64_t *most)
+{
+	return gap_table_range(&t->gaps, least, median, most);
 }
 
 /* Every thread's calls, runs and operators forgotten. */
@@ -801,5 +1002,7 @@ void symbol_translator_free(struct symbol_translator *t)
 		return;
 	threads_free(t);
 	free(t->allocators);
+	gap_table_free(&t->gaps);
+	free(t->ends_at_next);
 	free(t);
 }
