@@ -364,7 +364,12 @@ struct etdump_rec_probe_time {
 	struct etdump_rec_hdr hdr;
 	__u64 scope_ns[2];
 	__u64 call_ns[2];
+	/* a call with its entry alone probed, whole; not in older captures
+	   (hdr.size tells) */
+	__u64 entry_call_ns[2];
 };
+/* the record's size before entry_call_ns */
+#define ETDUMP_REC_PROBE_TIME_V1 (sizeof(struct etdump_rec_hdr) + 32)
 
 /*
  * record --every N: the runtime keeps one run in `every` and leaves the

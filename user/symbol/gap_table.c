@@ -11,11 +11,11 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of n values (the lower of the two middle ones), reordered. */
-static uint64_t median_of(uint64_t *v, size_t n)
+/* The lower quartile of n values, reordered. */
+static uint64_t quartile_of(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), by_value);
-	return v[(n - 1) / 2];
+	return v[(n - 1) / 4];
 }
 
 static struct gap_pair *pair_found(const struct gap_table *g, uint32_t from,
@@ -52,7 +52,7 @@ int gap_table_add(struct gap_table *g, uint32_t from, uint32_t to,
 	p->ns[p->n++] = ns;
 	g->samples++;
 	memcpy(sorted, p->ns, p->n * sizeof(*sorted));
-	p->median = median_of(sorted, p->n);
+	p->low = quartile_of(sorted, p->n);
 	return 0;
 }
 
@@ -64,20 +64,20 @@ bool gap_table_get(const struct gap_table *g, uint32_t from, uint32_t to,
 	size_t i;
 
 	if (p) {
-		*ns = p->median;
+		*ns = p->low;
 		return true;
 	}
 	/* the least is what the kernel surely did not run for */
 	for (i = 0; i < g->npairs; i++) {
 		if (g->pairs[i].from != from ||
-		    (found && g->pairs[i].median >= *ns))
+		    (found && g->pairs[i].low >= *ns))
 			continue;
-		*ns = g->pairs[i].median;
+		*ns = g->pairs[i].low;
 		found = true;
 	}
 	for (i = 0; !found && i < g->npairs; i++)
-		if (!i || g->pairs[i].median < *ns)
-			*ns = g->pairs[i].median;
+		if (!i || g->pairs[i].low < *ns)
+			*ns = g->pairs[i].low;
 	return found || g->npairs;
 }
 
@@ -93,8 +93,9 @@ bool gap_table_range(const struct gap_table *g, uint64_t *least,
 	if (!v)
 		return false;
 	for (i = 0; i < g->npairs; i++)
-		v[i] = g->pairs[i].median;
-	*median = median_of(v, g->npairs);
+		v[i] = g->pairs[i].low;
+	qsort(v, g->npairs, sizeof(*v), by_value);
+	*median = v[(g->npairs - 1) / 2];
 	*least = v[0];
 	*most = v[g->npairs - 1];
 	free(v);

@@ -8,9 +8,12 @@
  * at the recording's start. A kernel probed at its entry alone
  * (ETDUMP_FUNC_ENDS_AT_NEXT) then ends that much before the next event.
  *
- * Each pair keeps its first GAP_SAMPLES measures and stands for their
- * median: the gap after an instruction is the same work each execution,
- * what differs is noise (an interrupt, a slowed vCPU), one-sided.
+ * Measured probe stamp to probe stamp: the return's trap after its stamp,
+ * the runtime's work, the next probe's trap before its own. Each pair
+ * keeps its first GAP_SAMPLES measures and stands for their lower
+ * quartile: the gap after an instruction is the same work each execution,
+ * what differs is noise (an interrupt, a slowed vCPU), one-sided, and a
+ * gap taken too large would leave a short kernel no time.
  */
 #ifndef ETDUMP_GAP_TABLE_H
 #define ETDUMP_GAP_TABLE_H
@@ -26,7 +29,7 @@ struct gap_pair {
 	bool to_exit;           /* the next event is a return */
 	uint32_t n;
 	uint64_t ns[GAP_SAMPLES];
-	uint64_t median;        /* of the n, kept up to date */
+	uint64_t low;           /* their lower quartile, kept up to date */
 };
 
 struct gap_table {
@@ -39,14 +42,13 @@ struct gap_table {
 int gap_table_add(struct gap_table *g, uint32_t from, uint32_t to,
 		  bool to_exit, uint64_t ns);
 /*
- * The gap after kernel `from` when `to` comes next: the pair's median,
- * else the least median of from's pairs (its return was seen before
- * something else), else the least of all pairs'; false when nothing was
- * measured.
+ * The gap after kernel `from` when `to` comes next: the pair's, else the
+ * least of from's pairs' (its return was seen before something else),
+ * else the least of all pairs'; false when nothing was measured.
  */
 bool gap_table_get(const struct gap_table *g, uint32_t from, uint32_t to,
 		   bool to_exit, uint64_t *ns);
-/* The pairs' medians: least, median and most; false when none. */
+/* The pairs' gaps: least, median and most; false when none. */
 bool gap_table_range(const struct gap_table *g, uint64_t *least,
 		     uint64_t *median, uint64_t *most);
 void gap_table_free(struct gap_table *g);

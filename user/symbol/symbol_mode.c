@@ -182,6 +182,7 @@ static void say_gaps(const struct symbol_mode *sm,
 
 	if (!sm->ends_at_next)
 		return;
+	symbol_translator_say_gaps(sm->translator);
 	if (!symbol_translator_gap_range(sm->translator, &least, &median,
 					 &most)) {
 		p_info("symbol mode: no gap after a kernel's return was measured (no run closed with its kernels' returns probed): %llu kernel call(s) ended where the next event began, nothing taken out",
@@ -195,9 +196,9 @@ static void say_gaps(const struct symbol_mode *sm,
 	       (unsigned long long)most, (unsigned long long)median,
 	       st->ended_at_next ? (double)st->gap_taken_ns / st->ended_at_next : 0.0,
 	       sm->gaps_dropped_at ? "" : "; the kernels' returns stayed probed to the end (too few runs closed)");
-	if (st->gap_halved)
-		p_info("symbol mode: %llu kernel call(s) lasted less than twice the gap measured after them: half their span taken out instead",
-		       (unsigned long long)st->gap_halved);
+	if (st->gap_kept)
+		p_info("symbol mode: %llu kernel call(s) lasted less than the gap measured after them: written with the time to the next event, gap included",
+		       (unsigned long long)st->gap_kept);
 	if (st->outside_not_written)
 		p_info("symbol mode: %llu kernel call(s) on a thread in no probed call (outside Method::execute) not written: with their entry alone probed nothing ends them (record --exact-returns writes them)",
 		       (unsigned long long)st->outside_not_written);

@@ -61,25 +61,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "capture/capture.h"
+#include "symbol/translate_stats.h"
 
 struct pte_plan;
 struct symbol_calibration;
 struct symbol_translator;
 
-struct symbol_translator_stats {
-	uint64_t plan_matched;     /* calls given the plan's ids */
-	uint64_t plan_unmatched;   /* calls the plan had no instruction for */
-	uint64_t xnn_unnamed;      /* XNNPACK operators not named: not written */
-	uint64_t time_kept;        /* calls that kept their measured time */
-	/* kernels probed at their entry alone (ETDUMP_FUNC_ENDS_AT_NEXT) */
-	uint64_t ended_at_next;    /* ended where the next event began */
-	uint64_t gap_taken_ns;     /* the gaps taken out of them, in all */
-	uint64_t gap_unmeasured;   /* ... of which with no gap measured */
-	uint64_t gap_halved;       /* ... with half their span taken */
-	uint64_t outside_not_written;  /* on a thread in no probed call */
-	uint64_t gap_runs;         /* runs that measured gaps */
-	uint64_t gap_samples;      /* the gaps measured */
-};
 
 /* plan may be NULL; it must outlive the translator. */
 int symbol_translator_new(struct symbol_translator **out,
@@ -107,6 +94,8 @@ void symbol_translator_stats(const struct symbol_translator *t,
  * The gaps measured after kernels' returns (gap_table.h), the least,
  * median and most of their pairs' medians: false when none was.
  */
+/* Each pair's gap, a debug line each (record -v). */
+void symbol_translator_say_gaps(const struct symbol_translator *t);
 bool symbol_translator_gap_range(const struct symbol_translator *t,
 				 uint64_t *least, uint64_t *median,
 				 uint64_t *most);
