@@ -46,7 +46,7 @@ static void say_run_traps(const struct symbol_sites *s, size_t callers)
 {
 	unsigned int block = 0, kernel = 0, exact = 0, delegate = 0, t;
 	const char *run = NULL;
-	char caller[64] = "";
+	char caller[64] = "", delegates[32] = "";
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
@@ -71,8 +71,11 @@ static void say_run_traps(const struct symbol_sites *s, size_t callers)
 	if (callers && kernel)
 		snprintf(caller, sizeof(caller), " (%u for a kernel that calls another)",
 			 exact);
-	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s, %u a delegate call; in the first %d runs, which measure the gaps after the kernels' returns, and with record --exact-returns: %u a kernel call",
-	       run, block, kernel ? kernel : exact, caller, delegate,
+	if (delegate)
+		snprintf(delegates, sizeof(delegates), ", %u a delegate call",
+			 delegate);
+	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s%s; in the first %d runs, which measure the gaps after the kernels' returns, and with record --exact-returns: %u a kernel call",
+	       run, block, kernel ? kernel : exact, caller, delegates,
 	       SYMBOL_GAP_RUNS, kernel ? kernel + 1 : exact);
 }
 
