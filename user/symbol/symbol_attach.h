@@ -3,7 +3,9 @@
  * symbol_attach.h - bpf/symbols.bpf.c loaded to write into a capture's
  * ring buffer and attached at every site (symbol_sites.h), an entry
  * uprobe and a uretprobe each, or a plain uprobe at each exit of its own
- * (site_list.h), the site's id as cookie: one link per object and kind
+ * (site_list.h), the site's id as cookie; the returns of the kernels that
+ * end at the next event in links of their own, taken out once the gaps
+ * after them are measured: one link per object and kind
  * of probe where the kernel has uprobe_multi links (Linux 6.6,
  * uprobe_multi.h), else one link per probe.
  */
