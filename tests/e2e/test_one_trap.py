@@ -14,7 +14,7 @@ NESTED = os.path.join(BUILD, "nested-kernels")
 RULES = os.path.join(ROOT, "tests", "nested", "nested_kernels.rules")
 # enough executions that most come after the kernels' returns are out
 EXECUTIONS = "20000"
-DROPPED = "one trap a kernel call from now on"
+DROPPED = "one trap a kernel call from then on"
 OUTSIDE = ("kernel call(s) on a thread in no probed call (outside "
            "Method::execute) not written")
 

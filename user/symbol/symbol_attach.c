@@ -58,6 +58,10 @@ struct symbol_attach {
 	   gaps are measured (symbol_attach_drop_gap_probes()) */
 	struct probe_links gaps;
 	bool gaps_dropped;
+	/* taking the gap probes out, beside the recording (a grace period
+	   per link without uprobe_multi: a second and more) */
+	pthread_t gap_dropper;
+	bool dropping;
 	struct probe_links *into;  /* where attach_*() put their probes */
 	/* xnn_delete_operator's probe: attached from open to close */
 	struct bpf_link *forget;
@@ -592,12 +596,29 @@ static void detach_links(struct probe_links *p)
  * The gap probes go with the others: put back only while the gaps are
  * still being measured.
  */
+static void *drop_gaps(void *arg)
+{
+	detach_links(arg);
+	return NULL;
+}
+
+/* The gap probes' removal, if one is under way, done. */
+static void gaps_dropped(struct symbol_attach *a)
+{
+	if (!a->dropping)
+		return;
+	pthread_join(a->gap_dropper, NULL);
+	a->dropping = false;
+}
+
 static void detach_all(struct symbol_attach *a)
 {
 	struct probe_links both = { 0 };
-	size_t nfds = a->probes.nfds + a->gaps.nfds;
-	size_t nlinks = a->probes.nlinks + a->gaps.nlinks;
+	size_t nfds, nlinks;
 
+	gaps_dropped(a);
+	nfds = a->probes.nfds + a->gaps.nfds;
+	nlinks = a->probes.nlinks + a->gaps.nlinks;
 	both.fds = malloc((nfds + 1) * sizeof(*both.fds));
 	both.links = malloc((nlinks + 1) * sizeof(*both.links));
 	if (!both.fds || !both.links) {
@@ -624,12 +645,20 @@ static void detach_all(struct symbol_attach *a)
 	a->gaps.nfds = a->gaps.nlinks = 0;
 }
 
-size_t symbol_attach_drop_gap_probes(struct symbol_attach *a)
+size_t symbol_attach_drop_gap_probes(struct symbol_attach *a,
+				     enum gap_drop when)
 {
 	size_t n = a->gaps.nfds + a->gaps.nlinks;
 
 	a->gaps_dropped = true;
-	detach_links(&a->gaps);
+	if (when == GAP_DROP_AT_PAUSE)
+		return n;
+	/* a thread that cannot start: done here */
+	if (when == GAP_DROP_NOW ||
+	    pthread_create(&a->gap_dropper, NULL, drop_gaps, &a->gaps))
+		detach_links(&a->gaps);
+	else
+		a->dropping = true;
 	return n;
 }
 

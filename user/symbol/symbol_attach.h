@@ -44,9 +44,17 @@ int symbol_attach_hand_over(struct symbol_attach *a);
 /*
  * The gaps after the kernels that end at the next event are measured
  * (gap_table.h): their return probes out for good, --duty's attaches
- * included; how many links or perf events went.
+ * included; how many links or perf events go.
  */
-size_t symbol_attach_drop_gap_probes(struct symbol_attach *a);
+enum gap_drop {
+	GAP_DROP_NOW,           /* out when this returns */
+	/* in a thread of its own, beside the caller (a grace period per
+	   link: a second and more without uprobe_multi) */
+	GAP_DROP_BESIDE,
+	GAP_DROP_AT_PAUSE,      /* with the others at the next pause */
+};
+size_t symbol_attach_drop_gap_probes(struct symbol_attach *a,
+				     enum gap_drop when);
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);

@@ -266,7 +266,7 @@ static int measure(struct symbol_calibration *out, struct scopes *s,
 	}
 	/* the entries alone: the returns are the gap probes */
 	if (!err)
-		symbol_attach_drop_gap_probes(a);
+		symbol_attach_drop_gap_probes(a, GAP_DROP_NOW);
 	for (k = 0; !err && k < KINDS_MEASURED; k++) {
 		loop_ns(functions[k], rb, NULL, k, BATCHES, &traced, &unused);
 		out->entry_call_ns[k] = traced > bare[k] ? traced - bare[k] : 1;

@@ -255,7 +255,7 @@ const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
 static void drop_gap_probes(struct symbol_mode *sm)
 {
 	struct symbol_translator_stats st;
-	uint64_t least, median, most, t0;
+	uint64_t least, median, most;
 	size_t links;
 
 	if (!sm->attach || !sm->ends_at_next || sm->gaps_dropped_at)
@@ -265,13 +265,17 @@ static void drop_gap_probes(struct symbol_mode *sm)
 	    !symbol_translator_gap_range(sm->translator, &least, &median,
 					 &most))
 		return;
-	t0 = monotonic_ns();
-	links = symbol_attach_drop_gap_probes(sm->attach);
+	/* --duty takes every probe out at its window's end anyway */
+	links = symbol_attach_drop_gap_probes(sm->attach, sm->opts.per_hit ?
+					      GAP_DROP_AT_PAUSE :
+					      GAP_DROP_BESIDE);
 	sm->gaps_dropped_at = st.gap_runs;
-	p_info("symbol mode: the gap between a kernel's return and the next event measured in %llu run(s) (%llu to %llu ns, median %llu): the %zu kernels' returns taken out (%zu link(s), %.0f ms), one trap a kernel call from now on",
+	p_info("symbol mode: the gap between a kernel's return and the next event measured in %llu run(s) (%llu to %llu ns, median %llu): the %zu kernels' returns (%zu link(s)) taken out %s, one trap a kernel call from then on",
 	       (unsigned long long)st.gap_runs, (unsigned long long)least,
 	       (unsigned long long)most, (unsigned long long)median,
-	       sm->ends_at_next, links, (monotonic_ns() - t0) / 1e6);
+	       sm->ends_at_next, links,
+	       sm->opts.per_hit ? "with the others at this window's end" :
+				  "now");
 }
 
 void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
