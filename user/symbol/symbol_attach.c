@@ -66,6 +66,8 @@ struct symbol_attach {
 	/* xnn_delete_operator's probe: attached from open to close */
 	struct bpf_link *forget;
 	uint64_t attach_ns;     /* the last attach_all()'s time */
+	/* putting probes back: a target gone meanwhile is no error to say */
+	bool resuming;
 };
 
 /* Hits kept per thread (symbols.bpf.c's BATCHING): the buffers are made. */
@@ -282,7 +284,7 @@ static int attach_at(struct symbol_attach *a, const struct symbol_site *s,
 	if (link)
 		a->into->links[a->into->nlinks++] = link;
 out:
-	if (err && err != -ENOMEM)
+	if (err && err != -ENOMEM && !(a->resuming && err == -ESRCH))
 		p_err("%s: cannot attach a %s to %s (offset 0x%llx): %s (run with -v for libbpf's log)",
 		      s->path, retprobe ? "uretprobe" : "uprobe", s->function,
 		      (unsigned long long)offset, strerror(-err));
@@ -346,8 +348,9 @@ static int attach_kind(struct symbol_attach *a,
 				 kind == SYMBOL_PROBE_RETURN ||
 				 kind == SYMBOL_PROBE_GAP_RETURN);
 	if (fd < 0) {
-		p_err("%s: cannot attach %zu %s: %s", first->path, m,
-		      what[kind], strerror(-fd));
+		if (!(a->resuming && fd == -ESRCH))
+			p_err("%s: cannot attach %zu %s: %s", first->path, m,
+			      what[kind], strerror(-fd));
 		return fd;
 	}
 	if (gap)
@@ -670,8 +673,11 @@ void symbol_attach_pause(struct symbol_attach *a)
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid)
 {
-	int err = attach_all(a, sites, pid);
+	int err;
 
+	a->resuming = true;
+	err = attach_all(a, sites, pid);
+	a->resuming = false;
 	if (err)
 		detach_all(a);
 	return err;

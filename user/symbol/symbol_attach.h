@@ -7,7 +7,12 @@
  * end at the next event in links of their own, taken out once the gaps
  * after them are measured: one link per object and kind
  * of probe where the kernel has uprobe_multi links (Linux 6.6,
- * uprobe_multi.h), else one link per probe.
+ * uprobe_multi.h), else one link per probe. Where it has no cookies
+ * (5.15), each site's probes run a copy of the programs of their own
+ * (site_programs.h) through a perf event (perf_uprobe.h); where it has no
+ * task storage (5.11), the hits a thread keeps are in a hash map by
+ * thread id (bpf/hit_batch.bpf.h). Each way taken is a line of the
+ * summary (kernel_features_note()).
  */
 #ifndef ETDUMP_SYMBOL_ATTACH_H
 #define ETDUMP_SYMBOL_ATTACH_H
@@ -55,6 +60,10 @@ enum gap_drop {
 };
 size_t symbol_attach_drop_gap_probes(struct symbol_attach *a,
 				     enum gap_drop when);
+/*
+ * The probes put back after a pause: 0 or negative errno, -ESRCH unsaid
+ * (the target exited meanwhile: the caller's to tell).
+ */
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);
