@@ -232,6 +232,7 @@ static void on_return(struct site_tally *t, struct site_tally_thread *th,
 	if (r->open_gap) {
 		r->gap_runs++;
 		r->gap_traps += r->open_traps;
+		r->gap_stepped += r->open_stepped;
 	} else {
 		r->runs++;
 		r->traps += r->open_traps;
@@ -284,8 +285,9 @@ int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
 static int by_runs(const void *a, const void *b)
 {
 	const struct site_tally_run *x = a, *y = b;
+	uint64_t nx = x->runs + x->gap_runs, ny = y->runs + y->gap_runs;
 
-	return x->runs < y->runs ? 1 : x->runs > y->runs ? -1 : 0;
+	return nx < ny ? 1 : nx > ny ? -1 : 0;
 }
 
 /* "22" or "21.5": whole traps when every run took the same, as they do */
@@ -311,26 +313,26 @@ void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 	qsort(sorted, t->nruns, sizeof(*sorted), by_runs);
 	for (i = 0; i < t->nruns && n >= 0 && (size_t)n < len; i++) {
 		const struct site_tally_run *r = &sorted[i];
+		bool all_gap = !r->runs && r->gap_runs;
 
-		if (r->gap_runs)
-			per_run(gap, sizeof(gap), r->gap_traps, r->gap_runs);
-		if (!r->runs && r->gap_runs) {
-			n += snprintf(buf + n, len - n, "%s%s traps per '%s' run (all %llu measured the gaps after the kernels' returns)",
-				      shown++ ? ", " : "", gap, r->name,
-				      (unsigned long long)r->gap_runs);
+		if (!r->runs && !r->gap_runs)
 			continue;
-		}
-		if (!r->runs)
-			continue;
-		per_run(traps, sizeof(traps), r->traps, r->runs);
-		per_run(stepped, sizeof(stepped), r->stepped, r->runs);
-		n += snprintf(buf + n, len - n, "%s%s traps per '%s' run (%s single-stepped hits",
+		per_run(traps, sizeof(traps), all_gap ? r->gap_traps : r->traps,
+			all_gap ? r->gap_runs : r->runs);
+		per_run(stepped, sizeof(stepped),
+			all_gap ? r->gap_stepped : r->stepped,
+			all_gap ? r->gap_runs : r->runs);
+		n += snprintf(buf + n, len - n, "%s%s traps per '%s' run (%s single-stepped hits)",
 			      shown++ ? ", " : "", traps, r->name, stepped);
-		if (n >= 0 && (size_t)n < len && r->gap_runs)
-			n += snprintf(buf + n, len - n, "; %s in the %llu run(s) that measured the gaps",
+		if (n < 0 || (size_t)n >= len || !r->gap_runs)
+			continue;
+		per_run(gap, sizeof(gap), r->gap_traps, r->gap_runs);
+		if (all_gap)
+			n += snprintf(buf + n, len - n, ", all %llu of which measured the gaps after the kernels' returns",
+				      (unsigned long long)r->gap_runs);
+		else
+			n += snprintf(buf + n, len - n, " and %s in the %llu run(s) that measured the gaps",
 				      gap, (unsigned long long)r->gap_runs);
-		if (n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - n, ")");
 	}
 	free(sorted);
 }

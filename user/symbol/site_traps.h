@@ -69,7 +69,7 @@ struct site_tally_run {
 	uint64_t open_traps, open_stepped;  /* in the runs still open */
 	/* the closed runs in which a kernel's return was probed to measure
 	   the gaps, counted apart (the runs above are the others) */
-	uint64_t gap_runs, gap_traps;
+	uint64_t gap_runs, gap_traps, gap_stepped;
 	bool open_gap;
 };
 
@@ -88,9 +88,11 @@ struct site_tally {
 int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
 		    const void *rec, size_t len);
 /*
- * "12 traps per 'Execute' run (0 single-stepped hits; 22 in the 5 run(s)
- * that measured the gaps), 4 traps per 'Default' run (0 ...)": the closed
- * runs', most runs first; "" when none closed.
+ * "12 traps per 'Execute' run (0 single-stepped hits) and 22 in the 5
+ * run(s) that measured the gaps, 4 traps per 'Default' run (0 ...)", or
+ * "22 traps per 'Execute' run (0 single-stepped hits), all 5 of which
+ * measured the gaps ...": the closed runs', most runs first; "" when none
+ * closed.
  */
 void site_tally_describe(const struct site_tally *t, char *buf, size_t len);
 /* The probes were taken away (record --duty): the runs open are cut. */

@@ -74,7 +74,7 @@ static void say_run_traps(const struct symbol_sites *s, size_t callers)
 	if (delegate)
 		snprintf(delegates, sizeof(delegates), ", %u a delegate call",
 			 delegate);
-	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s%s; in the first %d runs, which measure the gaps after the kernels' returns, and with record --exact-returns: %u a kernel call",
+	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s%s; in the runs that measure the gaps after the kernels' returns (the first %d at least), and with record --exact-returns: %u a kernel call",
 	       run, block, kernel ? kernel : exact, caller, delegates,
 	       SYMBOL_GAP_RUNS, kernel ? kernel + 1 : exact);
 }
