@@ -614,6 +614,13 @@ static void gaps_dropped(struct symbol_attach *a)
 	a->dropping = false;
 }
 
+/* memcpy() of a set that may have none yet (NULL) */
+static void copy_some(void *dst, const void *src, size_t bytes)
+{
+	if (bytes)
+		memcpy(dst, src, bytes);
+}
+
 static void detach_all(struct symbol_attach *a)
 {
 	struct probe_links both = { 0 };
@@ -632,13 +639,13 @@ static void detach_all(struct symbol_attach *a)
 		return;
 	}
 	/* side by side: each removal waits for a grace period */
-	memcpy(both.fds, a->probes.fds, a->probes.nfds * sizeof(*both.fds));
-	memcpy(both.fds + a->probes.nfds, a->gaps.fds,
-	       a->gaps.nfds * sizeof(*both.fds));
-	memcpy(both.links, a->probes.links,
-	       a->probes.nlinks * sizeof(*both.links));
-	memcpy(both.links + a->probes.nlinks, a->gaps.links,
-	       a->gaps.nlinks * sizeof(*both.links));
+	copy_some(both.fds, a->probes.fds, a->probes.nfds * sizeof(*both.fds));
+	copy_some(both.fds + a->probes.nfds, a->gaps.fds,
+		  a->gaps.nfds * sizeof(*both.fds));
+	copy_some(both.links, a->probes.links,
+		  a->probes.nlinks * sizeof(*both.links));
+	copy_some(both.links + a->probes.nlinks, a->gaps.links,
+		  a->gaps.nlinks * sizeof(*both.links));
 	both.nfds = nfds;
 	both.nlinks = nlinks;
 	detach_links(&both);
