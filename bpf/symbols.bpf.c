@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * symbols.bpf.c - symbol mode: a uprobe at the entry and a uretprobe at the
- * return of each function a rules file names. The BPF cookie is the site's
+ * return of each function a rules file names (a kernel's return only while
+ * the gaps after the kernels are measured: the recorder detaches them,
+ * user/symbol/gap_table.h). The BPF cookie is the site's
  * index in `sites`; an entry record names it by that id alone
  * (ETDUMP_REC_FUNC_CALL), the recorder adds its description.
  *

@@ -246,6 +246,13 @@ struct etdump_func_site {
 
 /* The kernel single-steps the probed first instruction (dearer). */
 #define ETDUMP_FUNC_STEPPED 0x1
+/*
+ * A kernel probed at its entry alone: it ends where the thread's next
+ * probed event begins, less the gap measured between the two while its
+ * return was still probed (an exit record then), at the recording's start
+ * (user/symbol/gap_table.h).
+ */
+#define ETDUMP_FUNC_ENDS_AT_NEXT 0x2
 
 struct etdump_rec_func_entry {
 	struct etdump_rec_hdr hdr;
@@ -357,7 +364,12 @@ struct etdump_rec_probe_time {
 	struct etdump_rec_hdr hdr;
 	__u64 scope_ns[2];
 	__u64 call_ns[2];
+	/* a call with its entry alone probed, whole; not in older captures
+	   (hdr.size tells) */
+	__u64 entry_call_ns[2];
 };
+/* the record's size before entry_call_ns */
+#define ETDUMP_REC_PROBE_TIME_V1 (sizeof(struct etdump_rec_hdr) + 32)
 
 /*
  * record --every N: the runtime keeps one run in `every` and leaves the
