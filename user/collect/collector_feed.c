@@ -165,6 +165,8 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_allocator);
 	case ETDUMP_REC_KEPT_EVERY:
 		return sizeof(struct etdump_rec_kept_every);
+	case ETDUMP_REC_THREAD_NAME:
+		return sizeof(struct etdump_rec_thread_name);
 	default:
 		return 0;
 	}
@@ -377,6 +379,11 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
+	/* not a record of a run's: a loss before it is the next record's */
+	if (h->type == ETDUMP_REC_THREAD_NAME) {
+		collector_thread_named(t, rec);
+		return 0;
+	}
 	if (h->type == ETDUMP_REC_BATCH) {
 		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
 		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
