@@ -62,6 +62,8 @@ enum etdump_rec_type {
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 	/* record --every's, made by the recorder */
 	ETDUMP_REC_KEPT_EVERY = 33,    /* struct etdump_rec_kept_every */
+	/* made by the recorder at the end: a thread's last records lost */
+	ETDUMP_REC_LOST_TAIL = 34,     /* struct etdump_rec_lost_tail */
 };
 
 struct etdump_rec_hdr {
@@ -385,6 +387,19 @@ struct etdump_rec_kept_every {
 	struct etdump_rec_hdr hdr;
 	__u32 every;
 	__u32 reserved;  /* 0 */
+};
+
+/*
+ * The ring lost records of hdr.tid after the last of its that arrived,
+ * and no later record of the thread's said so (it exited, or recording
+ * stopped): hdr.flags are the LOST_* flags that record would have had.
+ * The recorder writes one for each such thread once the ring is read for
+ * the last time, into the raw capture too, so that convert leaves out
+ * the same runs: the thread's open run is whole only when LOST_CLEAN says
+ * the first record lost began the next run.
+ */
+struct etdump_rec_lost_tail {
+	struct etdump_rec_hdr hdr;
 };
 
 /*

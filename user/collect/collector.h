@@ -165,12 +165,6 @@ void collector_set_ahead(struct collector *c, collector_run_fn ahead,
  */
 int collector_close(struct collector *c, struct collector_stats *stats);
 /*
- * Before collector_close(): the ring lost records of thread tid after the
- * last it delivered (no later record of the thread said so), so a scope
- * still open there is counted with the losses.
- */
-void collector_lost_at_end(struct collector *c, uint32_t tid);
-/*
  * After collector_close(): the log's runs as one etd_dump, in time order,
  * the log left empty (what collector_finish() gives). -ENOMEM.
  */

@@ -167,6 +167,8 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_kept_every);
 	case ETDUMP_REC_THREAD_NAME:
 		return sizeof(struct etdump_rec_thread_name);
+	case ETDUMP_REC_LOST_TAIL:
+		return sizeof(struct etdump_rec_lost_tail);
 	default:
 		return 0;
 	}
@@ -384,6 +386,12 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 		collector_thread_named(t, rec);
 		return 0;
 	}
+	if (h->type == ETDUMP_REC_LOST_TAIL) {
+		t->lost_at_end = true;
+		t->lost_tail_clean = (h->flags & ETDUMP_REC_F_LOST_BLOCK) &&
+				     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
+		return 0;
+	}
 	if (h->type == ETDUMP_REC_BATCH) {
 		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
 		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
@@ -479,15 +487,6 @@ static uint64_t unclosed(const struct thread_state *t)
 	return n;
 }
 
-void collector_lost_at_end(struct collector *c, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < c->nthreads; i++)
-		if (c->threads[i].tid == tid)
-			c->threads[i].lost_at_end = true;
-}
-
 int collector_close(struct collector *c, struct collector_stats *stats)
 {
 	size_t i;
@@ -510,10 +509,13 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 		/*
 		 * A scope open, or a run with no event yet, where the ring
 		 * lost the thread's last records: what it lacks is in them,
-		 * and it is left out as lost, not as still executing or empty
-		 * (the same runs are written either way).
+		 * and it is left out as lost, not as still executing or empty.
+		 * With no scope open it is whole only when the first record
+		 * lost began the next run: else it lost its own last scopes
+		 * (a run of scopes side by side, which ends only at the next
+		 * block), and written it would be a run that never happened.
 		 */
-		if (t->lost_at_end && (open || empty)) {
+		if (t->lost_at_end && (open || empty || !t->lost_tail_clean)) {
 			t->run.lost_events = true;
 		} else if (open) {
 			collector_discard_run(c, t);

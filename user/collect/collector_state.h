@@ -58,6 +58,7 @@ struct thread_state {
 	bool mid_run;           /* ended a scope begun before the capture */
 	bool after_gap;         /* probes were away since its last block */
 	bool lost_at_end;       /* the ring lost its records after its last */
+	bool lost_tail_clean;   /* ... the first of them a block (LOST_TAIL) */
 	bool state_lost;        /* an instruction record may have been lost */
 	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
