@@ -547,9 +547,12 @@ TEST(a_workers_event_across_a_loss_is_left_out_alone)
 	etd_dump_free(&d);
 }
 
-static void count_event(void *ctx, const struct etd_event *ev)
+static void count_event(void *ctx, const struct etd_event *ev, uint32_t tid,
+			const char *thread)
 {
 	(void)ev;
+	(void)tid;
+	(void)thread;
 	(*(int *)ctx)++;
 }
 
