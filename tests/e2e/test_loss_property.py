@@ -35,6 +35,10 @@ FIXED = [
     (4, 16, 200, "4K", "batched", True, True),
     (5, 1, 300, "4K", "--precise", True, True),
     (6, 12, 100, "8K", "--precise", False, True),
+    # long enough that flushes at a run's end (20 ms after the last) come
+    # between full ones: a buffer lost that began mid-run and ended there
+    (13, 16, 3000, "4K", "batched", True, True),
+    (14, 8, 5000, "4K", "batched", True, True),
 ]
 DRAWN_FIXED = [7, 8, 9, 10, 11, 12]
 

@@ -333,15 +333,17 @@ static void open_unseen_run(struct collector *c, struct thread_state *t,
 
 /*
  * The ring lost some of this thread's records just before `h`: the run it
- * is in lost events, or the block of the run they belong to. A batched
- * flush lost before one that opens a run, while the last run had ended,
- * held whole runs: nothing received is short of them.
+ * is in lost events, or the block of the run they belong to. Batched
+ * flushes lost before one that opens a run, while the last run had ended,
+ * held whole runs when the first of them began with a block: nothing
+ * received is short of them. (Begun mid-run, it held the end of a run
+ * whose scopes are side by side, which no open scope tells.)
  */
 static int note_loss(struct collector *c, struct thread_state *t,
 		     const struct etdump_rec_hdr *h)
 {
-	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
-			  !run_has_open_scope(t);
+	bool whole_runs = t->flush_lost && t->flush_lost_clean &&
+			  h->type == ETDUMP_REC_BLOCK && !run_has_open_scope(t);
 
 	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
 			  t->flush_lost_block;
