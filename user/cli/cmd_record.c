@@ -59,10 +59,13 @@ static void lost_at_end(void *ctx, uint32_t tid, uint16_t flags)
 			 .flags = flags, .tid = tid, .ts = monotonic_ns() },
 	};
 
-	/* symbol mode's translator takes only its probes' records */
-	if (sink->raw && raw_writer_append(sink->raw, &r, sizeof(r)))
-		p_warn("%s: cannot write", "the raw capture");
-	collector_feed(sink->col, &r, sizeof(r));
+	int err;
+
+	/* as convert replays it: symbol mode's translator passes it on */
+	err = record_feed(sink, &r, sizeof(r));
+	if (err)
+		p_warn("thread %u: that the ring lost its last records is not recorded: %s",
+		       tid, strerror(-err));
 }
 
 int cmd_record(int argc, char **argv)
