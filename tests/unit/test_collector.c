@@ -541,9 +541,12 @@ TEST(a_run_whose_end_the_ring_lost_is_left_out)
 {
 	static const uint16_t lost_block = ETDUMP_REC_F_LOST_BEFORE |
 					   ETDUMP_REC_F_LOST_BLOCK;
+	/* thread 1's first run, and thread 3's whole one */
+	static const uint32_t kept[] = { 1, 3 };
 	struct collector *c = collector_new();
 	struct collector_stats st;
 	struct etd_dump d;
+	size_t i;
 
 	flat_run(c, 1);
 	flat_run(c, 1);
@@ -553,11 +556,10 @@ TEST(a_run_whose_end_the_ring_lost_is_left_out)
 	flat_run(c, 3);
 	lost_tail(c, 3, lost_block | ETDUMP_REC_F_LOST_CLEAN);
 	d = finish(c, &st);
-	/* thread 1's first, and thread 3's whole one */
-	CHECK_EQ_INT(d.nruns, 2);
-	CHECK_EQ_INT(d.runs[0].tid, 1);
-	CHECK_EQ_INT(d.runs[1].tid, 3);
 	CHECK_EQ_INT(st.lost_runs, 2);
+	CHECK_EQ_INT(d.nruns, 2);
+	for (i = 0; i < d.nruns && i < 2; i++)
+		CHECK_EQ_INT(d.runs[i].tid, kept[i]);
 	etd_dump_free(&d);
 }
 
