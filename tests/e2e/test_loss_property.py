@@ -27,8 +27,9 @@ NAMES = ["op_a", "op_b", "op_c", "op_d", "Method::execute"]
 BATCHED_SLACK_NS = 250
 RINGS = ["4K", "8K", "16K", "64K"]
 
-# (seed, threads, runs a thread, ring, mode, side by side, slowed): the
-# issue's case first (8 threads, 300 runs, --precise --ring-size 4K)
+# (seed, threads, runs a thread, ring, mode, side by side, slowed[, idle
+# ms after every other run]): the case first (8 threads, 300 runs,
+# --precise --ring-size 4K)
 FIXED = [
     (1, 8, 300, "4K", "--precise", False, False),
     (2, 8, 300, "4K", "--precise", True, False),
@@ -40,6 +41,9 @@ FIXED = [
     # between full ones: a buffer lost that began mid-run and ended there
     (13, 16, 3000, "4K", "batched", True, True),
     (14, 8, 5000, "4K", "batched", True, True),
+    # threads idle with runs in their buffers: read from the process, then
+    # flushed (or lost) later
+    (15, 4, 16, "4K", "batched", True, True, 70),
 ]
 DRAWN_FIXED = [7, 8, 9, 10, 11, 12]
 
@@ -61,13 +65,14 @@ def read_log(path):
 
 
 class LossPropertyTest(TempDirTest):
-    def record(self, seed, threads, runs, ring, mode, flat, slowed):
+    def record(self, seed, threads, runs, ring, mode, flat, slowed, idle=0):
         out, log = self.path(f"{seed}.etdp"), self.path(f"{seed}.log")
         args = [CLI, "record", "-o", out, "--ring-size", ring]
         if mode != "batched":
             args.append(mode)
         args += ["--", OWN_RUNS, "-t", str(threads), "-n", str(runs),
-                 "-o", log] + (["-f"] if flat else [])
+                 "-o", log] + (["-f"] if flat else []) + \
+            (["-s", str(idle)] if idle else [])
         rec = subprocess.Popen(args, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
         rnd = random.Random(seed)
@@ -87,7 +92,7 @@ class LossPropertyTest(TempDirTest):
         return rec.returncode, stderr, out, log
 
     def assert_own_runs(self, case):
-        seed, threads, runs, ring, mode, flat, slowed = case
+        threads, runs, mode = case[1], case[2], case[4]
         status, stderr, out, log = self.record(*case)
         what = f"case {case}\n{stderr}"
         # 3: written with drops; 0: the ring kept up

@@ -6,11 +6,14 @@
  * a recording must match, run by run, however much its ring lost
  * (tests/e2e/test_loss_property.py).
  *
- *   loss-own-runs [-f] -t THREADS -n RUNS -o LOG
+ *   loss-own-runs [-f] [-s MS] -t THREADS -n RUNS -o LOG
  *
  * -f: a run's scopes side by side (no Method::execute around them), as a
  * runtime whose run is a sequence of calls: a run ends only where the
  * thread's next block begins.
+ * -s MS: after every other run the thread sleeps MS ms: a batched thread
+ * that ended a run soon after its last flush then holds a buffer the
+ * recorder reads from the process (idle 50 ms).
  *
  * LOG: one line a run, "thread run tid begin_ns end_ns" (CLOCK_MONOTONIC,
  * read before the run's block and after its last scope ended).
@@ -43,6 +46,7 @@ struct worker {
 	pthread_t thread;
 	long index, runs;
 	bool flat;
+	long idle_ms;
 	pid_t tid;
 	struct run_log *log;
 };
@@ -62,6 +66,14 @@ static void work(long n)
 {
 	for (long i = 0; i < n; i++)
 		sink += i;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 static void *worker_main(void *arg)
@@ -87,6 +99,8 @@ static void *worker_main(void *arg)
 			ETDUMP_PROFILE_BEGIN(execute_name, chain, instr);
 		ETDUMP_PROFILE_END(execute_name);
 		w->log[r].end = now_ns();
+		if (w->idle_ms && r % 2)
+			sleep_ms(w->idle_ms);
 	}
 	return NULL;
 }
@@ -111,13 +125,16 @@ int main(int argc, char **argv)
 	static struct worker w[MAX_THREADS];
 	long threads = 1, runs = 1;
 	bool flat = false;
+	long idle_ms = 0;
 	const char *log = NULL;
 	FILE *f;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "ft:n:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "fs:t:n:o:")) != -1) {
 		if (opt == 'f')
 			flat = true;
+		else if (opt == 's')
+			idle_ms = parse("-s", optarg, 10000);
 		else if (opt == 't')
 			threads = parse("-t", optarg, MAX_THREADS);
 		else if (opt == 'n')
@@ -128,13 +145,14 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!log) {
-		fprintf(stderr, "usage: loss-own-runs -t THREADS -n RUNS -o LOG\n");
+		fprintf(stderr, "usage: loss-own-runs [-f] [-s MS] -t THREADS -n RUNS -o LOG\n");
 		return 2;
 	}
 	for (long i = 0; i < threads; i++) {
 		w[i].index = i;
 		w[i].runs = runs;
 		w[i].flat = flat;
+		w[i].idle_ms = idle_ms;
 		w[i].log = calloc(runs, sizeof(*w[i].log));
 		if (!w[i].log || pthread_create(&w[i].thread, NULL, worker_main,
 						&w[i])) {
