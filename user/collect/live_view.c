@@ -189,9 +189,13 @@ static void draw_threads(struct live_view *lv)
 			rest += th->events;
 			continue;
 		}
-		printf("%s %s (TID %u) %llu", k ? "," : "",
-		       th->name[0] ? th->name : "?", th->tid,
-		       (unsigned long long)th->events);
+		/* symbol mode's probes name no thread */
+		if (th->name[0])
+			printf("%s %s (TID %u) %llu", k ? "," : "", th->name,
+			       th->tid, (unsigned long long)th->events);
+		else
+			printf("%s TID %u %llu", k ? "," : "", th->tid,
+			       (unsigned long long)th->events);
 	}
 	if (rest)
 		printf(", others %llu", (unsigned long long)rest);
