@@ -60,10 +60,9 @@ size_t run_note_thread_text(const char *note, const char *name, char *buf,
 			 note ? note : THREAD_NOTE, name);
 	size_t i, at;
 
-	if (n < 0 || !len)
+	if (n < 0 || (size_t)n >= len)
 		return 0;
 	at = strlen(note ? note : THREAD_NOTE) + strlen(THREAD_KEY);
-	n = (size_t)n < len ? n : (int)len - 1;
 	for (i = at; i < (size_t)n; i++)
 		if (buf[i] == ';')
 			buf[i] = ',';

@@ -31,7 +31,8 @@ uint32_t run_note_every(const struct etd_dump *dump);
  * A run's note with the name of the thread it ran on: `note` (a
  * recording's own, or NULL) and ";thread=NAME", or "etdump-bpf-thread:1;
  * thread=NAME" alone. A ';' of the name is written ',': it would end the
- * field. Its length, at most len - 1.
+ * field. Its length, or 0 when it does not fit in len (then the note
+ * alone is the run's).
  */
 size_t run_note_thread_text(const char *note, const char *name, char *buf,
 			    size_t len);
