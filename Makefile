@@ -209,7 +209,8 @@ endif
 .SECONDARY: $(BPF_OBJS)
 
 all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) $(OUT)/bench-loop \
-	$(OUT)/exit-probes $(OUT)/nested-kernels $(ET_TARGETS)
+	$(OUT)/exit-probes $(OUT)/nested-kernels $(OUT)/loss-own-runs \
+	$(ET_TARGETS)
 
 # The man page is made from the binary's own --help texts: they cannot drift.
 man: $(OUT)/etdump-bpf.1
@@ -316,6 +317,11 @@ $(OUT)/bench-loop-noprobes: LOOP_FLAGS := -DETDUMP_USDT_DISABLE
 $(BENCH_LOOPS): tests/bench/loop.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $(LOOP_FLAGS) $< -lpthread -o $@
+
+# threads of runs of their own, logged (tests/e2e/test_loss_property.py)
+$(OUT)/loss-own-runs: tests/loss/own_runs.c schema/etdump_usdt.h | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $< -lpthread -o $@
 
 # a function probed on its two rets, as symbol mode probes an aarch64 one
 # (tests/e2e/test_exit_probes.py)
