@@ -143,7 +143,7 @@ static void explain_no_site(const struct symbol_mode *sm, const char *exe,
 		return;
 	}
 	p_err("%s: %s, and none of the %zu function symbols of it and its %zu libraries matches a rule (%s); add rules for this runtime with --rules FILE",
-	      exe, lead, sm->sites.functions, sm->sites.objects.n - 1, rules);
+	      exe, lead, sm->sites.functions, symbol_sites_libraries(&sm->sites), rules);
 }
 
 static void say_why(const struct symbol_mode *sm)

@@ -91,7 +91,7 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 	symbols_origin(&sites.exe, origin, sizeof(origin));
 	if (!sites.n) {
 		p_err("%s: no 'etdump' USDT probes, and none of the %zu function symbols of it and its %zu libraries matches a rule (its symbols: %s); add rules with --rules FILE",
-		      exe, sites.functions, sites.objects.n - 1, origin);
+		      exe, sites.functions, symbol_sites_libraries(&sites), origin);
 		goto out;
 	}
 	print_sites(&sites);
