@@ -313,6 +313,7 @@ int cmd_record(int argc, char **argv)
 		       !sink.sm && objs.n > 1 ? " and its libraries" : "",
 		       o.pid ? "; Ctrl-C to stop" : "");
 	}
+	record_note_replaced(&t, &objs);
 	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||

@@ -119,6 +119,12 @@ void record_holder_text(pid_t pid, bool batched, const char *unknown,
 void record_reset_every(struct target *t, const struct probe_objects *objs,
 			struct more_targets *more, bool *set);
 
+/* record_replaced.c */
+/* Say which of a -p target's files are not the ones on disk; once more in the summary. */
+void record_note_replaced(const struct target *t,
+			  const struct probe_objects *objs);
+void record_say_replaced(void);
+
 /* record_loop.c */
 /* SIGINT and SIGTERM stop the loop; SIGUSR1 dumps the flight recorder. */
 void record_catch_stop_signals(void);
