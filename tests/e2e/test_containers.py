@@ -37,6 +37,16 @@ def build_id(binary):
     raise AssertionError(f"{binary}: no build-id")
 
 
+def assert_example_runs(test, dump, execute_events=EXECUTE_EVENTS):
+    """The example's RUNS executions, each event ETDumpGen would write."""
+    runs = dump["run_data"]
+    test.assertEqual([r["name"] for r in runs],
+                     ["Default"] + ["Execute"] * RUNS)
+    test.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
+    for i, r in enumerate(runs[1:]):
+        test.assertEqual(run_keys(r), execute_events, f"Execute run {i}")
+
+
 class Container:
     """The example runtime, held before its load (--wait-signal), as PID 1
     of a new PID namespace in a new mount namespace whose root is a tmpfs
@@ -108,12 +118,7 @@ class ContainerTest(TempDirTest):
         return rec.stderr, decode(out)
 
     def assert_runs(self, dump, execute_events):
-        runs = dump["run_data"]
-        self.assertEqual([r["name"] for r in runs],
-                         ["Default"] + ["Execute"] * RUNS)
-        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
-        for i, r in enumerate(runs[1:]):
-            self.assertEqual(run_keys(r), execute_events, f"Execute run {i}")
+        assert_example_runs(self, dump, execute_events)
 
     def test_list_doctor_and_record_from_the_host(self):
         c = self.start(EXAMPLE)

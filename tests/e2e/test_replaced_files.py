@@ -11,12 +11,11 @@ import signal
 import subprocess
 import time
 
-from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXAMPLE_LIB,
-                        EXAMPLE_NOPROBES, EXAMPLE_SHARED, EXECUTE_EVENTS,
-                        TempDirTest, decode, run, run_keys,
+from etdump_e2e import (CLI, EXAMPLE, EXAMPLE_LIB, EXAMPLE_NOPROBES,
+                        EXAMPLE_SHARED, TempDirTest, decode, run,
                         start_waiting_example)
+from test_containers import RUNS, assert_example_runs
 
-RUNS = 3
 NOT_ON_DISK = "the file on disk is not the one running"
 
 
@@ -69,13 +68,7 @@ class ReplacedFileTest(TempDirTest):
         with open(log) as f:
             err = f.read()
         self.assertEqual(status, 0, err)
-        dump = decode(out)
-        runs = dump["run_data"]
-        self.assertEqual([r["name"] for r in runs],
-                         ["Default"] + ["Execute"] * RUNS)
-        self.assertEqual(run_keys(runs[0]), DEFAULT_EVENTS)
-        for i, r in enumerate(runs[1:]):
-            self.assertEqual(run_keys(r), EXECUTE_EVENTS, f"Execute run {i}")
+        assert_example_runs(self, decode(out))
         return err
 
     def assert_said(self, err, shown, reached):
