@@ -169,7 +169,9 @@ class ContainerTest(TempDirTest):
         proc = run([CLI, "record", "-o", self.path("no.etdp"), "--rules",
                     RULES, "-p", str(c.pid)], timeout=60)
         self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn(f"/proc/{c.pid}/root{IN_ROOT}: ", proc.stderr)
+        # the file as the container names it, and the path tried
+        self.assertIn(f"{IN_ROOT} (PID {c.pid}'s, reached as "
+                      f"/proc/{c.pid}/root{IN_ROOT}): ", proc.stderr)
         self.assertIn("it is stripped (no .symtab) and no debug file was "
                       "found", proc.stderr)
         self.assertFalse(os.path.exists(self.path("no.etdp")))

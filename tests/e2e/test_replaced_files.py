@@ -96,6 +96,21 @@ class ReplacedFileTest(TempDirTest):
         err = self.record(proc)
         self.assert_said(err, exe + " (deleted)", f"/proc/{proc.pid}/exe")
 
+    def test_a_refusal_names_the_file_it_runs_and_the_path_tried(self):
+        exe = self.path("runtime")
+        shutil.copy(EXAMPLE_NOPROBES, exe)
+        proc = self.start(exe)
+        os.unlink(exe)
+        empty = self.path("empty.rules")
+        open(empty, "w").close()
+        refused = run([CLI, "record", "-o", self.path("no.etdp"), "--rules",
+                       empty, "-p", str(proc.pid)])
+        self.assertEqual(refused.returncode, 1, refused.stderr)
+        self.assertIn(f"etdump-bpf: {exe} (deleted) (PID {proc.pid}'s, "
+                      f"reached as /proc/{proc.pid}/exe): no 'etdump' USDT "
+                      "probes, and none of the ", refused.stderr)
+        self.assertNotIn("18446744073709551615", refused.stderr)
+
     def test_library_replaced_by_rename(self):
         # the runtime as a library, found next to its executable ($ORIGIN)
         exe, lib = self.path("runtime"), self.path(

@@ -16,6 +16,7 @@
 #include "symbol/symbol_sites.h"
 #include "symbol/symbol_translate.h"
 #include "symbol/value_sites.h"
+#include "target/process_files.h"
 #include "target/target.h"
 
 struct symbol_mode {
@@ -126,8 +127,11 @@ static void explain_no_site(const struct symbol_mode *sm, const char *exe,
 {
 	const struct elf_symbols_info *x = &sm->sites.exe;
 	char rules[PATH_MAX + 64], id[128] = "", link[PATH_MAX] = "";
+	char label[2 * PATH_MAX + 48];
 
 	rules_origin(sm, rules, sizeof(rules));
+	process_file_label(exe, label, sizeof(label));
+	exe = label;
 	if (!x->symtab && !x->debug_file[0]) {
 		if (x->build_id[0])
 			snprintf(id, sizeof(id), "by build-id %s under %s/.build-id",

@@ -178,6 +178,20 @@ void process_file_shown(const char *path, char out[PATH_MAX])
 	snprintf(out, PATH_MAX, "%s", in_root ? in_root : name);
 }
 
+void process_file_label(const char *path, char *out, size_t len)
+{
+	char shown[PATH_MAX];
+	const char *rest;
+	pid_t pid = proc_pid(path, &rest);
+
+	if (!pid || (strncmp(rest, "root/", 5) && !mapped_link(path, &rest))) {
+		snprintf(out, len, "%s", path);
+		return;
+	}
+	process_file_shown(path, shown);
+	snprintf(out, len, "%s (PID %d's, reached as %s)", shown, (int)pid, path);
+}
+
 bool process_file_replaced(const char *path)
 {
 	char name[PATH_MAX], in_root[PATH_MAX];

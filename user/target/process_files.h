@@ -17,6 +17,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
@@ -28,6 +29,11 @@ int process_file_reach(pid_t pid, const char *name, const char *mapped,
 		       char out[PATH_MAX]);
 /* The name the process gives the file reached by `path`, for messages. */
 void process_file_shown(const char *path, char out[PATH_MAX]);
+/*
+ * A file for messages: `path` itself when the recorder reaches it by its
+ * name, else "NAME (PID N's, reached as PATH)", NAME as the process sees it.
+ */
+void process_file_label(const char *path, char *out, size_t len);
 /* The name /proc/PID/maps gives the recorder for the file at `path`. */
 void process_file_maps_name(const char *path, char out[PATH_MAX]);
 /*
