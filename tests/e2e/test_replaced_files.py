@@ -19,13 +19,13 @@ from test_containers import RUNS, assert_example_runs
 NOT_ON_DISK = "the file on disk is not the one running"
 
 
-def wait_for_line(log, text, proc, timeout=30):
+def wait_for_line(log, text, proc, timeout=30, count=1):
     """Until the recorder's stderr (a file: every line of it is kept)
-    holds text, or it exits."""
+    holds text (count times), or proc exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         with open(log) as f:
-            if text in f.read():
+            if f.read().count(text) >= count:
                 return
         time.sleep(0.05)
     with open(log) as f:

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "capture/attach_at_exec.h"
+#include "capture/late_libraries.h"
 #include "capture/kernel_features.h"
 #include "capture/tracefs_leftovers.h"
 #include "cli/commands.h"
@@ -314,6 +315,11 @@ int cmd_record(int argc, char **argv)
 		       o.pid ? "; Ctrl-C to stop" : "");
 	}
 	record_note_replaced(&t, &objs);
+	/* a runtime loaded from now on (dlopen) is attached when it appears */
+	if (!sink.sm && late_libraries_open(&sink.late, t.pid, &objs)) {
+		p_err("%s", strerror(ENOMEM));
+		goto cleanup;
+	}
 	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||
@@ -453,6 +459,7 @@ cleanup:
 	follow_children_free(fc);
 	symbol_mode_free(unused_sm);
 	symbol_mode_free(sink.sm);
+	late_libraries_close(sink.late);
 	raw_writer_free(sink.raw);
 	live_view_free(lv);
 	run_sink_free(rs);

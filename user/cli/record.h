@@ -77,6 +77,7 @@ struct record_sink {
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
 	struct record_duty *duty; /* --duty: probes out between windows */
+	struct late_libraries *late; /* libraries the target loads later */
 	struct thread_names names; /* --raw: each thread's comm */
 	uint32_t every;          /* --every N: said first (kept_every) */
 	bool every_said;
