@@ -6,12 +6,24 @@ refused in one line naming both. Each ETDump decoded with flatc, its
 events compared.
 """
 import os
+import shutil
 import signal
 import subprocess
-import time
+import sys
 
-from etdump_e2e import CLI, EXAMPLE, TempDirTest, decode, run
+from etdump_e2e import BUILD, CLI, EXAMPLE, TempDirTest, decode, run
 from test_containers import RUNS, assert_example_runs
+from test_replaced_files import wait_for_line
+
+# the example runtime's main() in a library (tests/example/dlopen_host.c)
+MAIN_LIB = os.path.join(BUILD, "libexample-main.so")
+# a Python service that loads the runtime when it runs, through ctypes
+PYTHON_HOST = """import ctypes, sys
+runtime = ctypes.CDLL(sys.argv[1])
+args = [b"example-runtime"] + [a.encode() for a in sys.argv[2:]]
+argv = (ctypes.c_char_p * (len(args) + 1))(*args, None)
+sys.exit(runtime.example_main(len(args), argv))
+"""
 
 # pyenv's shims are this shape: the program named after the shim, found
 # by a path computed at run time (no file the command line names)
@@ -54,30 +66,21 @@ class ScriptTest(TempDirTest):
             with self.subTest(command=command):
                 self.record(command)
 
-    def test_a_shim_through_env_and_nice(self):
-        # the runtime waits for SIGUSR1 before its load, so that it is
-        # recorded whole although attached only after its exec
-        real = self.path("real")
-        os.mkdir(real)
-        os.symlink(EXAMPLE, os.path.join(real, "runtime"))
-        shim = self.script("runtime", SHIM)
-        out, log = self.path("out.etdp"), self.path("record.log")
+    def record_released(self, command, env, said):
+        """record -- command, whose runtime waits (--wait-signal) until
+        the recorder has said said(pid): the runs it writes, whole, and
+        its stderr."""
+        out, log = self.path("held.etdp"), self.path("held.log")
         with open(log, "w") as f:
-            rec = subprocess.Popen(
-                [CLI, "record", "-o", out, "--", "env", "A=1", shim,
-                 "--wait-signal", "-n", str(RUNS)],
-                stdout=subprocess.PIPE, stderr=f, text=True,
-                env=dict(os.environ, REAL_BIN=real))
+            rec = subprocess.Popen([CLI, "record", "-o", out, "--"] + command
+                                   + ["--wait-signal", "-n", str(RUNS)],
+                                   stdout=subprocess.PIPE, stderr=f,
+                                   text=True, env=dict(os.environ, **env))
         try:
             line = rec.stdout.readline()
             self.assertTrue(line.startswith("ready "), line)
             pid = int(line.split()[1])
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                with open(log) as f:
-                    if f"following PID {pid} " in f.read():
-                        break
-                time.sleep(0.05)
+            wait_for_line(log, said(pid), rec)
             os.kill(pid, signal.SIGUSR1)
             rec.stdout.read()
             status = rec.wait(timeout=60)
@@ -89,8 +92,41 @@ class ScriptTest(TempDirTest):
         with open(log) as f:
             err = f.read()
         self.assertEqual(status, 0, err)
-        self.assertIn(f"following PID {pid} ({EXAMPLE})", err)
         assert_example_runs(self, decode(out))
+        return err
+
+    def test_a_shim_through_env_and_nice(self):
+        # the runtime waits for SIGUSR1 before its load, so that it is
+        # recorded whole although attached only after its exec
+        real = self.path("real")
+        os.mkdir(real)
+        os.symlink(EXAMPLE, os.path.join(real, "runtime"))
+        shim = self.script("runtime", SHIM)
+        self.record_released(["env", "A=1", shim], {"REAL_BIN": real},
+                             lambda pid: f"following PID {pid} ({EXAMPLE})")
+
+    def test_a_python_host_through_a_shim_loads_the_runtime(self):
+        # record -- python3 host.py, python3 a pyenv-style shim: the host
+        # loads the runtime through ctypes once running, and the recorder
+        # attaches it then (tests/e2e/test_late_libraries.py)
+        shims, real = self.path("shims"), self.path("real")
+        os.mkdir(shims)
+        os.mkdir(real)
+        os.symlink(os.path.realpath(sys.executable),
+                   os.path.join(real, "python3"))
+        shim = os.path.join(shims, "python3")
+        with open(shim, "w") as f:
+            f.write(SHIM)
+        os.chmod(shim, 0o755)
+        host = self.script("host.py", PYTHON_HOST)
+        lib = self.path("libexecutorch.so")
+        shutil.copy(MAIN_LIB, lib)
+        os.chmod(lib, 0o644)
+        err = self.record_released(
+            ["python3", host, lib],
+            {"REAL_BIN": real, "PATH": shims + ":" + os.environ["PATH"]},
+            lambda pid: f"PID {pid} loaded {lib} after the attach")
+        self.assertIn(f"{shim} is a script: PID ", err)
 
     def test_a_script_whose_interpreter_cannot_run(self):
         script = self.script("broken", "#!/nonexistent/interpreter -x\n")
