@@ -120,8 +120,13 @@ int process_file_reach(pid_t pid, const char *name, const char *mapped,
 {
 	struct stat want, st;
 
-	if (stat(mapped, &want))
-		return -errno;
+	/* no way to the mapping (its links need CAP_SYS_ADMIN): the name */
+	if (stat(mapped, &want)) {
+		if (stat(name, &st))
+			return -errno;
+		snprintf(out, PATH_MAX, "%s", name);
+		return 0;
+	}
 	if (shares_root(pid) && !stat(name, &st) && same_inode(&st, &want)) {
 		snprintf(out, PATH_MAX, "%s", name);
 		return 0;
