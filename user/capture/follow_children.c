@@ -298,6 +298,13 @@ static int exec_seen(struct follow_children *fc, const struct follow_exec *e)
 	if (armed && armed->nevents)
 		return armed_seen(fc, e, armed);
 	ret = exec_file(pid, exe, &st);
+	/*
+	 * It has exec'd again since (a script's interpreter, then what the
+	 * script execs; env, then the runtime): that exec's own event comes
+	 * next and says whether it is armed, recorded by the kernel already.
+	 */
+	if (!ret && st.st_ino != e->ino)
+		return 0;
 	/* gone before it was looked at: was it a runtime? */
 	if (ret == -ENOENT || ret == -ESRCH)
 		fc->missed += gone_carried_probes(e);
