@@ -5,7 +5,8 @@ libraries are, so that no command line arms it) when the test says so. The
 recorder finds it in the maps and attaches it, with -- CMD and with -p;
 unloaded and loaded again it keeps its probes (they belong to its inode);
 two copies of it (two files) are each recorded, with per-scope probes, and
-batched mode refuses the second in one line. Each ETDump decoded with
+batched mode refuses the second in one line; -p --wait-for-runtime waits
+for a host that has not loaded it yet (--duration gives up). Each ETDump decoded with
 flatc, its events compared.
 """
 import os
@@ -104,6 +105,23 @@ class LateLibraryTest(TempDirTest):
         self.assertEqual(host.finish(), 0, host.said())
         return out, host.said()
 
+    def record_p(self, pid, *flags):
+        """record -p pid in the background: it and its stderr's file."""
+        log = self.path("record.log")
+        with open(log, "w") as f:
+            rec = subprocess.Popen([CLI, "record", "-o", self.path("p.etdp")]
+                                   + list(flags) + ["-p", str(pid)], stderr=f)
+        self.addCleanup(lambda: rec.poll() is None and rec.kill())
+        return rec, log
+
+    def finish_p(self, host, rec, log, copies):
+        """The host done, then the recorder: each copy's runs written."""
+        self.assertEqual(host.finish(), 0, host.said())
+        status = rec.wait(timeout=60)
+        with open(log) as f:
+            self.assertEqual(status, 0, f.read())
+        self.assert_runs(self.path("p.etdp"), copies)
+
     def test_loaded_after_the_attach_and_again_after_dlclose(self):
         lib = self.lib("libruntime.so")
         for flags in ([], ["--precise"]):
@@ -143,21 +161,51 @@ class LateLibraryTest(TempDirTest):
         host = Host(self.path("host.log"), [one, two])
         self.addCleanup(host.kill)
         pid = host.load()
-        out, log = self.path("p.etdp"), self.path("record.log")
-        with open(log, "w") as f:
-            rec = subprocess.Popen([CLI, "record", "-o", out, "-p",
-                                    str(pid)], stderr=f)
-        self.addCleanup(lambda: rec.poll() is None and rec.kill())
+        rec, log = self.record_p(pid)
         wait_for_line(log, "attached", rec)
         os.kill(pid, signal.SIGUSR1)
         pid = host.load()
         wait_for_line(log, f"PID {pid} loaded {two} {LOADED}", rec)
         os.kill(pid, signal.SIGUSR1)
-        self.assertEqual(host.finish(), 0, host.said())
-        status = rec.wait(timeout=60)
-        with open(log) as f:
-            self.assertEqual(status, 0, f.read())
-        self.assert_runs(out, 2)
+        self.finish_p(host, rec, log, 2)
+
+    def test_p_waits_for_a_runtime_not_loaded_yet(self):
+        lib = self.lib("libruntime.so")
+        host = Host(self.path("host.log"), [lib])
+        self.addCleanup(host.kill)
+        host.line("loading")
+        rec, log = self.record_p(host.proc.pid, "--wait-for-runtime")
+        wait_for_line(log, f"PID {host.proc.pid} ({HOST}) carries no "
+                      "runtime yet: waiting for one it loads", rec)
+        host.proc.stdin.write("\n")
+        host.proc.stdin.flush()
+        pid = int(host.line("ready")[1])
+        wait_for_line(log, f"PID {pid} loaded {lib} {LOADED}", rec)
+        os.kill(pid, signal.SIGUSR1)
+        self.finish_p(host, rec, log, 1)
+
+    def test_p_gives_up_waiting_after_its_duration(self):
+        host = Host(self.path("host.log"), [self.lib("libruntime.so")])
+        self.addCleanup(host.kill)
+        host.line("loading")
+        out = self.path("none.etdp")
+        proc = subprocess.run([CLI, "record", "-o", out, "--wait-for-runtime",
+                               "--duration", "0.5", "-p", str(host.proc.pid)],
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(f"PID {host.proc.pid} ({HOST}): no runtime with etdump "
+                      "probes was loaded within --duration", proc.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_p_without_a_runtime_is_refused_unless_asked_to_wait(self):
+        host = Host(self.path("host.log"), [self.lib("libruntime.so")])
+        self.addCleanup(host.kill)
+        host.line("loading")
+        proc = subprocess.run([CLI, "record", "-o", self.path("no.etdp"),
+                               "-p", str(host.proc.pid)],
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("no 'etdump' USDT probes", proc.stderr)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ struct record_opts {
 	char *debug_buffer_path;   /* what is written: given or derived */
 	bool live;
 	bool no_inherit;           /* --no-inherit: no child followed */
+	bool wait_runtime;         /* --wait-for-runtime: -p before its load */
 	uint32_t every;            /* --every N, or 0 */
 	uint32_t repeat;           /* --repeat N, or 0 */
 	/* --alternate-with FILE: the second command's recordings, or NULL */
