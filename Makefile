@@ -214,7 +214,8 @@ endif
 
 all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) $(OUT)/bench-loop \
 	$(EXAMPLE_MAIN_LIB) $(EXAMPLE_DLOPEN_HOST) \
-	$(OUT)/exit-probes $(ET_TARGETS)
+	$(OUT)/exit-probes $(OUT)/nested-kernels $(OUT)/loss-own-runs \
+	$(ET_TARGETS)
 
 # The man page is made from the binary's own --help texts: they cannot drift.
 man: $(OUT)/etdump-bpf.1
@@ -330,11 +331,22 @@ $(BENCH_LOOPS): tests/bench/loop.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $(LOOP_FLAGS) $< -lpthread -o $@
 
+# threads of runs of their own, logged (tests/e2e/test_loss_property.py)
+$(OUT)/loss-own-runs: tests/loss/own_runs.c schema/etdump_usdt.h | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -I. $< -lpthread -o $@
+
 # a function probed on its two rets, as symbol mode probes an aarch64 one
 # (tests/e2e/test_exit_probes.py)
 $(OUT)/exit-probes: tests/probes/exit_probes.c $(LIB) $(SKELS) | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(ALL_LDFLAGS) $(LDLIBS) -o $@
+
+# a kernel calling another, and kernels outside any run, for symbol mode's
+# one trap a kernel (tests/e2e/test_one_trap.py); no probes, like a stock build
+$(OUT)/nested-kernels: tests/nested/nested_kernels.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -std=gnu11 $< -lpthread -o $@
 
 # the EventTracer's own work, in the runtime's thread (the tracer row)
 $(OUT)/bench-tracer: tests/bench/tracer.c schema/etdump_usdt.h | $(OUT)

@@ -14,6 +14,7 @@
 #define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
 #include "bpf/ring.bpf.h"
+#include "bpf/thread_name.bpf.h"
 /* the batched buffer's head */
 #define ETDUMP_USDT_DISABLE
 #include "schema/etdump_usdt.h"
@@ -318,6 +319,7 @@ int BPF_USDT(on_block, const char *name)
 	struct etdump_rec_block *r;
 	__u8 *flags;
 
+	say_thread_name(true);
 	r = reserve(sizeof(*r), ETDUMP_REC_BLOCK);
 	if (!r) {
 		/* no entry unless a target's record was just counted lost */
@@ -338,6 +340,8 @@ static __always_inline int emit_begin(__u8 type, const char *name, long chain,
 {
 	struct etdump_rec_begin *r;
 
+	/* a worker of a pool opens no block: named at its first scope */
+	say_thread_name(false);
 	r = reserve(SCOPE_RECORD_SIZE(struct etdump_rec_begin), type);
 	if (!r)
 		return 0;
@@ -425,6 +429,7 @@ int BPF_USDT(on_delegate_log, const char *id_str, long id_int, __u64 start,
 {
 	struct etdump_rec_delegate_log *r;
 
+	say_thread_name(false);
 	r = reserve(sizeof(*r), ETDUMP_REC_DELEGATE_LOG);
 	if (!r)
 		return 0;
@@ -560,6 +565,7 @@ int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 	/* at exit a thread hands over others' buffers too: its own is first */
 	if (!bpf_map_lookup_elem(&batch_buffers, &tid))
 		bpf_map_update_elem(&batch_buffers, &tid, &addr, BPF_ANY);
+	say_thread_name(true);
 	emit_buffer(id, buf, len, nevents, 0);
 	return 0;
 }
@@ -647,6 +653,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 	}
 	flush_left(id, 0);
 	bpf_map_delete_elem(&batch_buffers, &tid);
+	forget_thread_name(tid);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * symbols.bpf.c - symbol mode: a uprobe at the entry and a uretprobe at the
- * return of each function a rules file names. The BPF cookie is the site's
+ * return of each function a rules file names (a kernel's return only while
+ * the gaps after the kernels are measured: the recorder detaches them,
+ * user/symbol/gap_table.h). The BPF cookie is the site's
  * index in `sites`; an entry record names it by that id alone
  * (ETDUMP_REC_FUNC_CALL), the recorder adds its description.
  *
@@ -77,7 +79,8 @@ const volatile bool allocate_sites = false;
 /* record --values: out tensors read at each kernel's return */
 const volatile bool read_outputs = false;
 
-struct alloc_key {
+/* a call in flight: its thread and site */
+struct call_key {
 	__u32 tid;
 	__u32 id;
 };
@@ -91,7 +94,7 @@ struct alloc_args {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
-	__type(key, struct alloc_key);
+	__type(key, struct call_key);
 	__type(value, struct alloc_args);
 } pending_allocs SEC(".maps");
 
@@ -99,7 +102,7 @@ struct {
 static __always_inline void alloc_entry(struct pt_regs *ctx, __u32 id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct alloc_key k = { .tid = (__u32)pid_tgid, .id = id };
+	struct call_key k = { .tid = (__u32)pid_tgid, .id = id };
 	struct alloc_args a = {
 		.self = PT_REGS_PARM1(ctx),
 		.size = PT_REGS_PARM2(ctx),
@@ -112,7 +115,7 @@ static __always_inline void alloc_entry(struct pt_regs *ctx, __u32 id)
 static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
 				       const struct etdump_func_site *site)
 {
-	struct alloc_key k = { .tid = (__u32)bpf_get_current_pid_tgid(),
+	struct call_key k = { .tid = (__u32)bpf_get_current_pid_tgid(),
 			       .id = id };
 	struct etdump_rec_func_alloc *r;
 	struct alloc_args *a, args;
@@ -286,6 +289,78 @@ static __always_inline void xnn_entry(struct pt_regs *ctx, __u32 id)
 	submit(r);
 }
 
+/* record --values: the tensors' layout, and each site's out tensors */
+const volatile struct etdump_tensor_layout tensor_layout = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the number of sites */
+	__type(key, __u32);
+	__type(value, struct etdump_func_outputs);
+} site_outputs SEC(".maps");
+
+/*
+ * arm64 passes the address of a result returned in memory in x8 and
+ * nothing gives it back at the return (x86-64 returns it in rax): the
+ * entry of a kernel whose out tensors are in such a result keeps it for
+ * the return. Kernels do not call themselves: one a thread and site.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct call_key);
+	__type(value, __u64);
+} result_places SEC(".maps");
+
+static __always_inline bool outputs_in_memory(
+	const struct etdump_func_outputs *o)
+{
+	__u32 i;
+
+	if (!o)
+		return false;
+	for (i = 0; i < ETDUMP_OUT_MAX; i++)
+		if (i < o->n && o->place[i] == ETDUMP_OUT_SRET)
+			return true;
+	return false;
+}
+
+static __always_inline void keep_result_place(struct pt_regs *ctx, __u32 id)
+{
+#if defined(__TARGET_ARCH_arm64)
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct call_key k = { .tid = (__u32)pid_tgid, .id = id };
+	__u64 x8 = ((const volatile struct user_pt_regs *)ctx)->regs[8];
+
+	if (is_target(pid_tgid) &&
+	    outputs_in_memory(bpf_map_lookup_elem(&site_outputs, &id)))
+		bpf_map_update_elem(&result_places, &k, &x8, BPF_ANY);
+#else
+	(void)ctx;
+	(void)id;
+#endif
+}
+
+/* Where the result in memory is at the return: 0 where none was kept. */
+static __always_inline __u64 result_place(struct pt_regs *ctx, __u32 id)
+{
+#if defined(__TARGET_ARCH_arm64)
+	struct call_key k = { .tid = (__u32)bpf_get_current_pid_tgid(),
+			       .id = id };
+	__u64 *kept = bpf_map_lookup_elem(&result_places, &k), at;
+
+	(void)ctx;
+	if (!kept)
+		return 0;
+	at = *kept;
+	bpf_map_delete_elem(&result_places, &k);
+	return at;
+#else
+	(void)id;
+	return PT_REGS_RC(ctx);
+#endif
+}
+
 SEC("uprobe")
 int on_func_entry(struct pt_regs *ctx)
 {
@@ -310,6 +385,8 @@ int on_func_entry(struct pt_regs *ctx)
 			return 0;
 		}
 	}
+	if (read_outputs)
+		keep_result_place(ctx, id);
 	if (BATCHING && is_target(bpf_get_current_pid_tgid()) &&
 	    (b = thread_batch(true))) {
 		batch_call(b, id);
@@ -324,16 +401,6 @@ int on_func_entry(struct pt_regs *ctx)
 	submit(r);
 	return 0;
 }
-
-/* record --values: the tensors' layout, and each site's out tensors */
-const volatile struct etdump_tensor_layout tensor_layout = {};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized to the number of sites */
-	__type(key, __u32);
-	__type(value, struct etdump_func_outputs);
-} site_outputs SEC(".maps");
 
 /* Bytes of an element of the schema's ScalarType; 0 for one unknown. */
 static __always_inline __u64 element_bytes(__s8 type)
@@ -401,16 +468,19 @@ static __always_inline int describe_tensor(struct etdump_value_wire *d,
 	return element_bytes(type) ? 0 : -1;
 }
 
-/* Where the rules place out tensor i, from the return register. */
+/*
+ * Where the rules place out tensor i: the return register, or the
+ * result in memory at mem.
+ */
 static __always_inline int out_tensor(const struct etdump_func_outputs *o,
-				      __u32 i, __u64 ret, __u64 *t)
+				      __u32 i, __u64 ret, __u64 mem, __u64 *t)
 {
 	if (o->place[i] == ETDUMP_OUT_RET) {
 		*t = ret;
 		return 0;
 	}
-	if (o->place[i] == ETDUMP_OUT_SRET)
-		return read_u64(t, ret + o->offset[i]);
+	if (o->place[i] == ETDUMP_OUT_SRET && mem)
+		return read_u64(t, mem + o->offset[i]);
 	return -1;
 }
 
@@ -419,7 +489,8 @@ static __always_inline int out_tensor(const struct etdump_func_outputs *o,
  * cannot read goes out marked unread (the collector counts it lost).
  */
 static __always_inline void out_value(const struct etdump_func_outputs *o,
-				      __u32 i, __u64 ret, const bool bounded)
+				      __u32 i, __u64 ret, __u64 mem,
+				      const bool bounded)
 {
 	struct value_copy c = { .ts = bpf_ktime_get_ns() };
 	struct etdump_rec_value *r;
@@ -432,7 +503,8 @@ static __always_inline void out_value(const struct etdump_func_outputs *o,
 		return;
 	__builtin_memset(&c.stage->desc, 0, sizeof(c.stage->desc));
 	c.stage->desc.delegate_id_int = -1;
-	if (out_tensor(o, i, ret, &t) || describe_tensor(&c.stage->desc, t)) {
+	if (out_tensor(o, i, ret, mem, &t) ||
+	    describe_tensor(&c.stage->desc, t)) {
 		__builtin_memset(&c.stage->desc, 0, sizeof(c.stage->desc));
 		c.rec_flags = ETDUMP_VREC_UNREAD;
 	} else if (bounded) {
@@ -457,16 +529,17 @@ static __always_inline void out_values(struct pt_regs *ctx, __u32 id,
 				       const bool bounded)
 {
 	const struct etdump_func_outputs *o;
-	__u64 ret = PT_REGS_RC(ctx);
+	__u64 ret = PT_REGS_RC(ctx), mem;
 	__u32 i;
 
 	o = bpf_map_lookup_elem(&site_outputs, &id);
 	if (!o)
 		return;
+	mem = outputs_in_memory(o) ? result_place(ctx, id) : ret;
 	for (i = 0; i < ETDUMP_OUT_MAX; i++) {
 		if (i >= o->n)
 			break;
-		out_value(o, i, ret, bounded);
+		out_value(o, i, ret, mem, bounded);
 	}
 }
 

@@ -55,10 +55,15 @@ enum etdump_rec_type {
 	/* symbol mode's calls and returns as a thread's probes kept them:
 	   the recorder hands out the records they stand for (func_batch.h) */
 	ETDUMP_REC_FUNC_BATCH = 19,    /* struct etdump_rec_func_batch */
+	/* the thread's name (comm), before its first record and after a
+	   rename: for a raw capture's and an ETDump's thread names */
+	ETDUMP_REC_THREAD_NAME = 20,   /* struct etdump_rec_thread_name */
 	/* symbol mode's, made by the recorder, never by a probe */
 	ETDUMP_REC_PROBE_TIME = 32,    /* struct etdump_rec_probe_time */
 	/* record --every's, made by the recorder */
 	ETDUMP_REC_KEPT_EVERY = 33,    /* struct etdump_rec_kept_every */
+	/* made by the recorder at the end: a thread's last records lost */
+	ETDUMP_REC_LOST_TAIL = 34,     /* struct etdump_rec_lost_tail */
 };
 
 struct etdump_rec_hdr {
@@ -183,6 +188,19 @@ struct etdump_rec_sched {
 	__u8 pad[6];
 };
 
+/* TASK_COMM_LEN, the NUL included */
+#define ETDUMP_THREAD_NAME_LEN 16
+
+/*
+ * The thread's comm as the kernel had it when the record was made (the
+ * name a thread gives itself with pthread_setname_np, else its
+ * process's), NUL-padded.
+ */
+struct etdump_rec_thread_name {
+	struct etdump_rec_hdr hdr;
+	char name[ETDUMP_THREAD_NAME_LEN];
+};
+
 struct etdump_rec_instruction {
 	struct etdump_rec_hdr hdr;
 	__s32 chain;
@@ -246,6 +264,13 @@ struct etdump_func_site {
 
 /* The kernel single-steps the probed first instruction (dearer). */
 #define ETDUMP_FUNC_STEPPED 0x1
+/*
+ * A kernel probed at its entry alone: it ends where the thread's next
+ * probed event begins, less the gap measured between the two while its
+ * return was still probed (an exit record then), at the recording's start
+ * (user/symbol/gap_table.h).
+ */
+#define ETDUMP_FUNC_ENDS_AT_NEXT 0x2
 
 struct etdump_rec_func_entry {
 	struct etdump_rec_hdr hdr;
@@ -357,7 +382,12 @@ struct etdump_rec_probe_time {
 	struct etdump_rec_hdr hdr;
 	__u64 scope_ns[2];
 	__u64 call_ns[2];
+	/* a call with its entry alone probed, whole; not in older captures
+	   (hdr.size tells) */
+	__u64 entry_call_ns[2];
 };
+/* the record's size before entry_call_ns */
+#define ETDUMP_REC_PROBE_TIME_V1 (sizeof(struct etdump_rec_hdr) + 32)
 
 /*
  * record --every N: the runtime keeps one run in `every` and leaves the
@@ -369,6 +399,19 @@ struct etdump_rec_kept_every {
 	struct etdump_rec_hdr hdr;
 	__u32 every;
 	__u32 reserved;  /* 0 */
+};
+
+/*
+ * The ring lost records of hdr.tid after the last of its that arrived,
+ * and no later record of the thread's said so (it exited, or recording
+ * stopped): hdr.flags are the LOST_* flags that record would have had.
+ * The recorder writes one for each such thread once the ring is read for
+ * the last time, into the raw capture too, so that convert leaves out
+ * the same runs: the thread's open run is whole only when LOST_CLEAN says
+ * the first record lost began the next run.
+ */
+struct etdump_rec_lost_tail {
+	struct etdump_rec_hdr hdr;
 };
 
 /*

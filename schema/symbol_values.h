@@ -23,9 +23,9 @@ enum etdump_out_place {
 	ETDUMP_OUT_RET = 1,
 	/*
 	 * the function returns an object in memory, whose address the
-	 * return register gives back (x86-64; arm64 does not: x8 is not
-	 * returned), and the Tensor's address is stored at `offset` in it
-	 * (std::tuple<Tensor&, Tensor&>)
+	 * return register gives back (x86-64; on arm64 x8 holds it at the
+	 * entry, which keeps it for the return), and the Tensor's address
+	 * is stored at `offset` in it (std::tuple<Tensor&, Tensor&>)
 	 */
 	ETDUMP_OUT_SRET = 2,
 };

@@ -30,9 +30,9 @@ stay out of the numbers. The rows:
      EventTracer detached / batched / per-scope, symbol mode
      (scripts/bench_executorch.py)
   7c. symbol mode on the stock runners (cnn.pte; xnn_mlp.pte in the
-     XNNPACK runner) against count-only programs at its very sites and
-     ETDumpGen's own runners, the ratios with their spread
-     (scripts/bench_xnnpack.py)
+     XNNPACK runner), one trap a kernel and with --exact-returns, each
+     against count-only programs at its very sites, and ETDumpGen's own
+     runners, the ratios with their spread (scripts/bench_xnnpack.py)
   7d. record --duty on cnn.pte: what the runner's time gains with the
      probes attached 10 % and 25 % of the time against all the time
      (scripts/bench_duty.py)

@@ -9,13 +9,18 @@ runners, interleaved in one run:
 each as
   untraced     the stock runner
   ETDumpGen    executor_runner_etdump / executor_runner_xnn_etdump
-  symbol mode  etdump-bpf record -p on the stock runner
+  symbol mode  etdump-bpf record -p on the stock runner: one trap a
+               kernel (its return probed only in the first runs)
   floor        bench-floor -p PID --symbol-sites: the same sites, links
-               and kinds of probe (uretprobes, the operators' exit
-               uprobes), programs that only count
-  stamped      ... --stamped: programs that also read the clock and
-               store 16 bytes a hit, the least a program that records a
-               hit does: what of the 1.15x any recorder spends at once
+               and kinds of probe (uretprobes but for kernels, the
+               operators' exit uprobes), programs that only count
+  symbol mode, exact returns   ... record --exact-returns: two traps a
+               kernel, each end read where it happens
+  floor, exact returns         ... bench-floor --exact-returns
+  stamped      bench-floor --stamped: programs that also read the clock
+               and store 16 bytes a hit, the least a program that
+               records a hit does: what of the 1.15x any recorder spends
+               at once
 
 CPU time per execution as in row 7 ((T(MANY) - T(FEW)) / (MANY - FEW),
 the stock runner held at its exec while the tracer attaches). What a
@@ -46,7 +51,11 @@ REPS_FACTOR = 3
 XNN_RUNNER = os.path.join(et.BIN, "executor_runner_xnn")
 CASES = (("cnn", et.STOCK_RUNNER, et.ETDUMPGEN_RUNNER),
          ("xnn_mlp", XNN_RUNNER, et.ETDUMPGEN_XNN_RUNNER))
-KINDS = ("untraced", "ETDumpGen", "symbol mode", "floor", "stamped")
+KINDS = ("untraced", "ETDumpGen", "symbol mode", "floor",
+         "symbol mode, exact returns", "floor, exact returns", "stamped")
+# each way symbol mode records, beside the count-only programs at its sites
+WAYS = (("symbol mode", "floor"),
+        ("symbol mode, exact returns", "floor, exact returns"))
 
 
 def runner(binary, model, *extra):
@@ -65,6 +74,12 @@ def tracers(build, tmp):
         "symbol mode": [cli, "record", "-f", "-o",
                         os.path.join(tmp, "sym.etdp")],
         "floor": lambda pid: [floor, "-p", str(pid), "--symbol-sites"],
+        "symbol mode, exact returns": [cli, "record", "-f", "-o",
+                                       os.path.join(tmp, "sym.etdp"),
+                                       "--exact-returns"],
+        "floor, exact returns": lambda pid: [floor, "-p", str(pid),
+                                             "--symbol-sites",
+                                             "--exact-returns"],
         "stamped": lambda pid: [floor, "-p", str(pid), "--symbol-sites",
                                 "--stamped"],
     }
@@ -97,10 +112,14 @@ WINDOW_RUNS = 10 ** 7  # executions: more than the windows take
 def program_times(argv, attached):
     """ns a hit of each kind's entry and return programs, timed by the
     kernel (bpf_stats) over WINDOW seconds of a runner with the kind
-    attached: {kind: (entry ns, return ns)}."""
+    attached (the two-trap ways: every kind of hit comes in a window):
+    {kind: (entry ns, return ns)}."""
     times = {}
+    two_traps = {"floor": "floor, exact returns",
+                 "symbol mode": "symbol mode, exact returns"}
     for kind, names in PROGRAMS.items():
-        with row7.let_go_attached(argv, attached[kind]) as (target, _):
+        tracer = attached[two_traps.get(kind, kind)]
+        with row7.let_go_attached(argv, tracer) as (target, _):
             time.sleep(WINDOW)  # past the model's load
             before = bpf_stats.programs(set(names))
             time.sleep(WINDOW)
@@ -172,8 +191,7 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
                   f"untraced's of the same repetition; median (least - "
                   f"greatest) of {reps} repetitions")
     for model, stock, etdumpgen in CASES:
-        log(f"7c. {model}.pte: stock runner, ETDumpGen, symbol mode, floor, "
-            f"stamped")
+        log(f"7c. {model}.pte: " + ", ".join(KINDS))
         per_exec = {k: [] for k in KINDS}
         with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
             vs = variants(b.dir, tmp, model, stock, etdumpgen)
@@ -199,25 +217,27 @@ def row_xnnpack(b, table, reps, log, fmt_ratio):
         def per_rep(kind, against):
             return [a / b for a, b in zip(added[kind], added[against])
                     if b > 0]
-        ratios = per_rep("symbol mode", "floor")
+        for way, floor in WAYS:
+            ratios = per_rep(way, floor)
+            gen = per_rep(way, "ETDumpGen")
+            if ratios:
+                verdict = ("within" if statistics.median(ratios) <= BOUND
+                           else "OVER")
+                table.add(f"{model}.pte {way} / {floor}", "",
+                          spread(ratios, fmt_ratio),
+                          f"{verdict} {BOUND}x: what symbol mode adds "
+                          f"beyond the kernel's traps at the same sites")
+            if gen:
+                table.add(f"{model}.pte {way} / ETDumpGen", "",
+                          spread(gen, fmt_ratio),
+                          "what symbol mode adds against what ETDumpGen "
+                          "adds")
         stamped = per_rep("stamped", "floor")
-        gen = per_rep("symbol mode", "ETDumpGen")
-        if ratios:
-            verdict = ("within" if statistics.median(ratios) <= BOUND else
-                       "OVER")
-            table.add(f"{model}.pte symbol mode / floor", "",
-                      spread(ratios, fmt_ratio),
-                      f"{verdict} {BOUND}x: what symbol mode adds beyond "
-                      f"the kernel's traps at the same sites")
         if stamped:
             table.add(f"{model}.pte stamped / floor", "",
                       spread(stamped, fmt_ratio),
                       "a clock read and 16 bytes stored a hit, nothing "
                       "else: the least of the bound any recorder spends")
-        if gen:
-            table.add(f"{model}.pte symbol mode / ETDumpGen", "",
-                      spread(gen, fmt_ratio),
-                      "what symbol mode adds against what ETDumpGen adds")
         log(f"7c. {model}.pte: programs timed by the kernel (bpf_stats)")
         with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
             attached = tracers(b.dir, tmp)

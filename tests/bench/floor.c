@@ -5,13 +5,15 @@
  * exit, print the hits. The floor `make bench` compares tracers against.
  *
  *   bench-floor -p PID PROBE...    e.g. bench-floor -p 42 profile_begin profile_end
- *   bench-floor -p PID --symbol-sites [--stamped]
+ *   bench-floor -p PID --symbol-sites [--stamped] [--exact-returns]
  *
  * --symbol-sites: the entry and return of every function symbol mode would
  * probe in the process, at the very sites and in the links it uses: the
  * kernel's share of what symbol mode adds to a stock binary. --stamped:
  * each hit also reads the clock and stores 16 bytes, the least any
- * program that records it does.
+ * program that records it does. A kernel's return is probed with
+ * --exact-returns only, as record probes it once the gaps after the
+ * kernels are measured (user/symbol/kernel_callers.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +27,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "bench_floor.skel.h"
+#include "symbol/kernel_callers.h"
 #include "symbol/symbol_rules.h"
 #include "symbol/symbol_sites.h"
 #include "lib/log.h"
@@ -67,12 +70,13 @@ static int attach_kind(struct bpf_program *const progs[2], pid_t pid,
  * links as symbol_attach.c makes them, returns first; the fds in fds[].
  */
 static int attach_symbol_sites(struct bpf_program *const progs[2], pid_t pid,
-			       const char *exe, int *fds, int *nfds)
+			       const char *exe, bool exact, int *fds,
+			       int *nfds)
 {
 	struct symbol_rules rules = { 0 };
 	struct symbol_sites sites = { 0 };
 	uint64_t *offsets = NULL, *cookies = NULL;
-	size_t i, n;
+	size_t i, n, callers;
 	char err[512];
 	int kind, ret;
 
@@ -85,6 +89,9 @@ static int attach_symbol_sites(struct bpf_program *const progs[2], pid_t pid,
 		goto out;
 	}
 	symbol_sites_drop(&sites, ETDUMP_FUNC_ALLOCATE);
+	/* the kernels' returns become gap probes, which are not attached */
+	if (!exact)
+		kernel_sites_end_at_next(&sites, &callers);
 	offsets = calloc(sites.n + 1, sizeof(*offsets));
 	cookies = calloc(sites.n + 1, sizeof(*cookies));
 	if (!offsets || !cookies || !sites.n) {
@@ -133,15 +140,22 @@ int main(int argc, char **argv)
 	char proc_exe[64], exe[PATH_MAX];
 	int fds[MAX_PROBES], i, n = 0, nfds = 0, ret = 1;
 	struct bpf_program *progs[2];
-	bool functions, stamped;
+	bool functions, stamped = false, exact = false;
 	ssize_t len;
 	pid_t pid;
 
 	if (argc < 4 || strcmp(argv[1], "-p") || parse_pid(argv[2], &pid))
 		goto usage;
 	functions = !strcmp(argv[3], "--symbol-sites");
-	stamped = functions && argc == 5 && !strcmp(argv[4], "--stamped");
-	if ((functions && argc != 4 + stamped) || argc - 3 > MAX_PROBES)
+	for (i = 4; functions && i < argc; i++) {
+		if (!strcmp(argv[i], "--stamped"))
+			stamped = true;
+		else if (!strcmp(argv[i], "--exact-returns"))
+			exact = true;
+		else
+			goto usage;
+	}
+	if (argc - 3 > MAX_PROBES)
 		goto usage;
 	snprintf(proc_exe, sizeof(proc_exe), "/proc/%d/exe", (int)pid);
 	len = readlink(proc_exe, exe, sizeof(exe) - 1);
@@ -165,7 +179,8 @@ int main(int argc, char **argv)
 		p_err("cannot load the floor program: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (functions && attach_symbol_sites(progs, pid, exe, fds, &nfds))
+	if (functions &&
+	    attach_symbol_sites(progs, pid, exe, exact, fds, &nfds))
 		goto cleanup;
 	for (i = 3; !functions && i < argc; i++) {
 		links[n] = bpf_program__attach_usdt(skel->progs.count_hit, pid,
@@ -193,6 +208,6 @@ cleanup:
 	return ret;
 
 usage:
-	fprintf(stderr, "usage: bench-floor -p PID PROBE... | -p PID --symbol-sites [--stamped]\n");
+	fprintf(stderr, "usage: bench-floor -p PID PROBE... | -p PID --symbol-sites [--stamped] [--exact-returns]\n");
 	return 2;
 }

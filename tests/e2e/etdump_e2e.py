@@ -116,16 +116,20 @@ class Recorder:
         self.stderr_lines = []
 
     def wait_attached(self, timeout=30):
+        self.wait_for("attached", timeout, "recorder did not attach")
+
+    def wait_for(self, text, timeout=30, what=None):
+        """Until a line of stderr holds text."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             line = self.proc.stderr.readline()
             if not line:
                 break
             self.stderr_lines.append(line)
-            if "attached" in line:
+            if text in line:
                 return
-        raise AssertionError("recorder did not attach: " +
-                             "".join(self.stderr_lines))
+        raise AssertionError((what or f"recorder never said {text!r}") +
+                             ": " + "".join(self.stderr_lines))
 
     def signal(self, sig=signal.SIGINT):
         self.proc.send_signal(sig)

@@ -106,6 +106,27 @@ class DoctorTest(TempDirTest):
                          f"recording cannot work here: {3 + len(MODES)} "
                          "things are missing (MISSING above)")
 
+    def test_what_an_older_kernel_degrades_is_said_per_mode(self):
+        # the features 5.10 lacks, forced (user/capture/kernel_features.h):
+        # every mode still records, each degraded mode says how, and
+        # symbol mode names every way it took
+        lacks = ("uprobe_multi,bpf_cookie,bpf_loop,task_storage,"
+                 "current_task_btf")
+        proc = run([CLI, "doctor"], env=dict(os.environ, TMPDIR=self.tmp,
+                                            ETDUMP_KERNEL_LACKS=lacks))
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        got = lines(proc.stdout)
+        verdict, text = got["mode symbol mode"]
+        self.assertEqual(verdict, "note", text)
+        self.assertTrue(text.startswith("records here, degraded: "), text)
+        for said in ("uprobe_multi links need Linux 6.6",
+                     "BPF cookies need Linux 5.15",
+                     "task storage needs Linux 5.11"):
+            self.assertIn(said, text)
+        self.assertIn("bpf_loop needs Linux 5.17", got["mode --values"][1])
+        self.assertTrue(proc.stdout.splitlines()[-1].startswith(
+            "recording can work here"))
+
     def test_a_binary_with_probes(self):
         proc = run([CLI, "doctor", EXAMPLE])
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)

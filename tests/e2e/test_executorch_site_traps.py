@@ -5,8 +5,11 @@ its summary, with the traps and single-stepped hits each run took, counted
 from what it recorded. No site the stock runners are recorded at is
 single-stepped: cnn.pte's execution takes its 11 probed calls' 22 traps,
 xnn_mlp.pte's its 7 calls' 14 (Method::execute, DELEGATE_CALL, 4 XNNPACK
-operators, softmax); the allocator, probed with --allocations only, is
-the one single-stepped entry, and says so.
+operators, softmax), while the first runs measure the gaps after the
+kernels' returns, and with --exact-returns; once the kernels' returns are
+out (docs/symbol-mode.md#one-trap-a-kernel), 12 an execution of cnn.pte
+(a trap a kernel call), 13 of xnn_mlp.pte. The allocator, probed with
+--allocations only, is the one single-stepped entry, and says so.
 """
 import re
 import unittest
@@ -40,7 +43,13 @@ class SiteTrapsTest(TempDirTest):
                                  ("single-stepped", "3"))
                 for function, row in rows.items():
                     self.assertEqual(row["ENTRY"], "emulated", function)
-                    self.assertEqual(row["TRAPS"], "2", function)
+                    # a kernel ends at the next event: its entry alone
+                    kernel = row["KIND"] == "kernel"
+                    self.assertEqual(row["TRAPS"], "1" if kernel else "2",
+                                     function)
+                    if kernel:
+                        self.assertEqual(row["RETURN"], "next event",
+                                         function)
                 # Method::execute starts with a cmpb: probed past its guard
                 self.assertEqual(rows["executorch::runtime::Method::execute"]
                                  ["RETURN"], "uretprobe")
@@ -51,11 +60,11 @@ class SiteTrapsTest(TempDirTest):
         self.assertEqual(rows["xnn_run_operator_with_index"]["RETURN"],
                          "emulated")
 
-    def record(self, binary, model, *extra):
+    def record(self, binary, model, *extra, executions=EXECUTIONS):
         out = self.path(f"{model}.etdp")
         proc = run([CLI, "record", "-f", "-o", out, *extra, "--", binary,
                     "--model_path", et.model(model), "--num_executions",
-                    str(EXECUTIONS), "--print_output", "none"], timeout=120)
+                    str(executions), "--print_output", "none"], timeout=120)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         return proc.stderr
 
@@ -81,6 +90,21 @@ class SiteTrapsTest(TempDirTest):
     def test_xnn_mlp_no_single_stepped_hit(self):
         err = self.record(XNN_RUNNER, "xnn_mlp")
         self.assert_traps(err, 17, 14, 4)
+
+    def test_cnn_one_trap_a_kernel(self):
+        """Enough executions that the kernels' returns come out: the runs
+        after take a trap a kernel call, the first runs' 22 said apart;
+        with --exact-returns every run takes 22."""
+        err = self.record(et.STOCK_RUNNER, "cnn", "--program",
+                          et.model("cnn"), executions=20000)
+        self.assertRegex(err, r"12 traps per 'Execute' run \(0 "
+                              r"single-stepped hits\) and 22(\.0)? in the "
+                              r"\d+ run\(s\) that measured the gaps")
+        err = self.record(et.STOCK_RUNNER, "cnn", "--program",
+                          et.model("cnn"), "--exact-returns",
+                          executions=20000)
+        self.assert_traps(err, 15, 22, 4)
+        self.assertNotIn("measured the gaps", err)
 
     def test_allocations_single_step_and_say_so(self):
         err = self.record(et.STOCK_RUNNER, "add", "--allocations")

@@ -56,6 +56,13 @@ class SymbolDurationsTest(unittest.TestCase):
     def test_cnn_kernels(self):
         self.assert_like_etdumpgen("cnn", 200)
 
+    def test_cnn_kernels_one_trap(self):
+        """200 executions end before the first runs measured the gaps
+        after the kernels' returns and the returns come out
+        (docs/symbol-mode.md#one-trap-a-kernel): 3000 are mostly run
+        with one trap a kernel, each ended at the next event."""
+        self.assert_like_etdumpgen("cnn", 3000)
+
     def test_xnn_mlp_operators(self):
         self.assert_like_etdumpgen("xnn_mlp", 1000)
 

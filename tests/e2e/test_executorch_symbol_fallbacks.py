@@ -158,16 +158,33 @@ class SymbolFallbackTest(TempDirTest):
         self.assertEqual(len(want), 21)
 
         def check(lacks, lines):
-            err, dump, _ = self.record(lacks, et.STOCK_RUNNER, "cnn",
-                                       "--program", et.model("cnn"),
-                                       "--duty", "80/1s",
-                                       executions=150000)
-            assert_whole_runs(self, dump, want, ["Default"])
-            # a probe's link out takes ~0.1 s here, one after another:
-            # 80 % of 1 s still leaves windows to put them back in
-            self.assertGreaterEqual(duty_summary(self, err)["windows"], 2)
-            self.assert_said(err, [ln for ln in lines
-                                   if ln != TASK_STORAGE], lacks)
+            # a link per probe takes a grace period of its own to come
+            # out (~0.1 s each here): a service that runs until stopped,
+            # the recording stopped once the probes went back in
+            target = subprocess.Popen(
+                [et.STOCK_RUNNER, "--model_path", et.model("cnn"),
+                 "--num_executions", "1000000000", "--print_output",
+                 "none"], stdout=subprocess.DEVNULL)
+            try:
+                out = self.path(f"duty{len(os.listdir(self.tmp))}.etdp")
+                rec = Recorder(["-v", "-o", out, "--program",
+                                et.model("cnn"), "--duty", "80/1s", "-p",
+                                str(target.pid)],
+                               wrapper=("env", "ETDUMP_KERNEL_LACKS=" +
+                                        lacks))
+                rec.wait_for("--duty: window 2:", timeout=120)
+                rec.signal(signal.SIGINT)
+                self.assertEqual(rec.wait(timeout=120), 0, rec.stderr)
+                self.assertIsNone(target.poll(), "the target died")
+            finally:
+                target.kill()
+                target.wait()
+            # attached after the load: no Default run
+            assert_whole_runs(self, decode(out), want, [])
+            self.assertGreaterEqual(duty_summary(self, rec.stderr)["windows"],
+                                    2)
+            self.assert_said(rec.stderr, [ln for ln in lines
+                                          if ln != TASK_STORAGE], lacks)
         self.each_kernel(("6.1", "5.10"), check)
 
     def test_attached_with_p(self):

@@ -29,11 +29,16 @@ PER_SCOPE_DEFAULT_HITS = 5
 PER_SCOPE_EXECUTE_HITS = 42
 REC_F_PULLED = 0x4  # ETDUMP_REC_F_PULLED
 REC_BATCH = 12  # schema/etdump_record.h
+# not the target's events: a thread's name (the probes'), the recorder's
+# own word that a thread's last records were lost
+REC_THREAD_NAME = 20
+REC_LOST_TAIL = 34
 
 
 def raw_totals(path):
     """(received, drops, read_then_lost) from a raw capture, in the units
-    the kernel counts drops in: a per-scope record is one, a batched buffer
+    the kernel counts drops in: a per-scope record of an event is one (a
+    thread's name is no event, and is never counted lost), a batched buffer
     the nevents ETDump events it carries, once however many times it came
     (read from the process, then flushed); the drops are those of its end
     chunk; read_then_lost the events of buffers read from the process whose
@@ -63,7 +68,7 @@ def raw_totals(path):
                     buffers[key] = max(buffers.get(key, 0), nevents)
                     last[tid] = (seq, pulled and (was is None or
                                                   was[0] != seq or was[1]))
-                else:
+                elif data[rec] not in (REC_THREAD_NAME, REC_LOST_TAIL):
                     received += 1
                 p = rec + (rec_len + 7) // 8 * 8
         elif typ == 3:  # end chunk: records, drops, end clock

@@ -90,6 +90,24 @@ class LiveTest(TempDirTest):
         self.assert_counts_add_up(tables(seen)[0])
         self.assertEqual(os.listdir(self.tmp), [])
 
+    def test_top_names_the_threads_as_they_name_themselves(self):
+        """A line under each title: the events of each thread that second,
+        by the name it gave itself (pthread_setname_np), or its process's."""
+        proc = run([CLI, "top", "--", EXAMPLE, "-n", "15", "--threads", "3",
+                    "--sleep-ms", "100"], input="")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        named = set()
+        for block in proc.stdout.split("etdump-bpf top: ")[1:]:
+            line = block.splitlines()[1]
+            if not line.startswith("threads: "):
+                continue
+            for item in line[len("threads: "):].split(", "):
+                m = re.fullmatch(r"(.+) \(TID (\d+)\) (\d+)", item)
+                self.assertTrue(m, line)
+                named.add(m.group(1))
+        self.assertEqual(named, {"example-runtime", "worker 1", "worker 2"},
+                         proc.stdout)
+
     def run_on_a_terminal(self, stop):
         """top with a pty as its terminal; the terminal's settings before
         and after, and what it drew."""

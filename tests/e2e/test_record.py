@@ -269,10 +269,14 @@ class BatchedEquivalenceTest(TempDirTest):
             dumps.append(decode(out))
 
         def without_times(dump):
-            return [(r["name"], [{k: v for k, v in e["profile_event"].items()
+            """Runs by thread (their notes name it), each thread's in
+            order: how two threads' runs interleave is their timing's."""
+            runs = [(r["name"], [{k: v for k, v in e["profile_event"].items()
                                   if k not in ("start_time", "end_time")}
                                  for e in r["events"]])
                     for r in dump["run_data"]]
+            return sorted(runs, key=lambda r: bytes(
+                r[1][-1].get("delegate_debug_metadata") or []))
 
         batched, precise = map(without_times, dumps)
         self.assertEqual(len(batched), 11)

@@ -2,7 +2,7 @@
 its `flush` probe, so a per-scope recorder beside a batched one would get
 nothing, and a batched one arriving would take a per-scope one's events:
 the second refuses with one line saying why and which recorder (PID)
-holds the process. Two of one mode share the process and each gets every
+holds the process, also when both are launched at the same instant. Two of one mode share the process and each gets every
 event; symbol mode's probes on functions share it with any mode.
 """
 import os
@@ -14,10 +14,25 @@ from etdump_e2e import (DEFAULT_EVENTS, EXAMPLE, EXAMPLE_NOPROBES,
                         run_keys, start_waiting_example)
 
 EXECUTIONS = 3
+# recorders launched together, many times: their timing differs each time
+PAIRS = 20
 RULES = os.path.join(ROOT, "tests", "example", "example.rules")
 
 
+def stop_all(examples, recs):
+    """Whatever a failed test left running."""
+    for p in examples:
+        p.kill()
+        p.wait()
+    for r in recs:
+        if r.proc.poll() is None:
+            r.proc.kill()
+            r.proc.wait()
+
+
 class TwoRecordersTest(TempDirTest):
+    pairs = 0
+
     def second_after_first(self, first, second, binary=EXAMPLE):
         """Exit status and stderr of each, the first's ETDump, the second's
         path; the example runs only once both have attached (or the second
@@ -44,12 +59,7 @@ class TwoRecordersTest(TempDirTest):
             status = [r.wait() for r in recs]
             return status, [r.stderr for r in recs], outs, second_attached
         finally:
-            example.kill()
-            example.wait()
-            for r in recs:
-                if r.proc.poll() is None:
-                    r.proc.kill()
-                    r.proc.wait()
+            stop_all([example], recs)
 
     def assert_whole(self, path, stderr):
         runs = decode(path)["run_data"]
@@ -134,6 +144,54 @@ class TwoRecordersTest(TempDirTest):
         for out, e in zip(outs, err):
             self.assert_whole(out, e)
 
+    def launch_together(self, modes):
+        """Both recorders started back to back on a waiting example, then
+        the example runs. Per recorder: (exit status, stderr, output, PID)."""
+        example = start_waiting_example(["-n", str(EXECUTIONS)])
+        recs = []
+        try:
+            outs = [self.path(f"{self.pairs}-{i}.etdp") for i in range(2)]
+            self.pairs += 1
+            recs = [Recorder(["-o", out] + mode + ["-p", str(example.pid)])
+                    for out, mode in zip(outs, modes)]
+            for r in recs:
+                try:
+                    r.wait_attached()
+                except AssertionError:
+                    pass  # refused: its stderr is read at its exit
+            example.send_signal(signal.SIGUSR1)
+            self.assertEqual(example.wait(timeout=60), 0)
+            return [(r.wait(), r.stderr, out, r.proc.pid)
+                    for r, out in zip(recs, outs)]
+        finally:
+            stop_all([example], recs)
+
+    def test_batched_and_per_scope_started_together(self):
+        """Whatever the timing, one records every event and the other, the
+        later to its check, is refused in one line naming the first: never
+        both attached with one of them seeing nothing."""
+        for n in range(PAIRS):
+            # either launched first, in turn
+            modes = [[], ["--precise"]][::1 if n % 2 else -1]
+            got = self.launch_together(modes)
+            status = [g[0] for g in got]
+            self.assertEqual(sorted(status), [0, 1],
+                             f"pair {n}: {[g[1] for g in got]}")
+            kept, lost = (got[0], got[1]) if status[0] == 0 else \
+                (got[1], got[0])
+            self.assert_whole(kept[2], kept[1])
+            errors = [line for line in lost[1].splitlines()
+                      if not line.startswith("etdump-bpf: mode:")]
+            self.assertEqual(len(errors), 1, lost[1])
+            self.assertIn(f"by 'etdump-bpf record' PID {kept[3]}",
+                          errors[0])
+
+    def test_two_batched_started_together_both_get_every_event(self):
+        for n in range(PAIRS // 4):
+            for status, stderr, out, _ in self.launch_together([[], []]):
+                self.assertEqual(status, 0, f"pair {n}: {stderr}")
+                self.assert_whole(out, stderr)
+
     def test_a_later_pid_of_several_is_checked_too(self):
         """-p A,B: B already held per-scope by another recorder; a batched
         recorder of both refuses, naming B, and the first keeps its runs."""
@@ -157,13 +215,7 @@ class TwoRecordersTest(TempDirTest):
             self.assertEqual(first.wait(), 0, first.stderr)
             self.assert_whole(out, first.stderr)
         finally:
-            for p in (free, held):
-                p.kill()
-                p.wait()
-            for r in recs:
-                if r.proc.poll() is None:
-                    r.proc.kill()
-                    r.proc.wait()
+            stop_all((free, held), recs)
 
 
 if __name__ == "__main__":

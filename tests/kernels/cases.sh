@@ -62,7 +62,10 @@ case_precise() { record --precise -- "$EX" -n 5; }
 case_values() { record --values -- "$EX" -n 5; }
 case_allocations() { record --allocations -- "$EX" -n 5; }
 case_counters() { record -e task-clock -- "$EX" -n 5; }
-case_counters_cycles() { record --precise -e cycles -- "$EX" -n 5; }
+# a per-CPU cycles counter counts for a scope only where its thread stayed
+# on one CPU, never switched out ("cycles=?" else): the runtime alone on
+# CPU 1, the recorder, who wakes at each record, on CPU 0
+case_counters_cycles() { record_held 1 0 --precise -e cycles; }
 # the first run after the attach, then every 10th: 3 of 30 executions
 case_every() { record --every 10 -- "$EX" -n 30; }
 # the last 5 runs, written at the end as out.0001.etdp
@@ -83,12 +86,16 @@ case_top() {
 	wait $pid
 	return $status
 }
-# record -p of a runtime held before its load until SIGUSR1
-case_pid() {
-	"$EX" --wait-signal -n 5 >"$d/runtime.out" &
+# record_held EX_CPU REC_CPU [OPTION...]: the runtime held before its
+# load, recorded with -p from before it; each on the CPU given (- for any)
+record_held() {
+	pin_ex=$1 pin_rec=$2
+	shift 2
+	exec_pinned "$pin_ex" "$EX" --wait-signal -n 5 >"$d/runtime.out" &
 	pid=$!
 	wait_for "$d/runtime.out" '^ready ' || { kill $pid; return 90; }
-	record -p $pid 2>"$d/record.err" &
+	exec_pinned "$pin_rec" "$CLI" record -o "$d/out.etdp" "$@" -p $pid \
+		2>"$d/record.err" &
 	rec=$!
 	wait_for "$d/record.err" attached || { kill $pid $rec; return 91; }
 	kill -USR1 $pid
@@ -98,6 +105,15 @@ case_pid() {
 	cat "$d/record.err" >&2
 	return $status
 }
+# exec_pinned CPU CMD...: becomes CMD, on CPU (- for any); run with &, so
+# that $! is CMD's PID
+exec_pinned() {
+	cpu=$1
+	shift
+	[ "$cpu" = - ] || exec taskset -c "$cpu" "$@"
+	exec "$@"
+}
+case_pid() { record_held - -; }
 # a shell starting two runtimes: each recorded in its own runs. They wait
 # for SIGUSR1 before their load, sent once both are followed: a child is
 # attached after its exec, and on a slow guest one could load (or end)

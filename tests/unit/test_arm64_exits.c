@@ -14,7 +14,7 @@
 static uint64_t rets[MAX_RETS];
 
 /* The function of n words, its exits found into rets: 0, or -1. */
-static int find(const uint32_t *words, size_t n, unsigned int args,
+static int find(const uint32_t *words, size_t n, uint32_t regs,
 		struct arm64_exits *x)
 {
 	uint8_t code[64];
@@ -29,10 +29,10 @@ static int find(const uint32_t *words, size_t n, unsigned int args,
 	struct arm64_code c = { .bytes = code, .size = 4 * n };
 
 	*x = (struct arm64_exits){ .rets = rets, .max = MAX_RETS };
-	return arm64_exits_find(&c, args, x);
+	return arm64_exits_find(&c, regs, x);
 }
 
-#define FIND(words, args, x) find(words, sizeof(words) / 4, args, x)
+#define FIND(words, regs, x) find(words, sizeof(words) / 4, regs, x)
 
 TEST(entry_on_the_call_exit_on_the_ret)
 {
@@ -155,7 +155,7 @@ TEST(arguments_the_entry_reads_are_kept)
 	struct arm64_exits x;
 
 	/* allocate(this, size): x0 is gone by the cbz */
-	CHECK_EQ_INT(FIND(alloc, 2, &x), -1);
+	CHECK_EQ_INT(FIND(alloc, 0x3, &x), -1);
 	CHECK_EQ_STR(x.why, "may change an argument the entry reads");
 	CHECK_EQ_INT(x.where, 4);
 	/* a site that reads none of them */

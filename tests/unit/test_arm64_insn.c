@@ -87,15 +87,20 @@ TEST(where_control_goes)
 
 TEST(argument_registers_kept)
 {
-	CHECK(arm64_insn_keeps_regs(0xa9bf7bfd, 2));   /* stp x29, x30, [sp..]! */
-	CHECK(arm64_insn_keeps_regs(0x910003fd, 2));   /* mov x29, sp */
-	CHECK(arm64_insn_keeps_regs(0xaa0003e3, 2));   /* mov x3, x0 */
-	CHECK(arm64_insn_keeps_regs(0xd503233f, 2));   /* paciasp */
-	CHECK(!arm64_insn_keeps_regs(0xf9400400, 2));  /* ldr x0, [x0, #8] */
-	CHECK(!arm64_insn_keeps_regs(0xa8c107e3, 2));  /* ldp x3, x1, [sp], #16 */
-	CHECK(!arm64_insn_keeps_regs(0xf8408c03, 2));  /* ldr x3, [x0, #8]! */
-	CHECK(!arm64_insn_keeps_regs(0xd4000001, 2));  /* svc #0 */
+	CHECK(arm64_insn_keeps_regs(0xa9bf7bfd, 0x3));   /* stp x29, x30, [sp..]! */
+	CHECK(arm64_insn_keeps_regs(0x910003fd, 0x3));   /* mov x29, sp */
+	CHECK(arm64_insn_keeps_regs(0xaa0003e3, 0x3));   /* mov x3, x0 */
+	CHECK(arm64_insn_keeps_regs(0xd503233f, 0x3));   /* paciasp */
+	CHECK(!arm64_insn_keeps_regs(0xf9400400, 0x3));  /* ldr x0, [x0, #8] */
+	CHECK(!arm64_insn_keeps_regs(0xa8c107e3, 0x3));  /* ldp x3, x1, [sp], #16 */
+	CHECK(!arm64_insn_keeps_regs(0xf8408c03, 0x3));  /* ldr x3, [x0, #8]! */
+	CHECK(!arm64_insn_keeps_regs(0xd4000001, 0x3));  /* svc #0 */
 	CHECK(arm64_insn_keeps_regs(0xf9400400, 0));   /* none read */
+	/* x8 alone: where a result in memory is, at the entry */
+	CHECK(arm64_insn_keeps_regs(0xaa0003e3, 1u << 8));   /* mov x3, x0 */
+	CHECK(!arm64_insn_keeps_regs(0xaa0403e8, 1u << 8));  /* mov x8, x4 */
+	CHECK(!arm64_insn_keeps_regs(0x910c83e8, 1u << 8));  /* add x8, sp, #0x320 */
+	CHECK(!arm64_insn_keeps_regs(0xa9412508, 1u << 8));  /* ldp x8, x9, [x8, #16] */
 }
 
 int main(void)

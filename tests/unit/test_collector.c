@@ -511,6 +511,88 @@ TEST(a_thread_that_lost_its_first_block_lends_nothing)
 	etd_dump_free(&d);
 }
 
+/* The recorder's word, at the end, that the ring lost tid's last records. */
+static void lost_tail(struct collector *c, uint32_t tid, uint16_t flags)
+{
+	struct etdump_rec_lost_tail r = { 0 };
+
+	hdr(&r.hdr, ETDUMP_REC_LOST_TAIL, sizeof(r), tid);
+	r.hdr.flags = flags;
+	CHECK_EQ_INT(collector_feed(c, &r, sizeof(r)), 0);
+}
+
+/* A run of two scopes side by side, no scope around them. */
+static void flat_run(struct collector *c, uint32_t tid)
+{
+	block(c, tid, "Execute");
+	begin(c, tid, OP, -1, 0);
+	end(c, tid, OP);
+	begin(c, tid, ADD, -1, 0);
+	end(c, tid, ADD);
+}
+
+/*
+ * The ring lost a thread's last records and nothing of the thread came
+ * after to say so: its last run, all its scopes closed, may have lost
+ * scopes of its own (left out), unless the first record lost was the next
+ * run's block (whole).
+ */
+TEST(a_run_whose_end_the_ring_lost_is_left_out)
+{
+	static const uint16_t lost_block = ETDUMP_REC_F_LOST_BEFORE |
+					   ETDUMP_REC_F_LOST_BLOCK;
+	/* thread 1's first run, and thread 3's whole one */
+	static const uint32_t kept[] = { 1, 3 };
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	struct etd_dump d;
+	size_t i;
+
+	flat_run(c, 1);
+	flat_run(c, 1);
+	lost_tail(c, 1, ETDUMP_REC_F_LOST_BEFORE);
+	flat_run(c, 2);
+	lost_tail(c, 2, lost_block);
+	flat_run(c, 3);
+	lost_tail(c, 3, lost_block | ETDUMP_REC_F_LOST_CLEAN);
+	d = finish(c, &st);
+	CHECK_EQ_INT(st.lost_runs, 2);
+	CHECK_EQ_INT(d.nruns, 2);
+	for (i = 0; i < d.nruns && i < 2; i++)
+		CHECK_EQ_INT(d.runs[i].tid, kept[i]);
+	etd_dump_free(&d);
+}
+
+/*
+ * A thread's name, from the probes: its runs' outermost events say it, a
+ * ';' of it written ','.
+ */
+TEST(runs_name_their_thread_in_their_note)
+{
+	static const char note[] = "etdump-bpf-thread:1;thread=w,1";
+	struct etdump_rec_thread_name n = { 0 };
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	const struct etd_event *ev;
+	struct etd_dump d;
+
+	hdr(&n.hdr, ETDUMP_REC_THREAD_NAME, sizeof(n), 1);
+	memcpy(n.name, "w;1", 3);
+	CHECK_EQ_INT(collector_feed(c, &n, sizeof(n)), 0);
+	execute(c, 1, 1);
+	execute(c, 2, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 2);
+	ev = &d.runs[0].events[d.runs[0].nevents - 1];
+	CHECK(ev->has_metadata && ev->metadata_len == strlen(note) &&
+	      !memcmp(ev->metadata, note, strlen(note)));
+	/* a thread that said no name: no note */
+	CHECK(!d.runs[1].events[d.runs[1].nevents - 1].has_metadata);
+	/* inner events carry none */
+	CHECK(!d.runs[0].events[0].has_metadata);
+	etd_dump_free(&d);
+}
+
 /*
  * A worker's end after a loss may close another job's scope (this one's
  * end lost, the next one's begin): that event is left out alone, and the
@@ -547,9 +629,12 @@ TEST(a_workers_event_across_a_loss_is_left_out_alone)
 	etd_dump_free(&d);
 }
 
-static void count_event(void *ctx, const struct etd_event *ev)
+static void count_event(void *ctx, const struct etd_event *ev, uint32_t tid,
+			const char *thread)
 {
 	(void)ev;
+	(void)tid;
+	(void)thread;
 	(*(int *)ctx)++;
 }
 
@@ -632,6 +717,8 @@ int main(void)
 	RUN(runs_that_lost_records_are_left_out);
 	RUN(a_thread_that_lost_its_first_block_lends_nothing);
 	RUN(a_workers_event_across_a_loss_is_left_out_alone);
+	RUN(a_run_whose_end_the_ring_lost_is_left_out);
+	RUN(runs_name_their_thread_in_their_note);
 	RUN(the_event_hook_sees_nothing_before_the_start);
 	return TEST_SUMMARY();
 }

@@ -545,14 +545,19 @@ int capture_drops_map_fd(const struct capture *cap)
 }
 
 void capture_lost_threads(const struct capture *cap,
-			  void (*fn)(void *ctx, uint32_t tid), void *ctx)
+			  void (*fn)(void *ctx, uint32_t tid, uint16_t flags),
+			  void *ctx)
 {
 	int fd = bpf_map__fd(cap->skel->maps.lost_threads);
 	/* no thread has id 0: a key not in the map gives the first */
 	uint32_t key = 0, next;
+	uint8_t flags;
 
 	while (!bpf_map_get_next_key(fd, &key, &next)) {
-		fn(ctx, next);
+		/* gone meanwhile (LRU): still lost, its flags unknown */
+		if (bpf_map_lookup_elem(fd, &next, &flags))
+			flags = ETDUMP_REC_F_LOST_BEFORE;
+		fn(ctx, next, flags);
 		key = next;
 	}
 }

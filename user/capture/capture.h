@@ -99,10 +99,12 @@ int capture_ring_map_fd(const struct capture *cap);
 int capture_drops_map_fd(const struct capture *cap);
 /*
  * Each thread the ring lost records of that no later record of its own
- * has told of (they lost the end of what it was doing), to fn.
+ * has told of (they lost the end of what it was doing), to fn with the
+ * ETDUMP_REC_F_LOST_* flags its next record would have had.
  */
 void capture_lost_threads(const struct capture *cap,
-			  void (*fn)(void *ctx, uint32_t tid), void *ctx);
+			  void (*fn)(void *ctx, uint32_t tid, uint16_t flags),
+			  void *ctx);
 /* The map of followed processes (etdump_follow.h), for follow_children.h. */
 int capture_followed_map_fd(const struct capture *cap);
 /*

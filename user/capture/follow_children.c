@@ -575,6 +575,14 @@ void follow_children_free(struct follow_children *fc)
 
 	if (!fc)
 		return;
+	/*
+	 * Execs not read yet: a process stopped at one (no BPF cookies) is
+	 * let go, not attached (on_exec() skips that after an error).
+	 */
+	if (!fc->err)
+		fc->err = -ECANCELED;
+	if (fc->rb)
+		ring_buffer__consume(fc->rb);
 	for (i = 0; i < fc->n; i++) {
 		if (fc->v[i].pidfd >= 0)
 			close(fc->v[i].pidfd);

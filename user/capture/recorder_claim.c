@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "capture/recorder_claim.h"
 #include "lib/abstract_name.h"
 
 #define CLAIM_PREFIX "etdump-bpf/rec/"
+#define TURN_PREFIX "etdump-bpf/turn/"
 /* /proc/net/unix is read a line at a time, this many at most */
 #define UNIX_LINES_MAX 1000000
 
@@ -27,6 +29,21 @@ int recorder_claim(pid_t target, enum recorder_mode mode)
 	snprintf(name, sizeof(name), CLAIM_PREFIX "%d/%s/%d", (int)target,
 		 mode_names[mode], (int)getpid());
 	return abstract_name_bind(name);
+}
+
+int recorder_claim_turn(pid_t target, unsigned int wait_ms)
+{
+	const struct timespec step = { .tv_nsec = 1000000 };
+	char name[64];
+	unsigned int waited = 0;
+	int fd;
+
+	snprintf(name, sizeof(name), TURN_PREFIX "%d", (int)target);
+	/* held for the microseconds of a check: polling is enough */
+	while ((fd = abstract_name_bind(name)) == -EADDRINUSE &&
+	       waited++ < wait_ms)
+		nanosleep(&step, NULL);
+	return fd;
 }
 
 /* The recorder's PID in a line of /proc/net/unix that claims this, or 0. */

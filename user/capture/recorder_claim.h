@@ -16,6 +16,14 @@ enum recorder_mode { RECORDER_BATCHED, RECORDER_PER_SCOPE };
 /* Its fd (keep it open while recording), or a negative errno. */
 int recorder_claim(pid_t target, enum recorder_mode mode);
 /*
+ * Recorders of one process take turns from their check of the others to
+ * their claim, so that of two started at once the later sees the earlier's
+ * claim: a name only one may bind. Its fd (close it once claimed), waiting
+ * up to wait_ms for the one that holds it; -EADDRINUSE after that, or a
+ * negative errno.
+ */
+int recorder_claim_turn(pid_t target, unsigned int wait_ms);
+/*
  * The PID of a recorder (not this one) that claimed target in mode: 0 when
  * none did (another kind of tracer, or a recorder of an older version), or
  * a negative errno.

@@ -51,9 +51,22 @@ static int setup_counters(struct counter_set *set, struct collector *col)
 	return collector_set_counters(col, names, kinds, set->n);
 }
 
-static void lost_at_end(void *col, uint32_t tid)
+/* Said as a record of its own, so that the raw capture holds it too. */
+static void lost_at_end(void *ctx, uint32_t tid, uint16_t flags)
 {
-	collector_lost_at_end(col, tid);
+	struct record_sink *sink = ctx;
+	struct etdump_rec_lost_tail r = {
+		.hdr = { .type = ETDUMP_REC_LOST_TAIL, .size = sizeof(r),
+			 .flags = flags, .tid = tid, .ts = monotonic_ns() },
+	};
+
+	int err;
+
+	/* as convert replays it: symbol mode's translator passes it on */
+	err = record_feed(sink, &r, sizeof(r));
+	if (err)
+		p_warn("thread %u: that the ring lost its last records is not recorded: %s",
+		       tid, strerror(-err));
 }
 
 int cmd_record(int argc, char **argv)
@@ -382,6 +395,8 @@ int cmd_record(int argc, char **argv)
 	if (fc)
 		follow_children_summary(fc);
 	drops = capture_drops(cap);
+	/* the runs that lost their ends, in the raw capture as in the file */
+	capture_lost_threads(cap, lost_at_end, &sink);
 	err = raw_rename_threads(sink.raw, &sink.names);
 	if (!err && sink.raw)
 		err = raw_writer_finish(sink.raw, drops, record_stop_reasons[why]);
@@ -390,7 +405,6 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	/* the runs still open complete: into the log, then the file being built */
-	capture_lost_threads(cap, lost_at_end, col);
 	err = collector_close(col, &stats);
 	if (err)
 		goto cleanup;

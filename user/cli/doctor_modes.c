@@ -166,11 +166,17 @@ static void read_why(int fd, bool failed, char *why, size_t len)
 				return;
 			continue;
 		}
-		/* kernel_features' notes: "X needs Linux N.M: did Y" */
-		if (!strstr(text, " needs Linux "))
+		/*
+		 * kernel_features' notes: "X needs Linux N.M: did Y" ("X
+		 * links need ...")
+		 */
+		if (!strstr(text, " needs Linux ") &&
+		    !strstr(text, " need Linux "))
 			continue;
+		/* what the kernel lacks; what record does instead is its own */
 		used += snprintf(why + used, used < len ? len - used : 0,
-				 "%s%s", used ? "; " : "", text);
+				 "%s%.*s", used ? "; " : "",
+				 (int)strcspn(text, ":"), text);
 	}
 }
 

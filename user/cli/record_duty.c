@@ -164,6 +164,14 @@ static int attach(struct record_duty *d)
 	uint64_t t0 = mono_ns(), t1;
 	int err = symbol_mode_resume(d->sm);
 
+	/*
+	 * The target exited while its probes went back in: the recording
+	 * ends as it would have in the window off, the loop sees the exit.
+	 */
+	if (err == -ESRCH) {
+		d->next_ns = UINT64_MAX;
+		return 0;
+	}
 	if (err)
 		return err;
 	t1 = mono_ns();
@@ -174,6 +182,8 @@ static int attach(struct record_duty *d)
 	d->window_ns = t0;
 	d->next_ns = window_end(d, t0);
 	d->windows++;
+	p_debug("--duty: window %llu: the probes back in, in %.2f ms",
+		(unsigned long long)d->windows, (t1 - t0) / 1e6);
 	return 0;
 }
 

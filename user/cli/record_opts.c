@@ -134,6 +134,8 @@ static const char record_usage[] =
 	"      --program PTE    the program's plan gives kernel calls their ids\n"
 	"                       (else they follow call order: call-order ids)\n"
 	"      --debug-file F   the executable's symbols, when it is stripped\n"
+	"      --exact-returns  each kernel's return probed too (two traps a\n"
+	"                       call), not ended at the next event (one trap)\n"
 	"\n"
 	"Stops when the target and every child recorded have exited, after\n"
 	"--duration, or on SIGINT/SIGTERM;\n"
@@ -158,7 +160,7 @@ enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
        OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT, OPT_ALTERNATE, OPT_DUTY,
-       OPT_WAIT_RUNTIME };
+       OPT_EXACT_RETURNS, OPT_WAIT_RUNTIME };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -244,6 +246,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{ "no-counters", no_argument, NULL, 'N' },
 		{ "precise", no_argument, NULL, 'P' },
 		{ "symbols", no_argument, NULL, 'S' },
+		{ "exact-returns", no_argument, NULL, OPT_EXACT_RETURNS },
 		{ "rules", required_argument, NULL, 'R' },
 		{ "program", required_argument, NULL, 'G' },
 		{ "debug-file", required_argument, NULL, 'D' },
@@ -327,6 +330,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'S':
 			o->sym.force = true;
+			break;
+		case OPT_EXACT_RETURNS:
+			o->sym.exact_returns = true;
 			break;
 		case 'R':
 			o->sym.rules = optarg;

@@ -17,6 +17,9 @@
 #define ETDUMP_USDT_DISABLE
 #include "schema/etdump_usdt.h"
 
+/* a turn is held for a check; one held longer is a recorder stopped */
+#define CLAIM_TURN_WAIT_MS 10000u
+
 /* Target set up; the files carrying its probes, executable first. */
 int record_open_target(const struct record_opts *o, struct target *t,
 		       struct probe_objects *objs)
@@ -87,16 +90,65 @@ void record_holder_text(pid_t pid, bool batched, const char *unknown,
 		snprintf(buf, len, "%s", unknown);
 }
 
+/* One line: which tracer holds pid in the other mode, and what to do. */
+static int refuse_other_mode(pid_t pid, bool batched, int holder)
+{
+	char by[96];
+
+	if (holder > 0)
+		snprintf(by, sizeof(by), " by 'etdump-bpf record' PID %d",
+			 holder);
+	else
+		snprintf(by, sizeof(by), "%s", batched ?
+			 " (by another 'etdump-bpf record --precise', bpftrace or perf)" :
+			 " by another 'etdump-bpf record'");
+	if (batched)
+		p_err("process %d is already traced with per-scope probes%s: batched recording would take its events; record with --precise to share them, or stop the other tracer",
+		      (int)pid, by);
+	else
+		p_err("process %d is already recorded in batched mode%s: its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
+		      (int)pid, by);
+	return -EBUSY;
+}
+
+/*
+ * The claim is taken before the check, both in the process's turn: of two
+ * recorders started together the later finds the earlier's claim even
+ * when neither has attached yet (the probes' semaphores say only what is
+ * attached), and the claim stands before any probe is.
+ */
 int record_check_other_tracers(const struct target *t,
 			       const struct probe_objects *objs, bool batched,
 			       int *claim)
 {
+	enum recorder_mode mine = batched ? RECORDER_BATCHED :
+					    RECORDER_PER_SCOPE;
+	enum recorder_mode other = batched ? RECORDER_PER_SCOPE :
+					     RECORDER_BATCHED;
 	struct probe_holders h;
-	char err[512], by[96];
+	char err[512];
+	int turn, holder, ret = 0;
 	size_t i;
 
 	*claim = -1;
-	for (i = 0; !t->spawned && i < objs->n; i++) {
+	turn = recorder_claim_turn(t->pid, CLAIM_TURN_WAIT_MS);
+	if (turn == -EADDRINUSE) {
+		p_err("process %d: another recorder has been starting on it for %u s without finishing its check; try again once it has",
+		      (int)t->pid, CLAIM_TURN_WAIT_MS / 1000);
+		return -EBUSY;
+	}
+	if (turn < 0)
+		p_debug("process %d: no turn taken: %s", (int)t->pid,
+			strerror(-turn));
+	/* a recorder that comes later and must refuse can name this one */
+	*claim = recorder_claim(t->pid, mine);
+	if (*claim < 0)
+		p_debug("process %d not claimed: %s", (int)t->pid,
+			strerror(-*claim));
+	holder = recorder_claimant(t->pid, other);
+	if (holder > 0)
+		ret = refuse_other_mode(t->pid, batched, holder);
+	for (i = 0; !ret && !t->spawned && i < objs->n; i++) {
 		if (!objs->v[i].etdump)
 			continue;
 		if (probe_semaphores_read(t->pid, &objs->v[i], &h, err,
@@ -105,30 +157,18 @@ int record_check_other_tracers(const struct target *t,
 			       err);
 			continue;
 		}
-		if (batched && h.per_scope && !h.batch) {
-			record_holder_text(t->pid, false,
-					   " (by another 'etdump-bpf record --precise', bpftrace or perf)",
-					   by, sizeof(by));
-			p_err("process %d is already traced with per-scope probes%s: batched recording would take its events; record with --precise to share them, or stop the other tracer",
-			      (int)t->pid, by);
-			return -EBUSY;
-		}
-		if (!batched && h.batch) {
-			record_holder_text(t->pid, true,
-					   " by another 'etdump-bpf record'", by,
-					   sizeof(by));
-			p_err("process %d is already recorded in batched mode%s: its runtime batches while that holds, so per-scope probes would see nothing; stop the other recorder, or record without --precise and -e to share its batches",
-			      (int)t->pid, by);
-			return -EBUSY;
-		}
+		if ((batched && h.per_scope && !h.batch) ||
+		    (!batched && h.batch))
+			ret = refuse_other_mode(t->pid, batched,
+						recorder_claimant(t->pid, other));
 	}
-	/* a recorder that comes later and must refuse can name this one */
-	*claim = recorder_claim(t->pid, batched ? RECORDER_BATCHED :
-						  RECORDER_PER_SCOPE);
-	if (*claim < 0)
-		p_debug("process %d not claimed: %s", (int)t->pid,
-			strerror(-*claim));
-	return 0;
+	if (turn >= 0)
+		close(turn);
+	if (ret && *claim >= 0) {
+		close(*claim);
+		*claim = -1;
+	}
+	return ret;
 }
 
 /*

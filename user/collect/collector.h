@@ -139,8 +139,13 @@ const struct value_capture *collector_values(const struct collector *c);
  * collector); it may take the full events by setting r->nfull to 0.
  */
 typedef int (*collector_run_fn)(void *ctx, struct run_view *r);
-/* Every event as it ends, in a run or not (a live view); names interned. */
-typedef void (*collector_event_fn)(void *ctx, const struct etd_event *ev);
+/*
+ * Every event as it ends, in a run or not (a live view); names interned.
+ * The thread it ended on: its id and its name ("" when none was said),
+ * valid during the call.
+ */
+typedef void (*collector_event_fn)(void *ctx, const struct etd_event *ev,
+				   uint32_t tid, const char *thread);
 void collector_set_event_hook(struct collector *c, collector_event_fn fn,
 			      void *ctx);
 void collector_set_run_sink(struct collector *c, collector_run_fn fn,
@@ -164,12 +169,6 @@ void collector_set_ahead(struct collector *c, collector_run_fn ahead,
  * (etdump_log_writer.h); their names live as long as the collector.
  */
 int collector_close(struct collector *c, struct collector_stats *stats);
-/*
- * Before collector_close(): the ring lost records of thread tid after the
- * last it delivered (no later record of the thread said so), so a scope
- * still open there is counted with the losses.
- */
-void collector_lost_at_end(struct collector *c, uint32_t tid);
 /*
  * After collector_close(): the log's runs as one etd_dump, in time order,
  * the log left empty (what collector_finish() gives). -ENOMEM.

@@ -165,6 +165,10 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_allocator);
 	case ETDUMP_REC_KEPT_EVERY:
 		return sizeof(struct etdump_rec_kept_every);
+	case ETDUMP_REC_THREAD_NAME:
+		return sizeof(struct etdump_rec_thread_name);
+	case ETDUMP_REC_LOST_TAIL:
+		return sizeof(struct etdump_rec_lost_tail);
 	default:
 		return 0;
 	}
@@ -329,15 +333,17 @@ static void open_unseen_run(struct collector *c, struct thread_state *t,
 
 /*
  * The ring lost some of this thread's records just before `h`: the run it
- * is in lost events, or the block of the run they belong to. A batched
- * flush lost before one that opens a run, while the last run had ended,
- * held whole runs: nothing received is short of them.
+ * is in lost events, or the block of the run they belong to. Batched
+ * flushes lost before one that opens a run, while the last run had ended,
+ * held whole runs when the first of them began with a block: nothing
+ * received is short of them. (Begun mid-run, it held the end of a run
+ * whose scopes are side by side, which no open scope tells.)
  */
 static int note_loss(struct collector *c, struct thread_state *t,
 		     const struct etdump_rec_hdr *h)
 {
-	bool whole_runs = t->flush_lost && h->type == ETDUMP_REC_BLOCK &&
-			  !run_has_open_scope(t);
+	bool whole_runs = t->flush_lost && t->flush_lost_clean &&
+			  h->type == ETDUMP_REC_BLOCK && !run_has_open_scope(t);
 
 	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
 			  t->flush_lost_block;
@@ -377,6 +383,17 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
+	/* not a record of a run's: a loss before it is the next record's */
+	if (h->type == ETDUMP_REC_THREAD_NAME) {
+		collector_thread_named(t, rec);
+		return 0;
+	}
+	if (h->type == ETDUMP_REC_LOST_TAIL) {
+		t->lost_at_end = true;
+		t->lost_tail_clean = (h->flags & ETDUMP_REC_F_LOST_BLOCK) &&
+				     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
+		return 0;
+	}
 	if (h->type == ETDUMP_REC_BATCH) {
 		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
 		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
@@ -472,15 +489,6 @@ static uint64_t unclosed(const struct thread_state *t)
 	return n;
 }
 
-void collector_lost_at_end(struct collector *c, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < c->nthreads; i++)
-		if (c->threads[i].tid == tid)
-			c->threads[i].lost_at_end = true;
-}
-
 int collector_close(struct collector *c, struct collector_stats *stats)
 {
 	size_t i;
@@ -503,10 +511,13 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 		/*
 		 * A scope open, or a run with no event yet, where the ring
 		 * lost the thread's last records: what it lacks is in them,
-		 * and it is left out as lost, not as still executing or empty
-		 * (the same runs are written either way).
+		 * and it is left out as lost, not as still executing or empty.
+		 * With no scope open it is whole only when the first record
+		 * lost began the next run: else it lost its own last scopes
+		 * (a run of scopes side by side, which ends only at the next
+		 * block), and written it would be a run that never happened.
 		 */
-		if (t->lost_at_end && (open || empty)) {
+		if (t->lost_at_end && (open || empty || !t->lost_tail_clean)) {
 			t->run.lost_events = true;
 		} else if (open) {
 			collector_discard_run(c, t);

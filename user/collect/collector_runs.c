@@ -231,7 +231,7 @@ int collector_add_event(struct collector *c, struct thread_state *t,
 	 * the live view counts none of them, as no run takes them.
 	 */
 	if (c->on_event && at >= c->min_ts)
-		c->on_event(c->on_event_ctx, ev);
+		c->on_event(c->on_event_ctx, ev, t->tid, t->name);
 	if (t->in_run)
 		return add_to_run(c, t, ev);
 	if (!t->had_block && !t->mid_run)

@@ -196,6 +196,8 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 		     const struct etdump_rec_end *r)
 {
 	bool delegate = r->hdr.type == ETDUMP_REC_DELEGATE_END;
+	char note[256];
+	size_t note_len = 0;
 	struct etd_event ev;
 	struct scope *s;
 	size_t at;
@@ -232,7 +234,15 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
 		ev.name = (char *)s->name;
-		if (c->run_note && !t->depth) {
+		/* the run's outermost event says its thread's name */
+		if (!t->depth && t->in_run && t->name[0] && !ev.counters.n)
+			note_len = run_note_thread_text(c->run_note, t->name,
+							note, sizeof(note));
+		if (note_len) {
+			ev.has_metadata = true;
+			ev.metadata = (uint8_t *)note;
+			ev.metadata_len = note_len;
+		} else if (c->run_note && !t->depth) {
 			ev.has_metadata = true;
 			ev.metadata = (uint8_t *)c->run_note;
 			ev.metadata_len = strlen(c->run_note);

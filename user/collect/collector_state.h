@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "collect/batch_threads.h"
 #include "collect/collector.h"
 #include "collect/value_capture.h"
@@ -48,6 +49,8 @@ struct held_event {
 
 struct thread_state {
 	uint32_t tid;
+	/* its comm as its last THREAD_NAME record said, or "" */
+	char name[ETDUMP_THREAD_NAME_LEN];
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
 	int32_t instr;
 	bool in_run;            /* run holds the run open on this thread */
@@ -55,6 +58,7 @@ struct thread_state {
 	bool mid_run;           /* ended a scope begun before the capture */
 	bool after_gap;         /* probes were away since its last block */
 	bool lost_at_end;       /* the ring lost its records after its last */
+	bool lost_tail_clean;   /* ... the first of them a block (LOST_TAIL) */
 	bool state_lost;        /* an instruction record may have been lost */
 	uint32_t loss_epoch;    /* losses the ring flagged for the thread */
 	bool flush_lost;        /* a flush before the one being expanded */
@@ -143,6 +147,13 @@ static inline uint64_t *collector_leftover(struct collector *c,
 }
 
 void collector_held_drop(struct collector *c, struct thread_state *t);
+/* The thread's name from its THREAD_NAME record. */
+static inline void collector_thread_named(struct thread_state *t,
+					  const struct etdump_rec_thread_name *r)
+{
+	memcpy(t->name, r->name, sizeof(t->name));
+	t->name[sizeof(t->name) - 1] = '\0';
+}
 /* `at`: when the event was written (its end, or its log). */
 int collector_add_event(struct collector *c, struct thread_state *t,
 			struct etd_event *ev, uint64_t at);

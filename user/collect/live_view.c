@@ -11,6 +11,11 @@
 
 #define INTERVAL_NS 1000000000ull
 #define MAX_ROWS 40
+/* threads named on the line under the title, the busiest first */
+#define MAX_THREADS_SHOWN 8
+/* threads counted at once; the rest are summed as "others" */
+#define MAX_THREADS 256
+#define THREAD_NAME_MAX 16
 
 struct op_stats {
 	const char *name;        /* interned, or the row's own id text */
@@ -23,8 +28,18 @@ struct op_stats {
 	struct log_hist hist;    /* durations, for p99 */
 };
 
+/* A thread's events this interval, by its name as the thread gives it. */
+struct thread_stats {
+	uint32_t tid;
+	char name[THREAD_NAME_MAX];
+	uint64_t events;
+};
+
 struct live_view {
 	struct collector *col;
+	struct thread_stats threads[MAX_THREADS];
+	size_t nthreads;
+	uint64_t other_events;   /* of threads past MAX_THREADS */
 	const char *title;
 	struct op_stats *ops;
 	size_t nops;
@@ -67,7 +82,31 @@ static struct op_stats *op_find(struct live_view *lv, const char *name,
 	return op;
 }
 
-static void on_event(void *ctx, const struct etd_event *ev)
+static void thread_count(struct live_view *lv, uint32_t tid,
+			 const char *name)
+{
+	struct thread_stats *th;
+	size_t i;
+
+	for (i = 0; i < lv->nthreads && lv->threads[i].tid != tid; i++)
+		;
+	if (i == MAX_THREADS) {
+		lv->other_events++;
+		return;
+	}
+	th = &lv->threads[i];
+	if (i == lv->nthreads) {
+		lv->nthreads++;
+		th->tid = tid;
+		th->events = 0;
+	}
+	/* a rename shows at once */
+	snprintf(th->name, sizeof(th->name), "%s", name);
+	th->events++;
+}
+
+static void on_event(void *ctx, const struct etd_event *ev, uint32_t tid,
+		     const char *thread)
 {
 	struct live_view *lv = ctx;
 	const char *name = ev->name ? ev->name : ev->delegate_id_str;
@@ -76,6 +115,7 @@ static void on_event(void *ctx, const struct etd_event *ev)
 	struct op_stats *op;
 	uint32_t i;
 
+	thread_count(lv, tid, thread);
 	op = op_find(lv, name, ev->delegate_id_int);
 	if (!op)
 		return;
@@ -122,6 +162,49 @@ static int by_total(const void *a, const void *b)
 	return x->sum_ns < y->sum_ns ? 1 : x->sum_ns > y->sum_ns ? -1 : 0;
 }
 
+static int by_events(const void *a, const void *b)
+{
+	const struct thread_stats *x = a, *y = b;
+
+	return x->events < y->events ? 1 : x->events > y->events ? -1 :
+	       x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * "threads: worker 1 (TID 812) 320, ...": who the events came from, by
+ * the names the threads give themselves; then the interval starts over.
+ */
+static void draw_threads(struct live_view *lv)
+{
+	uint64_t rest = lv->other_events;
+	size_t k;
+
+	qsort(lv->threads, lv->nthreads, sizeof(*lv->threads), by_events);
+	if (lv->nthreads)
+		fputs("threads:", stdout);
+	for (k = 0; k < lv->nthreads; k++) {
+		const struct thread_stats *th = &lv->threads[k];
+
+		if (k >= MAX_THREADS_SHOWN) {
+			rest += th->events;
+			continue;
+		}
+		/* symbol mode's probes name no thread */
+		if (th->name[0])
+			printf("%s %s (TID %u) %llu", k ? "," : "", th->name,
+			       th->tid, (unsigned long long)th->events);
+		else
+			printf("%s TID %u %llu", k ? "," : "", th->tid,
+			       (unsigned long long)th->events);
+	}
+	if (rest)
+		printf(", others %llu", (unsigned long long)rest);
+	if (lv->nthreads)
+		putchar('\n');
+	lv->nthreads = 0;
+	lv->other_events = 0;
+}
+
 static void draw(struct live_view *lv, uint64_t secs_ns, uint64_t drops)
 {
 	const char *const *counters;
@@ -138,6 +221,7 @@ static void draw(struct live_view *lv, uint64_t secs_ns, uint64_t drops)
 	       (unsigned long long)(runs - lv->last_runs),
 	       (unsigned long long)(drops - lv->last_drops),
 	       lv->tty_in ? "; q to quit" : "");
+	draw_threads(lv);
 	printf("%-40s %10s %12s %12s", "operator", "count", "mean (us)",
 	       "p99 (us)");
 	for (i = 0; i < nc; i++)

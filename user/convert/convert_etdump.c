@@ -8,8 +8,12 @@
 #include "lib/file_io.h"
 #include "lib/log.h"
 #include "model/etdump_counters.h"
+#include "model/run_note.h"
 #include "read/etdump_reader.h"
 #include "write/chrome_writer.h"
+
+/* a thread's name as a run's note says it, NUL included */
+#define TRACK_NAME_LEN 32
 
 /* The span of a run's profile events; false when it has none. */
 static bool run_span(const struct etd_run *run, uint64_t *first,
@@ -32,14 +36,36 @@ static bool run_span(const struct etd_run *run, uint64_t *first,
 	return any;
 }
 
+/* The thread name a run's notes say ("" when none), into name[32]. */
+static void run_thread(const struct etd_run *run, char *name)
+{
+	size_t e;
+
+	name[0] = '\0';
+	for (e = 0; e < run->nevents; e++)
+		if (run->events[e].kind == ETD_PROFILE &&
+		    run_note_thread(&run->events[e], name, TRACK_NAME_LEN))
+			return;
+}
+
+/*
+ * A run's track: the first free one of its thread's name (runs that name
+ * none share the unnamed ones), so that runs of two threads that never
+ * overlapped are not drawn as one thread's.
+ */
 int etdump_assign_tracks(struct etd_dump *dump)
 {
 	uint64_t *busy_until, first = 0, last = 0;
-	size_t r, t, ntracks = 0;
+	char (*names)[TRACK_NAME_LEN], name[TRACK_NAME_LEN];
+	size_t r, t, ntracks = 0, n = dump->nruns ? dump->nruns : 1;
 
-	busy_until = calloc(dump->nruns ? dump->nruns : 1, sizeof(*busy_until));
-	if (!busy_until)
+	busy_until = calloc(n, sizeof(*busy_until));
+	names = calloc(n, sizeof(*names));
+	if (!busy_until || !names) {
+		free(busy_until);
+		free(names);
 		return -ENOMEM;
+	}
 	for (r = 0; r < dump->nruns; r++) {
 		struct etd_run *run = &dump->runs[r];
 
@@ -47,15 +73,19 @@ int etdump_assign_tracks(struct etd_dump *dump)
 			run->tid = 1;
 			continue;
 		}
-		for (t = 0; t < ntracks && busy_until[t] > first; t++)
+		run_thread(run, name);
+		for (t = 0; t < ntracks && (busy_until[t] > first ||
+					    strcmp(names[t], name)); t++)
 			;
 		if (t == ntracks)
 			ntracks++;
 		busy_until[t] = last > first ? last : first;
+		memcpy(names[t], name, sizeof(name));
 		run->tid = (uint32_t)t + 1;
 		run->open_time = first;
 	}
 	free(busy_until);
+	free(names);
 	return 0;
 }
 

@@ -4,6 +4,8 @@
 #include "model/run_note.h"
 
 #define EVERY_NOTE RUN_NOTE_PREFIX "every:1;every="
+#define THREAD_NOTE RUN_NOTE_PREFIX "thread:1"
+#define THREAD_KEY ";thread="
 /* the most digits a __u32 has */
 #define EVERY_DIGITS 10
 
@@ -47,6 +49,42 @@ uint32_t run_note_every(const struct etd_dump *dump)
 			if (n)
 				return n;
 		}
+	}
+	return 0;
+}
+
+size_t run_note_thread_text(const char *note, const char *name, char *buf,
+			    size_t len)
+{
+	int n = snprintf(buf, len, "%s" THREAD_KEY "%s",
+			 note ? note : THREAD_NOTE, name);
+	size_t i, at;
+
+	if (n < 0 || (size_t)n >= len)
+		return 0;
+	at = strlen(note ? note : THREAD_NOTE) + strlen(THREAD_KEY);
+	for (i = at; i < (size_t)n; i++)
+		if (buf[i] == ';')
+			buf[i] = ',';
+	return n;
+}
+
+size_t run_note_thread(const struct etd_event *ev, char *buf, size_t len)
+{
+	size_t plen = strlen(RUN_NOTE_PREFIX), klen = strlen(THREAD_KEY), i, n;
+	const uint8_t *m = ev->metadata;
+
+	if (!len || !ev->has_metadata || !m || ev->metadata_len < plen ||
+	    memcmp(m, RUN_NOTE_PREFIX, plen))
+		return 0;
+	for (i = plen; i + klen <= ev->metadata_len; i++) {
+		if (memcmp(m + i, THREAD_KEY, klen))
+			continue;
+		for (n = 0; i + klen + n < ev->metadata_len &&
+			    m[i + klen + n] != ';' && n < len - 1; n++)
+			buf[n] = m[i + klen + n];
+		buf[n] = '\0';
+		return n;
 	}
 	return 0;
 }

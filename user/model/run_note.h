@@ -27,4 +27,19 @@ void run_note_every_text(uint32_t every, char *buf, size_t len);
 /* The N a note of the dump's says, or 0 when none does. */
 uint32_t run_note_every(const struct etd_dump *dump);
 
+/*
+ * A run's note with the name of the thread it ran on: `note` (a
+ * recording's own, or NULL) and ";thread=NAME", or "etdump-bpf-thread:1;
+ * thread=NAME" alone. A ';' of the name is written ',': it would end the
+ * field. Its length, or 0 when it does not fit in len (then the note
+ * alone is the run's).
+ */
+size_t run_note_thread_text(const char *note, const char *name, char *buf,
+			    size_t len);
+/*
+ * The thread name an event's note says into buf (NUL-terminated, cut to
+ * len - 1): its length, or 0 when it says none.
+ */
+size_t run_note_thread(const struct etd_event *ev, char *buf, size_t len);
+
 #endif /* ETDUMP_RUN_NOTE_H */

@@ -13,7 +13,7 @@ static int refuse(struct arm64_exits *out, const char *why, uint64_t where)
  * The first simulated instruction from the start on, before anything
  * leaves the straight line, into out->entry: 0, or -1 and why.
  */
-static int find_entry(const struct arm64_code *c, unsigned int args,
+static int find_entry(const struct arm64_code *c, uint32_t regs,
 		      struct arm64_exits *out)
 {
 	uint64_t at;
@@ -31,7 +31,7 @@ static int find_entry(const struct arm64_code *c, unsigned int args,
 		}
 		if (arm64_insn_flow(insn, &target) != ARM64_FLOW_NEXT)
 			return refuse(out, "branches before any simulated instruction", at);
-		if (!arm64_insn_keeps_regs(insn, args))
+		if (!arm64_insn_keeps_regs(insn, regs))
 			return refuse(out, "may change an argument the entry reads", at);
 	}
 	return refuse(out, "has no simulated instruction", c->size);
@@ -115,7 +115,7 @@ static int walk_one(const struct arm64_code *c, uint64_t at,
 	}
 }
 
-int arm64_exits_find(const struct arm64_code *c, unsigned int args,
+int arm64_exits_find(const struct arm64_code *c, uint32_t regs,
 		     struct arm64_exits *out)
 {
 	struct switches sw = { .n = 0 };
@@ -126,7 +126,7 @@ int arm64_exits_find(const struct arm64_code *c, unsigned int args,
 	out->where = 0;
 	if (c->size % 4)
 		return refuse(out, "has a size that is no whole instructions", c->size);
-	if (find_entry(c, args, out))
+	if (find_entry(c, regs, out))
 		return -1;
 	for (at = 0; at < c->size; at += 4)
 		if (walk_one(c, at, out, &sw))

@@ -33,11 +33,11 @@ struct arm64_exits {
 };
 
 /*
- * c: the function. args: the argument registers (x0 ..) the entry probe
- * reads, which the instructions before the entry must leave alone. 0,
+ * c: the function. regs: the registers the entry probe reads (bit n:
+ * xn), which the instructions before the entry must leave alone. 0,
  * else -1 with why and where said.
  */
-int arm64_exits_find(const struct arm64_code *c, unsigned int args,
+int arm64_exits_find(const struct arm64_code *c, uint32_t regs,
 		     struct arm64_exits *out);
 
 #endif /* ETDUMP_ARM64_EXITS_H */

@@ -102,25 +102,25 @@ enum arm64_flow arm64_insn_flow(uint32_t insn, int64_t *target)
 	return ARM64_FLOW_NEXT;
 }
 
-static bool names(uint32_t insn, unsigned int lo, unsigned int nregs)
+static bool names(uint32_t insn, unsigned int lo, uint32_t regs)
 {
-	return ((insn >> lo) & 0x1f) < nregs;
+	return (regs >> ((insn >> lo) & 0x1f)) & 1;
 }
 
-bool arm64_insn_keeps_regs(uint32_t insn, unsigned int nregs)
+bool arm64_insn_keeps_regs(uint32_t insn, uint32_t regs)
 {
 	unsigned int g = group(insn);
 
-	if (!nregs)
+	if (!regs)
 		return true;
 	if (is_branch_system_group(insn))
 		return (insn & 0xfffff01f) == 0xd503201f;       /* a hint */
 	if (g == 0x0 || g == 0x1 || g == 0x2 || g == 0x3)
 		return false;   /* SVE, and what is no instruction */
-	if (names(insn, 0, nregs))
+	if (names(insn, 0, regs))
 		return false;
 	/* pairs, writebacks, exclusives' status and compare-and-swap */
 	return !is_load_store_group(insn) ||
-	       !(names(insn, 5, nregs) || names(insn, 10, nregs) ||
-		 names(insn, 16, nregs));
+	       !(names(insn, 5, regs) || names(insn, 10, regs) ||
+		 names(insn, 16, regs));
 }

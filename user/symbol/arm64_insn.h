@@ -56,13 +56,13 @@ enum arm64_flow {
 enum arm64_flow arm64_insn_flow(uint32_t insn, int64_t *target);
 
 /*
- * Does insn leave x0 .. x(nregs - 1) as they were? Judged from its
+ * Does insn leave the registers of regs (bit n: xn) as they were? From its
  * encoding's register fields, erring to "no": every instruction that
  * writes a general register names it in bits 4:0 (a load pair's second
  * in 14:10; a writeback its base in 9:5), so one naming none of these
  * registers there keeps them; a branch or a system instruction other
  * than a hint is taken not to.
  */
-bool arm64_insn_keeps_regs(uint32_t insn, unsigned int nregs);
+bool arm64_insn_keeps_regs(uint32_t insn, uint32_t regs);
 
 #endif /* ETDUMP_ARM64_INSN_H */

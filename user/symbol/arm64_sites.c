@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "lib/log.h"
 #include "symbol/arm64_exits.h"
+#include "symbol/arm64_insn.h"
 #include "symbol/arm64_sites.h"
 #include "target/elf_file.h"
 
 /* Larger functions are left as they are: the read is not worth it. */
 #define FUNCTION_MAX (1u << 20)
 
-/* The argument registers the entry program reads at a site's entry. */
-static unsigned int args_read(const struct symbol_site *s)
+/* The registers the entry program reads at a site's entry (bit n: xn). */
+static uint32_t regs_read(const struct symbol_site *s)
 {
 	/* allocate(this, size): bpf/symbols.bpf.c's alloc_entry() */
-	return s->desc.kind == ETDUMP_FUNC_ALLOCATE ? 2 : 0;
+	return s->desc.kind == ETDUMP_FUNC_ALLOCATE ? 0x3 : 0;
 }
 
 /* Its exits found in the function's code c: placed there. */
@@ -23,7 +25,7 @@ static void place(struct symbol_site *s, const struct arm64_code *c)
 				 .max = SYMBOL_SITE_EXITS };
 	size_t k;
 
-	if (arm64_exits_find(c, args_read(s), &x)) {
+	if (arm64_exits_find(c, regs_read(s), &x)) {
 		p_debug("symbol mode: %s keeps its single-stepped entry and uretprobe: it %s (+0x%llx)",
 			s->function, x.why, (unsigned long long)x.where);
 		return;
@@ -57,4 +59,42 @@ void arm64_sites_place(struct symbol_site *s, int fd, uint64_t size)
 	}
 	elf_file_close(&f);
 	free(code);
+}
+
+/*
+ * Back to its first instruction: entry and uretprobe there, the entry
+ * single-stepped.
+ */
+static void unplace(struct symbol_site *s)
+{
+	s->offset = s->start;
+	s->nexits = 0;
+	s->single_step = true;
+	s->desc.flags |= ETDUMP_FUNC_STEPPED;
+}
+
+bool arm64_sites_need_regs(struct symbol_site *s, uint32_t regs)
+{
+	uint64_t len = s->offset - s->start, at;
+	uint8_t *code;
+	bool kept;
+	int fd;
+
+	if (!s->aarch64 || !s->nexits || !regs || s->offset <= s->start)
+		return false;
+	/* what cannot be read again goes back: dearer, as right */
+	code = len <= FUNCTION_MAX ? malloc(len) : NULL;
+	fd = code ? open(s->path, O_RDONLY | O_CLOEXEC) : -1;
+	kept = fd >= 0 && pread(fd, code, len, s->start) == (ssize_t)len;
+	for (at = 0; kept && at + 4 <= len; at += 4)
+		kept = arm64_insn_keeps_regs(arm64_insn_word(code + at), regs);
+	if (fd >= 0)
+		close(fd);
+	free(code);
+	if (kept)
+		return false;
+	p_debug("symbol mode: %s keeps its single-stepped entry and uretprobe: the code before the entry at +0x%llx may change a register the entry reads",
+		s->function, (unsigned long long)(s->offset - s->start));
+	unplace(s);
+	return true;
 }

@@ -9,6 +9,7 @@
 #ifndef ETDUMP_ARM64_SITES_H
 #define ETDUMP_ARM64_SITES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "symbol/site_list.h"
 
@@ -18,5 +19,12 @@
  * read is left as it is.
  */
 void arm64_sites_place(struct symbol_site *s, int fd, uint64_t size);
+
+/*
+ * A placed site's entry is to read the registers of regs (bit n: xn)
+ * too: where the code before it may change one, the site goes back to
+ * its first instruction, single-stepped (true).
+ */
+bool arm64_sites_need_regs(struct symbol_site *s, uint32_t regs);
 
 #endif /* ETDUMP_ARM64_SITES_H */

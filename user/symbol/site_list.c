@@ -63,16 +63,19 @@ size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
 
 	for (i = 0; i < n; i++) {
 		const struct symbol_site *s = &first[i];
+		bool gap = kind == SYMBOL_PROBE_GAP_RETURN ||
+			   kind == SYMBOL_PROBE_GAP_EXIT_AT;
+		bool exits = kind == SYMBOL_PROBE_EXIT_AT ||
+			     kind == SYMBOL_PROBE_GAP_EXIT_AT;
 		/* an entry, a return, or each of the exits */
 		size_t probes = kind == SYMBOL_PROBE_ENTRY ? 1 :
-				kind == SYMBOL_PROBE_RETURN ? !s->nexits :
-							      s->nexits;
+				gap != s->ends_at_next ? 0 :
+				exits ? s->nexits : !s->nexits;
 
 		for (k = 0; k < probes; k++, m++) {
 			if (!offsets)
 				continue;
-			offsets[m] = kind == SYMBOL_PROBE_EXIT_AT ?
-					     s->exit_offsets[k] : s->offset;
+			offsets[m] = exits ? s->exit_offsets[k] : s->offset;
 			cookies[m] = s->desc.id;
 		}
 	}

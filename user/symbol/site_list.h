@@ -28,6 +28,13 @@ struct symbol_site {
 				   (arm64_exits.h) */
 	uint64_t start;         /* file offset of the function's first
 				   instruction: its aliases are the same site */
+	uint64_t size;          /* the function's bytes, 0 when not known */
+	/* a kernel that calls another site's function directly
+	   (kernel_callers.h): it keeps its return probed */
+	bool calls_site;
+	/* ETDUMP_FUNC_ENDS_AT_NEXT: its return probes (a uretprobe, or its
+	   exits) are the gap ones, detached once the gaps are measured */
+	bool ends_at_next;
 	char *function;         /* the name the rule matched */
 	/* the kernel must single-step its first instruction: ~10x the cost */
 	bool single_step;
@@ -82,6 +89,11 @@ enum symbol_probe_kind {
 	SYMBOL_PROBE_RETURN,
 	SYMBOL_PROBE_EXIT_AT,
 	SYMBOL_PROBE_ENTRY,
+	/* the returns, or exits, of the sites that end at the next event,
+	   probed only while the gaps are measured (gap_table.h) */
+	SYMBOL_PROBE_GAP_RETURN,
+	SYMBOL_PROBE_GAP_EXIT_AT,
+	SYMBOL_PROBE_KINDS
 };
 
 /*

@@ -32,8 +32,18 @@ enum site_treatment site_traps_entry(const struct symbol_site *s)
 	return s->optimized ? SITE_OPTIMIZED : unstepped(s);
 }
 
+/* What the kernel does at the site's return while it is probed. */
+static enum site_treatment probed_exit(const struct symbol_site *s)
+{
+	if (!s->nexits)
+		return SITE_URETPROBE;
+	return s->exit_stepped ? SITE_SINGLE_STEPPED : unstepped(s);
+}
+
 enum site_treatment site_traps_exit(const struct symbol_site *s)
 {
+	if (s->ends_at_next)
+		return SITE_NEXT_EVENT;
 	if (!s->nexits)
 		return SITE_URETPROBE;
 	return s->exit_stepped ? SITE_SINGLE_STEPPED : unstepped(s);
@@ -47,6 +57,7 @@ const char *site_treatment_name(enum site_treatment t)
 		[SITE_SINGLE_STEPPED] = "single-stepped",
 		[SITE_OPTIMIZED] = "optimized nop",
 		[SITE_URETPROBE] = "uretprobe",
+		[SITE_NEXT_EVENT] = "next event",
 	};
 
 	return names[t];
@@ -54,7 +65,7 @@ const char *site_treatment_name(enum site_treatment t)
 
 static unsigned int traps_of(enum site_treatment t)
 {
-	return t == SITE_SINGLE_STEPPED ? 2 : 1;
+	return t == SITE_NEXT_EVENT ? 0 : t == SITE_SINGLE_STEPPED ? 2 : 1;
 }
 
 unsigned int site_traps_per_call(const struct symbol_site *s)
@@ -116,12 +127,15 @@ void site_traps_describe(const struct symbol_sites *s, char *buf,
 		n += snprintf(buf + n, len - n, "; returns %zu uretprobe",
 			      exit[SITE_URETPROBE]);
 	for (t = 0; t < SITE_TREATMENTS && n >= 0 && (size_t)n < len; t++)
-		if (t != SITE_URETPROBE && exit[t])
+		if (t != SITE_URETPROBE && t != SITE_NEXT_EVENT && exit[t])
 			n += snprintf(buf + n, len - n, ", %zu exit %s",
 				      exit[t], site_treatment_name(t));
 	/* an aarch64 function's exits: a probe on each of its rets */
 	if (n >= 0 && (size_t)n < len && probes > s->n - exit[SITE_URETPROBE])
-		snprintf(buf + n, len - n, " (%zu exit probes)", probes);
+		n += snprintf(buf + n, len - n, " (%zu exit probes)", probes);
+	if (n >= 0 && (size_t)n < len && exit[SITE_NEXT_EVENT])
+		snprintf(buf + n, len - n, "; %zu kernel(s) end at the next event (their returns probed only while the gaps after them are measured)",
+			 exit[SITE_NEXT_EVENT]);
 }
 
 static struct site_tally_thread *thread_of(struct site_tally *t, uint32_t tid)
@@ -201,10 +215,13 @@ static int on_call(struct site_tally *t, struct site_tally_thread *th,
 static void on_return(struct site_tally *t, struct site_tally_thread *th,
 		    const struct symbol_site *s)
 {
-	enum site_treatment x = site_traps_exit(s);
+	enum site_treatment x = probed_exit(s);
 	struct site_tally_run *r;
 
 	count(t, th, traps_of(x), x == SITE_SINGLE_STEPPED);
+	/* a kernel's return probed only to measure the gap after it */
+	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH)
+		t->runs[th->run[th->depth - 1]].open_gap = true;
 	if (s->desc.kind != ETDUMP_FUNC_BLOCK || !th->depth)
 		return;
 	th->depth--;
@@ -212,10 +229,17 @@ static void on_return(struct site_tally *t, struct site_tally_thread *th,
 		return;
 	/* the run is whole: what it took counts */
 	r = &t->runs[th->run[th->depth]];
-	r->runs++;
-	r->traps += r->open_traps;
-	r->stepped += r->open_stepped;
+	if (r->open_gap) {
+		r->gap_runs++;
+		r->gap_traps += r->open_traps;
+		r->gap_stepped += r->open_stepped;
+	} else {
+		r->runs++;
+		r->traps += r->open_traps;
+		r->stepped += r->open_stepped;
+	}
 	r->open_traps = r->open_stepped = 0;
+	r->open_gap = false;
 }
 
 int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
@@ -261,13 +285,23 @@ int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
 static int by_runs(const void *a, const void *b)
 {
 	const struct site_tally_run *x = a, *y = b;
+	uint64_t nx = x->runs + x->gap_runs, ny = y->runs + y->gap_runs;
 
-	return x->runs < y->runs ? 1 : x->runs > y->runs ? -1 : 0;
+	return nx < ny ? 1 : nx > ny ? -1 : 0;
+}
+
+/* "22" or "21.5": whole traps when every run took the same, as they do */
+static int per_run(char *buf, size_t len, uint64_t n, uint64_t runs)
+{
+	if (n % runs)
+		return snprintf(buf, len, "%.1f", (double)n / runs);
+	return snprintf(buf, len, "%llu", (unsigned long long)(n / runs));
 }
 
 void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 {
 	struct site_tally_run *sorted;
+	char traps[32], stepped[32], gap[32];
 	size_t i, shown = 0;
 	int n = 0;
 
@@ -279,26 +313,26 @@ void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 	qsort(sorted, t->nruns, sizeof(*sorted), by_runs);
 	for (i = 0; i < t->nruns && n >= 0 && (size_t)n < len; i++) {
 		const struct site_tally_run *r = &sorted[i];
+		bool all_gap = !r->runs && r->gap_runs;
 
-		if (!r->runs)
+		if (!r->runs && !r->gap_runs)
 			continue;
-		/* whole traps when every run took the same, as they do */
-		if (r->traps % r->runs)
-			n += snprintf(buf + n, len - n, "%s%.1f traps per '%s' run",
-				      shown ? ", " : "",
-				      (double)r->traps / r->runs, r->name);
+		per_run(traps, sizeof(traps), all_gap ? r->gap_traps : r->traps,
+			all_gap ? r->gap_runs : r->runs);
+		per_run(stepped, sizeof(stepped),
+			all_gap ? r->gap_stepped : r->stepped,
+			all_gap ? r->gap_runs : r->runs);
+		n += snprintf(buf + n, len - n, "%s%s traps per '%s' run (%s single-stepped hits)",
+			      shown++ ? ", " : "", traps, r->name, stepped);
+		if (n < 0 || (size_t)n >= len || !r->gap_runs)
+			continue;
+		per_run(gap, sizeof(gap), r->gap_traps, r->gap_runs);
+		if (all_gap)
+			n += snprintf(buf + n, len - n, ", all %llu of which measured the gaps after the kernels' returns",
+				      (unsigned long long)r->gap_runs);
 		else
-			n += snprintf(buf + n, len - n, "%s%llu traps per '%s' run",
-				      shown ? ", " : "",
-				      (unsigned long long)(r->traps / r->runs),
-				      r->name);
-		if (n >= 0 && (size_t)n < len && r->stepped % r->runs)
-			n += snprintf(buf + n, len - n, " (%.1f single-stepped hits)",
-				      (double)r->stepped / r->runs);
-		else if (n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - n, " (%llu single-stepped hits)",
-				      (unsigned long long)(r->stepped / r->runs));
-		shown++;
+			n += snprintf(buf + n, len - n, " and %s in the %llu run(s) that measured the gaps",
+				      gap, (unsigned long long)r->gap_runs);
 	}
 	free(sorted);
 }
@@ -309,8 +343,10 @@ void site_tally_gap(struct site_tally *t)
 
 	for (i = 0; i < t->nthreads; i++)
 		t->threads[i].depth = 0;
-	for (i = 0; i < t->nruns; i++)
+	for (i = 0; i < t->nruns; i++) {
 		t->runs[i].open_traps = t->runs[i].open_stepped = 0;
+		t->runs[i].open_gap = false;
+	}
 }
 
 void site_tally_free(struct site_tally *t)

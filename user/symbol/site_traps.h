@@ -17,7 +17,9 @@
  * arm64 the kernel "simulates" (its word) what it does not step: a
  * branch, adr(p), nop, ret; an aarch64 function probed on its rets
  * (arm64_exits.h) takes one trap at the entry and one at the ret it
- * leaves by.
+ * leaves by. A kernel that ends at the next event (symbol_translate.h)
+ * takes none at its return once the gaps are measured; until then its
+ * return is probed as any other.
  */
 #ifndef ETDUMP_SITE_TRAPS_H
 #define ETDUMP_SITE_TRAPS_H
@@ -32,15 +34,20 @@ enum site_treatment {
 	SITE_OPTIMIZED,         /* the 5-byte nop made a call */
 	SITE_URETPROBE,         /* a return through the trampoline */
 	SITE_SIMULATED,         /* arm64's word for emulated */
+	SITE_NEXT_EVENT,        /* no probe: ends where the next event begins */
 	SITE_TREATMENTS
 };
 
 /* What the kernel does at the site's entry, and at its return or exit. */
 enum site_treatment site_traps_entry(const struct symbol_site *s);
 enum site_treatment site_traps_exit(const struct symbol_site *s);
-/* "emulated", "single-stepped", "optimized nop", "uretprobe", "simulated" */
+/* "emulated", "single-stepped", "optimized nop", "uretprobe", "simulated",
+   "next event" */
 const char *site_treatment_name(enum site_treatment t);
-/* Traps one call through the site takes: entry and return. */
+/*
+ * Traps one call through the site takes: entry and return (its return's
+ * once the gaps are measured).
+ */
 unsigned int site_traps_per_call(const struct symbol_site *s);
 /* Whether a call through the site has an instruction single-stepped. */
 int site_traps_stepped(const struct symbol_site *s);
@@ -60,6 +67,10 @@ struct site_tally_run {
 	uint64_t traps;         /* in closed runs */
 	uint64_t stepped;       /* hits that single-stepped, in closed runs */
 	uint64_t open_traps, open_stepped;  /* in the runs still open */
+	/* the closed runs in which a kernel's return was probed to measure
+	   the gaps, counted apart (the runs above are the others) */
+	uint64_t gap_runs, gap_traps, gap_stepped;
+	bool open_gap;
 };
 
 struct site_tally {
@@ -77,8 +88,11 @@ struct site_tally {
 int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
 		    const void *rec, size_t len);
 /*
- * "22 traps per 'Execute' run (0 single-stepped hits), 4 traps per 'Default' run (0 ...)":
- * the closed runs', most runs first; "" when none closed.
+ * "12 traps per 'Execute' run (0 single-stepped hits) and 22 in the 5
+ * run(s) that measured the gaps, 4 traps per 'Default' run (0 ...)", or
+ * "22 traps per 'Execute' run (0 single-stepped hits), all 5 of which
+ * measured the gaps ...": the closed runs', most runs first; "" when none
+ * closed.
  */
 void site_tally_describe(const struct site_tally *t, char *buf, size_t len);
 /* The probes were taken away (record --duty): the runs open are cut. */

@@ -34,6 +34,14 @@
 /* bpf/value_copy.bpf.h's bound without bpf_loop: 128 chunks of 8 KiB */
 #define VALUE_BOUNDED_KIB 1024u
 
+/* Probes attached: uprobe_multi links or perf events, and libbpf's links. */
+struct probe_links {
+	int *fds;
+	size_t nfds;
+	struct bpf_link **links;
+	size_t nlinks;
+};
+
 struct symbol_attach {
 	struct symbols_bpf *skel;
 	bool multi;             /* uprobe_multi links (Linux 6.6) */
@@ -45,13 +53,21 @@ struct symbol_attach {
 	struct bpf_program *exit;  /* on_func_exit, or its bounded twin */
 	/* without cookies: the entry's and the exit's copies per site */
 	struct site_programs *copies[2];
-	int *fds;               /* uprobe_multi links, or perf events */
-	size_t nfds;
-	struct bpf_link **links;
-	size_t nlinks;
+	struct probe_links probes;
+	/* the returns of the kernels that end at the next event, until the
+	   gaps are measured (symbol_attach_drop_gap_probes()) */
+	struct probe_links gaps;
+	bool gaps_dropped;
+	/* taking the gap probes out, beside the recording (a grace period
+	   per link without uprobe_multi: a second and more) */
+	pthread_t gap_dropper;
+	bool dropping;
+	struct probe_links *into;  /* where attach_*() put their probes */
 	/* xnn_delete_operator's probe: attached from open to close */
 	struct bpf_link *forget;
 	uint64_t attach_ns;     /* the last attach_all()'s time */
+	/* putting probes back: a target gone meanwhile is no error to say */
+	bool resuming;
 };
 
 /* Hits kept per thread (symbols.bpf.c's BATCHING): the buffers are made. */
@@ -215,11 +231,11 @@ static struct bpf_program *prog_for(const struct symbol_attach *a, bool ret)
 /* Room for one more fd in a->fds. */
 static int more_fds(struct symbol_attach *a, size_t more)
 {
-	int *fds = realloc(a->fds, (a->nfds + more) * sizeof(*fds));
+	int *fds = realloc(a->into->fds, (a->into->nfds + more) * sizeof(*fds));
 
 	if (!fds)
 		return -ENOMEM;
-	a->fds = fds;
+	a->into->fds = fds;
 	return 0;
 }
 
@@ -240,7 +256,7 @@ static int attach_copy(struct symbol_attach *a, const struct symbol_site *s,
 	fd = perf_uprobe_attach(prog_fd, pid, s->path, offset, retprobe);
 	if (fd < 0)
 		return fd;
-	a->fds[a->nfds++] = fd;
+	a->into->fds[a->into->nfds++] = fd;
 	return 0;
 }
 
@@ -257,17 +273,18 @@ static int attach_at(struct symbol_attach *a, const struct symbol_site *s,
 		err = attach_copy(a, s, pid, exit, retprobe, offset);
 		goto out;
 	}
-	links = realloc(a->links, (a->nlinks + 1) * sizeof(*links));
+	links = realloc(a->into->links,
+			(a->into->nlinks + 1) * sizeof(*links));
 	if (!links)
 		return -ENOMEM;
-	a->links = links;
+	a->into->links = links;
 	link = bpf_program__attach_uprobe_opts(prog_for(a, exit), pid, s->path,
 					       offset, &opts);
 	err = link ? 0 : -errno;
 	if (link)
-		a->links[a->nlinks++] = link;
+		a->into->links[a->into->nlinks++] = link;
 out:
-	if (err && err != -ENOMEM)
+	if (err && err != -ENOMEM && !(a->resuming && err == -ESRCH))
 		p_err("%s: cannot attach a %s to %s (offset 0x%llx): %s (run with -v for libbpf's log)",
 		      s->path, retprobe ? "uretprobe" : "uprobe", s->function,
 		      (unsigned long long)offset, strerror(-err));
@@ -284,10 +301,16 @@ static int attach_site(struct symbol_attach *a, const struct symbol_site *s,
 	size_t k;
 	int err = 0;
 
+	/* a gap probe once the gaps are measured: the entry alone */
+	a->into = s->ends_at_next ? &a->gaps : &a->probes;
+	if (s->ends_at_next && a->gaps_dropped)
+		goto entry;
 	if (!s->nexits)
 		err = attach_at(a, s, pid, true, true, s->offset);
 	for (k = 0; !err && k < s->nexits; k++)
 		err = attach_at(a, s, pid, true, false, s->exit_offsets[k]);
+entry:
+	a->into = &a->probes;
 	return err ? err : attach_at(a, s, pid, false, false, s->offset);
 }
 
@@ -300,22 +323,40 @@ static int attach_kind(struct symbol_attach *a,
 		       enum symbol_probe_kind kind, uint64_t *offsets,
 		       uint64_t *cookies)
 {
-	static const char *const what[] = { "uretprobes", "exit uprobes",
-					    "uprobes" };
-	size_t m = symbol_sites_probes(first, n, kind, offsets, cookies);
-	int fd;
+	static const char *const what[] = {
+		[SYMBOL_PROBE_RETURN] = "uretprobes",
+		[SYMBOL_PROBE_EXIT_AT] = "exit uprobes",
+		[SYMBOL_PROBE_ENTRY] = "uprobes",
+		[SYMBOL_PROBE_GAP_RETURN] = "kernels' uretprobes",
+		[SYMBOL_PROBE_GAP_EXIT_AT] = "kernels' exit uprobes",
+	};
+	bool gap = kind == SYMBOL_PROBE_GAP_RETURN ||
+		   kind == SYMBOL_PROBE_GAP_EXIT_AT;
+	size_t m = gap && a->gaps_dropped ? 0 :
+		   symbol_sites_probes(first, n, kind, offsets, cookies);
+	int fd, err;
 
 	if (!m)
 		return 0;
+	a->into = gap ? &a->gaps : &a->probes;
+	err = more_fds(a, 1);
+	a->into = &a->probes;
+	if (err)
+		return err;
 	fd = uprobe_multi_attach(prog_for(a, kind != SYMBOL_PROBE_ENTRY), pid,
 				 first->path, offsets, cookies, m,
-				 kind == SYMBOL_PROBE_RETURN);
+				 kind == SYMBOL_PROBE_RETURN ||
+				 kind == SYMBOL_PROBE_GAP_RETURN);
 	if (fd < 0) {
-		p_err("%s: cannot attach %zu %s: %s", first->path, m,
-		      what[kind], strerror(-fd));
+		if (!(a->resuming && fd == -ESRCH))
+			p_err("%s: cannot attach %zu %s: %s", first->path, m,
+			      what[kind], strerror(-fd));
 		return fd;
 	}
-	a->fds[a->nfds++] = fd;
+	if (gap)
+		a->gaps.fds[a->gaps.nfds++] = fd;
+	else
+		a->probes.fds[a->probes.nfds++] = fd;
 	return 0;
 }
 
@@ -324,18 +365,24 @@ static int attach_object(struct symbol_attach *a,
 			 const struct symbol_site *first, size_t n, pid_t pid)
 {
 	/* the most probes of one kind: an entry, or exits, per site */
+	static const enum symbol_probe_kind order[] = {
+		SYMBOL_PROBE_GAP_RETURN, SYMBOL_PROBE_GAP_EXIT_AT,
+		SYMBOL_PROBE_RETURN, SYMBOL_PROBE_EXIT_AT, SYMBOL_PROBE_ENTRY,
+	};
 	size_t most = n + symbol_sites_probes(first, n, SYMBOL_PROBE_EXIT_AT,
-					      NULL, NULL);
+					      NULL, NULL) +
+		      symbol_sites_probes(first, n, SYMBOL_PROBE_GAP_EXIT_AT,
+					  NULL, NULL);
 	uint64_t *offsets = calloc(most, sizeof(*offsets));
 	uint64_t *cookies = calloc(most, sizeof(*cookies));
-	int err = more_fds(a, 3), kind;
+	int err = 0;
+	size_t k;
 
 	if (!offsets || !cookies)
 		err = -ENOMEM;
 	/* returns and exits first: see attach_all() */
-	for (kind = SYMBOL_PROBE_RETURN; !err && kind <= SYMBOL_PROBE_ENTRY;
-	     kind++)
-		err = attach_kind(a, first, n, pid, kind, offsets, cookies);
+	for (k = 0; !err && k < sizeof(order) / sizeof(order[0]); k++)
+		err = attach_kind(a, first, n, pid, order[k], offsets, cookies);
 	free(offsets);
 	free(cookies);
 	return err;
@@ -355,6 +402,7 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 	size_t i, n;
 	int err = 0;
 
+	a->into = &a->probes;
 	for (i = 0; !err && i < s->n; i += n) {
 		n = 1;
 		if (!a->multi) {
@@ -418,7 +466,9 @@ static void note_ways(const struct symbol_attach *a,
 
 	if (!a->multi)
 		kernel_features_note("uprobe_multi links need Linux %s: a link per probe instead (%zu links, made in %.0f ms; each waits for a grace period of its own to come out)",
-				     since("uprobe_multi"), a->nfds + a->nlinks,
+				     since("uprobe_multi"),
+				     a->probes.nfds + a->probes.nlinks +
+				     a->gaps.nfds + a->gaps.nlinks,
 				     a->attach_ns / 1e6);
 	if (!a->cookies) {
 		n = site_programs_loaded(a->copies[0], &ns);
@@ -473,7 +523,7 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 		a->cookies ? "" : ", a program per site",
 		a->attach_ns / 1e6);
 	*nprobes = 0;
-	for (kind = SYMBOL_PROBE_RETURN; kind <= SYMBOL_PROBE_ENTRY; kind++)
+	for (kind = SYMBOL_PROBE_RETURN; kind < SYMBOL_PROBE_KINDS; kind++)
 		*nprobes += (int)symbol_sites_probes(sites->sites, sites->n,
 						     kind, NULL, NULL);
 	*out = a;
@@ -521,15 +571,15 @@ static size_t share(size_t n, size_t i, size_t *len)
  * matter: record --duty leaves out every run not whole before the
  * removal began.
  */
-static void detach_all(struct symbol_attach *a)
+static void detach_links(struct probe_links *p)
 {
 	struct detacher d[DETACH_THREADS];
 	uint64_t started = 0;
 	size_t i;
 
 	for (i = 0; i < DETACH_THREADS; i++) {
-		d[i].links = a->links + share(a->nlinks, i, &d[i].nlinks);
-		d[i].fds = a->fds + share(a->nfds, i, &d[i].nfds);
+		d[i].links = p->links + share(p->nlinks, i, &d[i].nlinks);
+		d[i].fds = p->fds + share(p->nfds, i, &d[i].nfds);
 		if (!d[i].nlinks && !d[i].nfds)
 			continue;
 		/* a thread that cannot start: its share is done here */
@@ -541,8 +591,85 @@ static void detach_all(struct symbol_attach *a)
 	for (i = 0; i < DETACH_THREADS; i++)
 		if (started & (1ull << i))
 			pthread_join(d[i].thread, NULL);
-	a->nfds = 0;
-	a->nlinks = 0;
+	p->nfds = 0;
+	p->nlinks = 0;
+}
+
+/*
+ * The gap probes go with the others: put back only while the gaps are
+ * still being measured.
+ */
+static void *drop_gaps(void *arg)
+{
+	detach_links(arg);
+	return NULL;
+}
+
+/* The gap probes' removal, if one is under way, done. */
+static void gaps_dropped(struct symbol_attach *a)
+{
+	if (!a->dropping)
+		return;
+	pthread_join(a->gap_dropper, NULL);
+	a->dropping = false;
+}
+
+/* memcpy() of a set that may have none yet (NULL) */
+static void copy_some(void *dst, const void *src, size_t bytes)
+{
+	if (bytes)
+		memcpy(dst, src, bytes);
+}
+
+static void detach_all(struct symbol_attach *a)
+{
+	struct probe_links both = { 0 };
+	size_t nfds, nlinks;
+
+	gaps_dropped(a);
+	nfds = a->probes.nfds + a->gaps.nfds;
+	nlinks = a->probes.nlinks + a->gaps.nlinks;
+	both.fds = malloc((nfds + 1) * sizeof(*both.fds));
+	both.links = malloc((nlinks + 1) * sizeof(*both.links));
+	if (!both.fds || !both.links) {
+		free(both.fds);
+		free(both.links);
+		detach_links(&a->gaps);
+		detach_links(&a->probes);
+		return;
+	}
+	/* side by side: each removal waits for a grace period */
+	copy_some(both.fds, a->probes.fds, a->probes.nfds * sizeof(*both.fds));
+	copy_some(both.fds + a->probes.nfds, a->gaps.fds,
+		  a->gaps.nfds * sizeof(*both.fds));
+	copy_some(both.links, a->probes.links,
+		  a->probes.nlinks * sizeof(*both.links));
+	copy_some(both.links + a->probes.nlinks, a->gaps.links,
+		  a->gaps.nlinks * sizeof(*both.links));
+	both.nfds = nfds;
+	both.nlinks = nlinks;
+	detach_links(&both);
+	free(both.fds);
+	free(both.links);
+	a->probes.nfds = a->probes.nlinks = 0;
+	a->gaps.nfds = a->gaps.nlinks = 0;
+}
+
+size_t symbol_attach_drop_gap_probes(struct symbol_attach *a,
+				     enum gap_drop when)
+{
+	size_t n = a->gaps.nfds + a->gaps.nlinks;
+
+	a->gaps_dropped = true;
+	if (when == GAP_DROP_AT_PAUSE)
+		return n;
+	/* a thread that cannot start: done here */
+	if (when == GAP_DROP_NOW ||
+	    pthread_create(&a->gap_dropper, NULL, drop_gaps, &a->gaps))
+		detach_links(&a->gaps);
+	else
+		a->dropping = true;
+	return n;
 }
 
 void symbol_attach_pause(struct symbol_attach *a)
@@ -553,8 +680,11 @@ void symbol_attach_pause(struct symbol_attach *a)
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid)
 {
-	int err = attach_all(a, sites, pid);
+	int err;
 
+	a->resuming = true;
+	err = attach_all(a, sites, pid);
+	a->resuming = false;
 	if (err)
 		detach_all(a);
 	return err;
@@ -592,8 +722,10 @@ void symbol_attach_close(struct symbol_attach *a)
 		p_debug("symbol mode: xnn_delete_operator ran %u time(s) while recording",
 			a->skel->bss->xnn_forgets);
 	bpf_link__destroy(a->forget);
-	free(a->fds);
-	free(a->links);
+	free(a->probes.fds);
+	free(a->probes.links);
+	free(a->gaps.fds);
+	free(a->gaps.links);
 	site_programs_free(a->copies[0]);
 	site_programs_free(a->copies[1]);
 	symbols_bpf__destroy(a->skel);

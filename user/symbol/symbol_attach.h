@@ -3,9 +3,16 @@
  * symbol_attach.h - bpf/symbols.bpf.c loaded to write into a capture's
  * ring buffer and attached at every site (symbol_sites.h), an entry
  * uprobe and a uretprobe each, or a plain uprobe at each exit of its own
- * (site_list.h), the site's id as cookie: one link per object and kind
+ * (site_list.h), the site's id as cookie; the returns of the kernels that
+ * end at the next event in links of their own, taken out once the gaps
+ * after them are measured: one link per object and kind
  * of probe where the kernel has uprobe_multi links (Linux 6.6,
- * uprobe_multi.h), else one link per probe.
+ * uprobe_multi.h), else one link per probe. Where it has no cookies
+ * (5.15), each site's probes run a copy of the programs of their own
+ * (site_programs.h) through a perf event (perf_uprobe.h); where it has no
+ * task storage (5.11), the hits a thread keeps are in a hash map by
+ * thread id (bpf/hit_batch.bpf.h). Each way taken is a line of the
+ * summary (kernel_features_note()).
  */
 #ifndef ETDUMP_SYMBOL_ATTACH_H
 #define ETDUMP_SYMBOL_ATTACH_H
@@ -39,6 +46,24 @@ void symbol_attach_pause(struct symbol_attach *a);
  * ring: 0 or negative errno.
  */
 int symbol_attach_hand_over(struct symbol_attach *a);
+/*
+ * The gaps after the kernels that end at the next event are measured
+ * (gap_table.h): their return probes out for good, --duty's attaches
+ * included; how many links or perf events go.
+ */
+enum gap_drop {
+	GAP_DROP_NOW,           /* out when this returns */
+	/* in a thread of its own, beside the caller (a grace period per
+	   link: a second and more without uprobe_multi) */
+	GAP_DROP_BESIDE,
+	GAP_DROP_AT_PAUSE,      /* with the others at the next pause */
+};
+size_t symbol_attach_drop_gap_probes(struct symbol_attach *a,
+				     enum gap_drop when);
+/*
+ * The probes put back after a pause: 0 or negative errno, -ESRCH unsaid
+ * (the target exited meanwhile: the caller's to tell).
+ */
 int symbol_attach_resume(struct symbol_attach *a,
 			 const struct symbol_sites *sites, pid_t pid);
 void symbol_attach_close(struct symbol_attach *a);

@@ -219,6 +219,8 @@ static int calibration_sites(struct symbol_site *site, size_t n,
 							   0;
 		site[k].desc.id = k < n ? k : OUTER_ID;
 		site[k].desc.kind = ETDUMP_FUNC_EVENT;
+		/* its return a gap probe, to measure the entry alone after */
+		site[k].ends_at_next = k < n;
 		site[k].desc.name_len = strlen(name);
 		memcpy(site[k].desc.name, name, site[k].desc.name_len);
 	}
@@ -262,11 +264,19 @@ static int measure(struct symbol_calibration *out, struct scopes *s,
 			traced > bare[k] ? traced - bare[k] : 0,
 			out->scope_ns[k]);
 	}
+	/* the entries alone: the returns are the gap probes */
+	if (!err)
+		symbol_attach_drop_gap_probes(a, GAP_DROP_NOW);
+	for (k = 0; !err && k < KINDS_MEASURED; k++) {
+		loop_ns(functions[k], rb, NULL, k, BATCHES, &traced, &unused);
+		out->entry_call_ns[k] = traced > bare[k] ? traced - bare[k] : 1;
+	}
 	symbol_attach_close(a);
 	ring_buffer__free(rb);
 	for (k = KINDS_MEASURED; k < SYMBOL_ENTRY_KINDS; k++) {
 		out->scope_ns[k] = out->scope_ns[0];
 		out->call_ns[k] = out->call_ns[0];
+		out->entry_call_ns[k] = out->entry_call_ns[0];
 	}
 	return err;
 }
@@ -288,6 +298,8 @@ static int measure_least(struct symbol_calibration *out, struct scopes *s,
 				out->scope_ns[k] = one.scope_ns[k];
 			if (!a || one.call_ns[k] < out->call_ns[k])
 				out->call_ns[k] = one.call_ns[k];
+			if (!a || one.entry_call_ns[k] < out->entry_call_ns[k])
+				out->entry_call_ns[k] = one.entry_call_ns[k];
 		}
 	}
 	for (k = 0; !err && k < SYMBOL_ENTRY_KINDS; k++)
@@ -434,17 +446,21 @@ void symbol_calibration_record(const struct symbol_calibration *c,
 	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
 		r->scope_ns[k] = c->scope_ns[k];
 		r->call_ns[k] = c->call_ns[k];
+		r->entry_call_ns[k] = c->entry_call_ns[k];
 	}
 }
 
 void symbol_calibration_from_record(struct symbol_calibration *c,
-				    const struct etdump_rec_probe_time *r)
+				    const struct etdump_rec_probe_time *r,
+				    size_t len)
 {
+	bool entry_call = len >= sizeof(*r) && r->hdr.size >= sizeof(*r);
 	int k;
 
 	for (k = 0; k < SYMBOL_ENTRY_KINDS; k++) {
 		c->scope_ns[k] = r->scope_ns[k];
 		c->call_ns[k] = symbol_call_ns(r->call_ns[k], r->scope_ns[k]);
+		c->entry_call_ns[k] = entry_call ? r->entry_call_ns[k] : 0;
 	}
 	c->done = true;
 }

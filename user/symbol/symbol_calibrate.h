@@ -13,7 +13,11 @@
  *           function: a short kernel must not come out lasting no time);
  *   call    what a probed call costs its caller whole, both probes from
  *           trap to return (the loop's time per call, traced minus bare):
- *           each such call inside a scope lengthens that scope by it.
+ *           each such call inside a scope lengthens that scope by it;
+ *   entry call  the same with the entry alone probed, its return's probe
+ *           taken out after the loops above: what a kernel that ends at
+ *           the next event (symbol_translate.h) loses, with the gap after
+ *           it.
  */
 #ifndef ETDUMP_SYMBOL_CALIBRATE_H
 #define ETDUMP_SYMBOL_CALIBRATE_H
@@ -33,6 +37,9 @@ struct symbol_calibration {
 	bool done;
 	uint64_t scope_ns[SYMBOL_ENTRY_KINDS];
 	uint64_t call_ns[SYMBOL_ENTRY_KINDS];
+	/* a call with its entry alone probed, whole (a kernel that ends at
+	   the next event, symbol_translate.h); 0: not measured */
+	uint64_t entry_call_ns[SYMBOL_ENTRY_KINDS];
 };
 
 /*
@@ -83,7 +90,8 @@ void symbol_calibration_record(const struct symbol_calibration *c,
 			       const struct etdump_rec_hdr *like,
 			       struct etdump_rec_probe_time *r);
 void symbol_calibration_from_record(struct symbol_calibration *c,
-				    const struct etdump_rec_probe_time *r);
+				    const struct etdump_rec_probe_time *r,
+				    size_t len);
 /*
  * Said in the note when instruction ids follow the calls' order (symbol
  * mode without --program): the block names stay ETDumpGen's, so that

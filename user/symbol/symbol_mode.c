@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture/kernel_features.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "model/run_note.h"
 #include "symbol/entry_expand.h"
+#include "symbol/kernel_callers.h"
 #include "symbol/pte_reader.h"
 #include "symbol/site_traps.h"
 #include "symbol/symbol_attach.h"
@@ -40,6 +42,9 @@ struct symbol_mode {
 	bool fed;               /* records came since the last measure */
 	size_t nrecal;          /* measures since, their least and most */
 	uint64_t recal_least, recal_most;
+	size_t ends_at_next;    /* kernels probed at their entry alone */
+	size_t callers;         /* kernels calling another: returns kept */
+	uint64_t gaps_dropped_at;  /* runs that had measured, then */
 	bool found;             /* sites found already: symbol_mode_find() */
 	char find_err[512];     /* why symbol_mode_find() found none */
 };
@@ -167,16 +172,46 @@ static void say_why(const struct symbol_mode *sm)
 /* What the kernel does at each site, and what a probed call takes. */
 static void say_sites(const struct symbol_mode *sm)
 {
-	char sites[256];
+	char sites[512];
 
 	site_traps_describe(&sm->sites, sites, sizeof(sites));
 	p_info("symbol mode: %s (etdump-bpf list shows each)", sites);
 }
 
+/* The summary's lines about the kernels that ended at the next event. */
+static void say_gaps(const struct symbol_mode *sm,
+		     const struct symbol_translator_stats *st)
+{
+	uint64_t least, median, most;
+
+	if (!sm->ends_at_next)
+		return;
+	symbol_translator_say_gaps(sm->translator);
+	if (!symbol_translator_gap_range(sm->translator, &least, &median,
+					 &most)) {
+		p_info("symbol mode: no gap after a kernel's return was measured (no run closed with its kernels' returns probed): %llu kernel call(s) ended where the next event began, nothing taken out",
+		       (unsigned long long)st->ended_at_next);
+		return;
+	}
+	p_info("symbol mode: %llu kernel call(s) ended where the thread's next event began, less the gap measured after each kernel's return in the first %llu run(s) (%llu measures, %llu to %llu ns, median %llu, per pair of sites): %.0f ns a call taken out on average%s",
+	       (unsigned long long)st->ended_at_next,
+	       (unsigned long long)st->gap_runs,
+	       (unsigned long long)st->gap_samples, (unsigned long long)least,
+	       (unsigned long long)most, (unsigned long long)median,
+	       st->ended_at_next ? (double)st->gap_taken_ns / st->ended_at_next : 0.0,
+	       sm->gaps_dropped_at ? "" : "; the kernels' returns stayed probed to the end (too few runs closed)");
+	if (st->gap_kept)
+		p_info("symbol mode: %llu kernel call(s) lasted less than the gap measured after them: written with the time to the next event, gap included",
+		       (unsigned long long)st->gap_kept);
+	if (st->outside_not_written)
+		p_info("symbol mode: %llu kernel call(s) on a thread in no probed call (outside Method::execute) not written: with their entry alone probed nothing ends them (record --exact-returns writes them)",
+		       (unsigned long long)st->outside_not_written);
+}
+
 void symbol_mode_summary(const struct symbol_mode *sm)
 {
 	struct symbol_translator_stats st;
-	char sites[256], runs[512];
+	char sites[512], runs[512];
 
 	if (sm->at_attach.done)
 		symbol_calibration_say(&sm->at_attach, "were written");
@@ -186,6 +221,7 @@ void symbol_mode_summary(const struct symbol_mode *sm)
 		       (unsigned long long)sm->recal_least,
 		       (unsigned long long)sm->recal_most);
 	symbol_translator_stats(sm->translator, &st);
+	say_gaps(sm, &st);
 	if (st.time_kept)
 		p_info("symbol mode: %llu call(s) took less than the probes' time measured: written with the time between their probes, probes included (their metadata says %s)",
 		       (unsigned long long)st.time_kept, RUN_NOTE_TIME_KEPT);
@@ -216,11 +252,43 @@ const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
 	return &sm->note;
 }
 
+/*
+ * The gaps after the kernels measured: their returns out, one trap a
+ * kernel call from now on.
+ */
+static void drop_gap_probes(struct symbol_mode *sm)
+{
+	struct symbol_translator_stats st;
+	uint64_t least, median, most;
+	size_t links;
+
+	if (!sm->attach || !sm->ends_at_next || sm->gaps_dropped_at)
+		return;
+	symbol_translator_stats(sm->translator, &st);
+	if (st.gap_runs < SYMBOL_GAP_RUNS ||
+	    !symbol_translator_gap_range(sm->translator, &least, &median,
+					 &most))
+		return;
+	/* --duty takes every probe out at its window's end anyway */
+	links = symbol_attach_drop_gap_probes(sm->attach, sm->opts.per_hit ?
+					      GAP_DROP_AT_PAUSE :
+					      GAP_DROP_BESIDE);
+	sm->gaps_dropped_at = st.gap_runs;
+	p_info("symbol mode: the gap between a kernel's return and the next event measured in %llu run(s) (%llu to %llu ns, median %llu): the %zu kernels' returns (%zu link(s)) taken out %s, one trap a kernel call from then on",
+	       (unsigned long long)st.gap_runs, (unsigned long long)least,
+	       (unsigned long long)most, (unsigned long long)median,
+	       sm->ends_at_next, links,
+	       sm->opts.per_hit ? "with the others at this window's end" :
+				  "now");
+}
+
 void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
 {
 	const int k = SYMBOL_ENTRY_EMULATED;
 	struct symbol_calibration now_cal = sm->cal;
 	uint64_t scope;
+
+	drop_gap_probes(sm);
 
 	/* while the target runs: an idle one costs the recorder nothing */
 	if (!sm->recal || !sm->fed ||
@@ -248,6 +316,17 @@ void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now)
 	sm->cal.call_ns[k] = symbol_call_ns(sm->cal.call_ns[k], scope);
 	/* the next record takes the new figures with it */
 	sm->noted = false;
+}
+
+/* One trap a kernel call, but with --exact-returns (kernel_callers.h). */
+static void mark_ends_at_next(struct symbol_mode *sm)
+{
+	if (sm->opts.exact_returns)
+		return;
+	sm->ends_at_next = kernel_sites_end_at_next(&sm->sites, &sm->callers);
+	if (sm->callers)
+		p_debug("symbol mode: %zu kernel(s) call another site's function: their returns stay probed",
+			sm->callers);
 }
 
 int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
@@ -293,6 +372,7 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 	    (sm->at_attach = sm->cal, ret = symbol_recalibration_open(&sm->recal)))
 		p_debug("symbol mode: the probes' time is not measured again while recording: %s",
 			strerror(-ret));
+	mark_ends_at_next(sm);
 	sm->pid = t->pid;
 	sm->sites.per_hit = sm->opts.per_hit;
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,

@@ -32,6 +32,9 @@ struct symbol_mode_opts {
 	bool allocations;
 	/* record --duty: every hit into the ring as it comes */
 	bool per_hit;
+	/* record --exact-returns: every kernel's return probed, not only
+	   while the gaps after them are measured (gap_table.h) */
+	bool exact_returns;
 };
 
 /* Symbol mode is used with --symbols, or when no etdump probe is there. */
@@ -79,6 +82,12 @@ const void *symbol_mode_note(struct symbol_mode *sm, const void *rec,
  * now is CLOCK_MONOTONIC ns. The records after it are corrected by it.
  */
 #define SYMBOL_RECALIBRATE_NS 10000000ull
+/*
+ * Also, once SYMBOL_GAP_RUNS runs measured the gaps after the kernels
+ * that end at the next event (symbol_translate.h), their return probes
+ * are taken out: one trap a kernel call from then on.
+ */
+#define SYMBOL_GAP_RUNS 5
 void symbol_mode_recalibrate(struct symbol_mode *sm, uint64_t now);
 /*
  * Once attached: the probes' time taken out of the recording

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "lib/log.h"
+#include "symbol/kernel_callers.h"
+#include "symbol/symbol_mode.h"
 #include "symbol/site_traps.h"
 #include "symbol/symbol_preview.h"
 #include "symbol/symbol_rules.h"
@@ -35,6 +37,47 @@ static void symbols_origin(const struct elf_symbols_info *x, char *buf,
 		snprintf(buf, len, "debug file %s", x->debug_file);
 	else
 		snprintf(buf, len, "none: stripped, and no debug file found (give --debug-file FILE)");
+}
+
+/*
+ * What a run a block site opens takes: its own traps, and each kernel's
+ * and delegate's call in it (a kernel's the most of its sites').
+ */
+static void say_run_traps(const struct symbol_sites *s, size_t callers)
+{
+	unsigned int block = 0, kernel = 0, exact = 0, delegate = 0, t;
+	const char *run = NULL;
+	char caller[64] = "", delegates[32] = "";
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct symbol_site *site = &s->sites[i];
+
+		t = site_traps_per_call(site);
+		if (site->desc.kind == ETDUMP_FUNC_BLOCK &&
+		    !strcmp(site->desc.arg, "Execute")) {
+			run = site->desc.arg;
+			block = t > block ? t : block;
+		} else if (site->desc.kind == ETDUMP_FUNC_KERNEL &&
+			   site->ends_at_next) {
+			kernel = t > kernel ? t : kernel;
+		} else if (site->desc.kind == ETDUMP_FUNC_KERNEL) {
+			exact = t > exact ? t : exact;
+		} else if (site->desc.kind == ETDUMP_FUNC_DELEGATE) {
+			delegate = t > delegate ? t : delegate;
+		}
+	}
+	if (!run || (!kernel && !exact))
+		return;
+	if (callers && kernel)
+		snprintf(caller, sizeof(caller), " (%u for a kernel that calls another)",
+			 exact);
+	if (delegate)
+		snprintf(delegates, sizeof(delegates), ", %u a delegate call",
+			 delegate);
+	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s%s; in the runs that measure the gaps after the kernels' returns (the first %d at least), and with record --exact-returns: %u a kernel call",
+	       run, block, kernel ? kernel : exact, caller, delegates,
+	       SYMBOL_GAP_RUNS, kernel ? kernel + 1 : exact);
 }
 
 /* What the kernel does at its entry and return, and the traps a call takes. */
@@ -75,8 +118,9 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 {
 	struct symbol_rules rules = { 0 };
 	struct symbol_sites sites = { 0 };
-	char err[512], origin[PATH_MAX + 96], traps[256];
+	char err[512], origin[PATH_MAX + 96], traps[512];
 	char label[2 * PATH_MAX + 48];
+	size_t callers = 0;
 	int ret;
 
 	ret = rules_file ? symbol_rules_load_file(&rules, rules_file, err,
@@ -97,7 +141,9 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 		      label, sites.functions, symbol_sites_libraries(&sites), origin);
 		goto out;
 	}
+	kernel_sites_end_at_next(&sites, &callers);
 	print_sites(&sites);
+	say_run_traps(&sites, callers);
 	site_traps_describe(&sites, traps, sizeof(traps));
 	p_info("%s: no 'etdump' USDT probes: `record` would use symbol mode, with uprobes on these %zu function(s) named by %s%sthe built-in ExecuTorch rules (symbols: %s; %s); kernel calls get instruction ids in call order unless record --program PTE gives the plan",
 	       exe, sites.n, rules_file ? rules_file : "",

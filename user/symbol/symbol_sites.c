@@ -106,6 +106,7 @@ static int add_site(struct walk *w, char *function, uint64_t offset,
 		return -ENOMEM;
 	s->path = w->path;
 	s->offset = s->start = offset;
+	s->size = size;
 	s->function = function;
 	s->desc.kind = rule->kind;
 	s->desc.name_len = strlen(event);

@@ -7,84 +7,12 @@
 #include "collect/collector.h"
 #include "lib/log.h"
 #include "schema/etdump_record.h"
+#include "symbol/gap_table.h"
 #include "symbol/plan_walk.h"
 #include "symbol/pte_reader.h"
 #include "symbol/symbol_calibrate.h"
 #include "symbol/symbol_translate.h"
-
-struct open_call {
-	uint32_t site;
-	bool instruction;       /* a kernel or delegate call */
-	bool sets_state;        /* it set the instruction state: reset it */
-	bool operator_call;     /* inside an OPERATOR_CALL scope of its own */
-	bool stepped;           /* its entry is single-stepped */
-	bool xnn;               /* an XNNPACK operator object's run */
-	bool has_child;         /* a probed call ran inside it */
-	uint64_t entry_ts;      /* its entry's stamp, as the probe took it */
-	uint64_t entry_at;      /* ... and as handed on */
-};
-
-/*
- * An XNNPACK operator: one delegate event from its first object's call to
- * its last one's return (the profiler's, symbol_translate.h), written when
- * the next call shows it done.
- */
-struct xnn_op {
-	bool open, ended;
-	uint32_t index;         /* in the runtime, mod 8192 */
-	uint64_t start, end;
-	uint64_t start_ts;      /* its first entry's stamp, as the probe took it */
-	struct etdump_rec_hdr end_hdr;
-	char name[ETDUMP_NAME_MAX];
-};
-
-/* an operator's name and its microkernel type's, before " #k" */
-#define XNN_BASE_MAX (2 * ETDUMP_NAME_MAX + 2)
-
-/* How many operators of a name the runtime ran so far: " #k". */
-struct xnn_count {
-	char name[XNN_BASE_MAX];
-	uint32_t n;
-};
-
-struct thread {
-	uint32_t tid;
-	struct open_call *calls;
-	size_t depth, cap;
-	/*
-	 * A run opened but not yet handed on (symbol_translate.h), and the
-	 * records that must follow its BLOCK: 8-byte aligned, back to back.
-	 */
-	bool block_pending;
-	struct etdump_rec_hdr block_hdr;
-	char run[ETDUMP_NAME_MAX];
-	uint8_t *held;
-	size_t held_len, held_cap;
-	uint32_t calls_in_run;
-	struct plan_pos next;   /* where the plan walk goes on */
-	/* the probes' own time so far in the outermost call, and the last
-	   time handed on (symbol_translator_probe_time()) */
-	uint64_t probe_ns, last_ts;
-	/* the instruction state last handed on, for values */
-	int32_t chain, instr;
-	struct xnn_op xnn;
-	struct xnn_count *xnn_counts;
-	size_t xnn_ncounts;
-	int64_t xnn_last;       /* the last operator's index, -1 none */
-};
-
-struct symbol_translator {
-	const struct pte_plan *plan;
-	capture_record_fn sink;
-	void *sink_ctx;
-	struct thread **threads;
-	size_t nthreads;
-	struct symbol_translator_stats stats;
-	struct symbol_calibration cal;
-	/* record --allocations: the allocator objects, id = index + 1 */
-	uint64_t *allocators;
-	size_t nallocators;
-};
+#include "symbol/translate_state.h"
 
 int symbol_translator_new(struct symbol_translator **out,
 			  const struct pte_plan *plan, capture_record_fn sink,
@@ -102,7 +30,7 @@ int symbol_translator_new(struct symbol_translator **out,
 }
 
 /* The thread's state, if it has any. */
-static struct thread *thread_found(struct symbol_translator *t, uint32_t tid)
+struct thread *translate_thread_found(struct symbol_translator *t, uint32_t tid)
 {
 	size_t i;
 
@@ -137,7 +65,7 @@ static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 }
 
 /* A record of `type` stamped like the symbol record it comes from. */
-static void stamp(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *from,
+void translate_stamp(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *from,
 		  uint8_t type, size_t size)
 {
 	*h = *from;
@@ -146,7 +74,7 @@ static void stamp(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *from,
 	h->size = size;
 }
 
-static uint16_t copy_name(char *dst, const char *src, size_t len)
+uint16_t translate_copy_name(char *dst, const char *src, size_t len)
 {
 	if (len >= ETDUMP_NAME_MAX)
 		len = ETDUMP_NAME_MAX - 1;
@@ -156,7 +84,7 @@ static uint16_t copy_name(char *dst, const char *src, size_t len)
 }
 
 /* Hand a record on, or hold it while its run's BLOCK waits. */
-static int emit(struct symbol_translator *t, struct thread *th,
+int translate_emit(struct symbol_translator *t, struct thread *th,
 		const void *rec, size_t len)
 {
 	size_t room = (len + 7) & ~(size_t)7;
@@ -188,8 +116,8 @@ static int emit_instruction(struct symbol_translator *t, struct thread *th,
 
 	th->chain = chain;
 	th->instr = instr;
-	stamp(&r.hdr, from, ETDUMP_REC_INSTRUCTION, sizeof(r));
-	return emit(t, th, &r, sizeof(r));
+	translate_stamp(&r.hdr, from, ETDUMP_REC_INSTRUCTION, sizeof(r));
+	return translate_emit(t, th, &r, sizeof(r));
 }
 
 /* A site's scope pairs by token; never 0, which means "no name". */
@@ -213,14 +141,14 @@ static int emit_begin(struct symbol_translator *t, struct thread *th,
 	struct etdump_rec_begin r;
 
 	memset(&r, 0, sizeof(r));
-	stamp(&r.hdr, from, ETDUMP_REC_PROFILE_BEGIN, sizeof(r));
+	translate_stamp(&r.hdr, from, ETDUMP_REC_PROFILE_BEGIN, sizeof(r));
 	r.token = token;
 	/* chain -1: the instruction state applies, as for ETDumpGen */
 	r.chain = -1;
 	r.instr = 0;
 	r.id_int = -1;
-	r.name_len = copy_name(r.name, name, len);
-	return emit(t, th, &r, sizeof(r));
+	r.name_len = translate_copy_name(r.name, name, len);
+	return translate_emit(t, th, &r, sizeof(r));
 }
 
 /* The run waiting for its first event to end, then what it held back. */
@@ -235,7 +163,7 @@ static int flush_block(struct symbol_translator *t, struct thread *th)
 		return 0;
 	th->block_pending = false;
 	memset(&r, 0, sizeof(r));
-	stamp(&r.hdr, &th->block_hdr, ETDUMP_REC_BLOCK, sizeof(r));
+	translate_stamp(&r.hdr, &th->block_hdr, ETDUMP_REC_BLOCK, sizeof(r));
 	/* ETDumpGen's name, which tools look for ("Execute") */
 	memcpy(r.name, th->run, len + 1);
 	r.name_len = len;
@@ -324,19 +252,42 @@ static int push_call(struct thread *th, uint32_t site, bool instruction,
  * scope is split between the entry's tail and the return's head, the rest
  * between the entry's head and the return's tail.
  */
-static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
-			  uint64_t ts, bool stepped, bool entry)
+/* What a probe's trap takes before its stamp, and after it. */
+static void trap_split(const struct symbol_translator *t, bool stepped,
+		       bool entry, uint64_t *before, uint64_t *after)
 {
 	const struct symbol_calibration *c = &t->cal;
-	uint64_t scope, rest, at;
-	int k;
+	int k = stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
+	uint64_t scope = c->scope_ns[k], rest = c->call_ns[k] - scope;
 
+	*before = entry ? rest / 2 : scope / 2;
+	*after = entry ? scope - scope / 2 : rest - rest / 2;
 	if (!c->done)
+		*before = *after = 0;
+}
+
+/*
+ * trapped false: a time no probe stamped (a kernel's end, from the next
+ * event's): nothing to add, only kept in order.
+ */
+static uint64_t corrected_by(const struct symbol_translator *t,
+			     struct thread *th, uint64_t ts, bool stepped,
+			     bool entry, bool trapped)
+{
+	uint64_t before = 0, after = 0, at;
+
+	if (!t->cal.done)
 		return ts;
-	k = stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
-	scope = c->scope_ns[k];
-	rest = c->call_ns[k] - scope;
-	th->probe_ns += entry ? rest / 2 : scope / 2;
+	if (trapped)
+		trap_split(t, stepped, entry, &before, &after);
+	/* what the kernel's one trap took, less its split's (end_at_next()) */
+	if (!trapped && th->untrapped_ns < 0 &&
+	    (uint64_t)-th->untrapped_ns > th->probe_ns)
+		th->probe_ns = 0;
+	else if (!trapped)
+		th->probe_ns += th->untrapped_ns;
+	th->untrapped_ns = 0;
+	th->probe_ns += before;
 	at = ts > th->probe_ns ? ts - th->probe_ns : 0;
 	/*
 	 * A measure off by noise never runs time backwards, nor stops it:
@@ -351,8 +302,65 @@ static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
 		th->probe_ns = ts > at ? ts - at : 0;
 	}
 	th->last_ts = at;
-	th->probe_ns += entry ? scope - scope / 2 : rest - rest / 2;
+	th->probe_ns += after;
 	return at;
+}
+
+static uint64_t corrected(const struct symbol_translator *t, struct thread *th,
+			  uint64_t ts, bool stepped, bool entry)
+{
+	return corrected_by(t, th, ts, stepped, entry, true);
+}
+
+/*
+ * A kernel's return seen while returns are probed: the next event
+ * measures, probe stamp to probe stamp (gap_table.h).
+ */
+static void gap_from(struct thread *th, const struct open_call *call,
+		     uint64_t at)
+{
+	th->gap_open = call->ends_at_next;
+	th->gap_from = call->site;
+	th->gap_from_at = at;
+}
+
+/* The thread's next event after a kernel's return: the gap between. */
+static int gap_to(struct symbol_translator *t, struct thread *th,
+		  uint32_t site, bool exit, uint64_t at)
+{
+	if (!th->gap_open)
+		return 0;
+	th->gap_open = false;
+	if (at <= th->gap_from_at)
+		return 0;
+	th->gap_in_run = true;
+	return gap_table_add(&t->gaps, th->gap_from, site, exit,
+			     at - th->gap_from_at);
+}
+
+static bool site_ends_at_next(const struct symbol_translator *t, uint32_t id)
+{
+	return id < t->nends && t->ends_at_next[id];
+}
+
+static int learn_site(struct symbol_translator *t,
+		      const struct etdump_func_site *s)
+{
+	bool *grown;
+
+	if (!(s->flags & ETDUMP_FUNC_ENDS_AT_NEXT) || site_ends_at_next(t, s->id))
+		return 0;
+	if (s->id >= t->nends) {
+		grown = realloc(t->ends_at_next, (s->id + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		memset(grown + t->nends, 0,
+		       (s->id + 1 - t->nends) * sizeof(*grown));
+		t->ends_at_next = grown;
+		t->nends = s->id + 1;
+	}
+	t->ends_at_next[s->id] = true;
+	return 0;
 }
 
 /*
@@ -371,12 +379,12 @@ static int xnn_flush(struct symbol_translator *t, struct thread *th)
 	if (!op->ended)
 		return 0;
 	memset(&r, 0, sizeof(r));
-	stamp(&r.hdr, &op->end_hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(r));
+	translate_stamp(&r.hdr, &op->end_hdr, ETDUMP_REC_DELEGATE_LOG, sizeof(r));
 	r.start = op->start;
 	r.end = op->end;
 	r.id_int = -1;
-	r.name_len = copy_name(r.name, op->name, strlen(op->name));
-	return emit(t, th, &r, sizeof(r));
+	r.name_len = translate_copy_name(r.name, op->name, strlen(op->name));
+	return translate_emit(t, th, &r, sizeof(r));
 }
 
 /* The k of " #k": the how-many-th operator of this name in the runtime. */
@@ -401,6 +409,77 @@ static int xnn_count(struct thread *th, const char *name, uint32_t *k)
 	return 0;
 }
 
+static int exit_call(struct symbol_translator *t, struct thread *th,
+		     const struct etdump_rec_func_exit *r, bool trapped);
+
+/* Whether the call of `site` open on th, innermost first, is stepped. */
+static bool open_stepped(const struct thread *th, uint32_t site)
+{
+	size_t i;
+
+	for (i = th->depth; i-- > 0;)
+		if (th->calls[i].site == site)
+			return th->calls[i].stepped;
+	return false;
+}
+
+/*
+ * The thread's next probed event, at `next` (the entry or the return of
+ * `site`), ends the kernel probed at its entry alone that is open
+ * innermost. With its return probed, the return's stamp and the next
+ * event's were `gap` apart (gap_table.h): the kernel's trap after its
+ * entry's stamp is then about the return's after its own, so the kernel
+ * lasted its entry's stamp to the next event's, less that gap. A kernel
+ * that lasted less than the gap keeps the time between the stamps, and
+ * is counted. The timeline after it loses its one trap, whole.
+ */
+static int end_at_next(struct symbol_translator *t, struct thread *th,
+		       const struct etdump_rec_hdr *next, uint32_t site,
+		       bool exit, bool stepped)
+{
+	struct etdump_rec_func_exit end;
+	const struct open_call *top;
+	uint64_t before, after, own_before, own_after, trap, span, lasted;
+	uint64_t gap = 0, probes;
+	int64_t untrapped;
+	int k;
+
+	if (!th->depth)
+		return 0;
+	top = &th->calls[th->depth - 1];
+	if (!top->ends_at_next || (exit && site == top->site))
+		return 0;
+	trap_split(t, exit ? open_stepped(th, site) : stepped, !exit, &before,
+		   &after);
+	trap_split(t, top->stepped, true, &own_before, &own_after);
+	k = top->stepped ? SYMBOL_ENTRY_STEPPED : SYMBOL_ENTRY_EMULATED;
+	trap = t->cal.done && t->cal.entry_call_ns[k] ?
+		       t->cal.entry_call_ns[k] : own_after + before;
+	/* what the two traps' splits leave of its trap, taken at its end */
+	untrapped = (int64_t)trap - (int64_t)(own_after + before);
+	span = next->ts > top->entry_ts ? next->ts - top->entry_ts : 1;
+	if (!gap_table_get(&t->gaps, top->site, site, exit, &gap))
+		t->stats.gap_unmeasured++;
+	lasted = span > gap ? span - gap : span;
+	if (span <= gap)
+		t->stats.gap_kept++;
+	memset(&end, 0, sizeof(end));
+	end.hdr = *next;
+	end.hdr.type = ETDUMP_REC_FUNC_EXIT;
+	end.hdr.size = sizeof(end);
+	end.hdr.flags = 0;
+	/* stamped so that, less the probes' time then, it is entry + lasted */
+	probes = untrapped < 0 && (uint64_t)-untrapped > th->probe_ns ? 0 :
+		 th->probe_ns + untrapped;
+	end.hdr.ts = t->cal.done ? top->entry_at + lasted + probes :
+				   top->entry_ts + lasted;
+	end.id = top->site;
+	th->untrapped_ns = untrapped;
+	t->stats.ended_at_next++;
+	t->stats.gap_taken_ns += span - lasted;
+	return exit_call(t, th, &end, false);
+}
+
 /*
  * An XNNPACK operator object starts (ETDUMP_FUNC_XNN_OP). The profiler
  * makes one event of an operator's objects, named by its first, and none
@@ -416,9 +495,15 @@ static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
 	uint64_t ts;
 	int err;
 
+	err = end_at_next(t, th, &r->hdr, s->id, false, stepped);
+	if (err)
+		return err;
 	if (!th->depth)
 		th->probe_ns = 0;
 	ts = corrected(t, th, r->hdr.ts, stepped, true);
+	err = gap_to(t, th, s->id, false, r->hdr.ts);
+	if (err)
+		return err;
 	if (object && th->xnn.open && th->xnn.index == index) {
 		th->xnn.ended = false;
 		return push_call(th, s->id, false, false, false, stepped, true);
@@ -434,7 +519,7 @@ static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
 	if (!object && !s->name_len && !t->stats.xnn_unnamed++)
 		p_warn("an XNNPACK operator of a type this cannot name (a copy, or one XNNPACK added) ran: such operators are not written");
 	if (!object && s->name_len) {
-		copy_name(name, s->name, s->name_len);
+		translate_copy_name(name, s->name, s->name_len);
 		snprintf(base, sizeof(base), "%s%s%.*s", name,
 			 s->arg_len ? " " : "",
 			 s->arg_len < ETDUMP_NAME_MAX ? s->arg_len : 0, s->arg);
@@ -461,8 +546,25 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	int32_t chain = -1, instr = 0;
 	int err;
 
+	err = learn_site(t, s);
+	if (err)
+		return err;
 	if (s->kind == ETDUMP_FUNC_XNN_OP)
 		return on_xnn_entry(t, th, r);
+	err = end_at_next(t, th, &r->hdr, s->id, false,
+			  s->flags & ETDUMP_FUNC_STEPPED);
+	if (err)
+		return err;
+	/*
+	 * A kernel probed at its entry alone, on a thread in no probed call
+	 * (a kernel called outside Method::execute): no next event of the
+	 * thread is known to end it, so it is not written
+	 * (symbol_translate.h).
+	 */
+	if ((s->flags & ETDUMP_FUNC_ENDS_AT_NEXT) && !th->depth) {
+		t->stats.outside_not_written++;
+		return 0;
+	}
 	/* the operators of a delegate call go before its own end */
 	err = xnn_flush(t, th);
 	if (err)
@@ -475,7 +577,10 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		th->probe_ns = 0;
 	hdr.ts = corrected(t, th, r->hdr.ts, s->flags & ETDUMP_FUNC_STEPPED,
 			   true);
-	copy_name(name, s->name, s->name_len);
+	err = gap_to(t, th, s->id, false, r->hdr.ts);
+	if (err)
+		return err;
+	translate_copy_name(name, s->name, s->name_len);
 	if (s->kind == ETDUMP_FUNC_BLOCK) {
 		/* a run still waiting had no event end: hand it on empty */
 		err = flush_block(t, th);
@@ -483,7 +588,7 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 			return err;
 		th->block_pending = true;
 		th->block_hdr = hdr;
-		copy_name(th->run, s->arg, s->arg_len);
+		translate_copy_name(th->run, s->arg, s->arg_len);
 		th->calls_in_run = 0;
 		th->next = (struct plan_pos){ 0, 0 };
 	}
@@ -502,6 +607,9 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	if (!err) {
 		th->calls[th->depth - 1].entry_ts = r->hdr.ts;
 		th->calls[th->depth - 1].entry_at = hdr.ts;
+		th->calls[th->depth - 1].block = s->kind == ETDUMP_FUNC_BLOCK;
+		th->calls[th->depth - 1].ends_at_next =
+			s->flags & ETDUMP_FUNC_ENDS_AT_NEXT;
 	}
 	if (!err && sets_state)
 		err = emit_instruction(t, th, &hdr, chain, instr);
@@ -520,9 +628,9 @@ static int emit_end(struct symbol_translator *t, struct thread *th,
 	struct etdump_rec_end end;
 
 	memset(&end, 0, sizeof(end));
-	stamp(&end.hdr, from, ETDUMP_REC_PROFILE_END, sizeof(end));
+	translate_stamp(&end.hdr, from, ETDUMP_REC_PROFILE_END, sizeof(end));
 	end.token = token;
-	return emit(t, th, &end, sizeof(end));
+	return translate_emit(t, th, &end, sizeof(end));
 }
 
 /*
@@ -546,15 +654,25 @@ static void keep_time(struct symbol_translator *t, struct thread *th,
 	t->stats.time_kept++;
 }
 
-static int on_func_exit(struct symbol_translator *t, struct thread *th,
-		   const struct etdump_rec_func_exit *r)
+/*
+ * trapped false: the end of a kernel probed at its entry alone, from the
+ * next event's stamp (end_at_next()).
+ */
+static int exit_call(struct symbol_translator *t, struct thread *th,
+		     const struct etdump_rec_func_exit *r, bool trapped)
 {
 	struct etdump_rec_hdr hdr = r->hdr;
 	bool reset = false, op_call = false, stepped = false, xnn = false;
 	struct open_call call = { 0 };
+	bool found = false;
 	size_t i;
 	int err;
 
+	if (trapped) {
+		err = end_at_next(t, th, &r->hdr, r->id, true, false);
+		if (err)
+			return err;
+	}
 	/* calls above it never returned (longjmp, exceptions): forget them */
 	for (i = th->depth; i-- > 0;) {
 		if (th->calls[i].site == r->id) {
@@ -564,10 +682,23 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 			stepped = call.stepped;
 			xnn = call.xnn;
 			th->depth = i;
+			found = true;
 			break;
 		}
 	}
-	hdr.ts = corrected(t, th, r->hdr.ts, stepped, false);
+	/* a kernel not written (outside a probed call) returned */
+	if (!found && site_ends_at_next(t, r->id))
+		return 0;
+	hdr.ts = corrected_by(t, th, r->hdr.ts, stepped, false, trapped);
+	err = trapped ? gap_to(t, th, r->id, true, r->hdr.ts) : 0;
+	if (err)
+		return err;
+	if (trapped && found)
+		gap_from(th, &call, r->hdr.ts);
+	if (found && call.block && th->gap_in_run) {
+		th->gap_in_run = false;
+		t->gap_runs++;
+	}
 	/* a call the probes' time measured would leave no time */
 	if (call.entry_ts && !call.has_child && !xnn &&
 	    hdr.ts <= call.entry_at + 1 && r->hdr.ts > call.entry_ts &&
@@ -601,116 +732,6 @@ static int on_func_exit(struct symbol_translator *t, struct thread *th,
 	return emit_instruction(t, th, &hdr, -1, 0);
 }
 
-/* Is the innermost call an instruction call inside another one? */
-static bool nested_instruction(const struct thread *th)
-{
-	size_t i;
-
-	if (!th->depth || !th->calls[th->depth - 1].instruction)
-		return false;
-	for (i = 0; i + 1 < th->depth; i++)
-		if (th->calls[i].instruction)
-			return true;
-	return false;
-}
-
-/*
- * record --values: a kernel's out tensor, read at its return before the
- * exit record (bpf/symbols.bpf.c, ETDUMP_VREC_AT_RETURN), takes the
- * instruction its call has, and the time last handed on (its own stamp
- * has the probes' time in it). Its data chunks and it wait with the run's
- * BLOCK as the rest does. The value probe's records (a thread inside no
- * probed call) pass as they are.
- */
-static int on_value(struct symbol_translator *t, const void *rec, size_t len)
-{
-	const struct etdump_rec_hdr *h = rec;
-	struct thread *th = thread_found(t, h->tid);
-	struct etdump_rec_value v;
-
-	if (!th || (!th->depth && !th->block_pending))
-		return t->sink(t->sink_ctx, rec, len);
-	/*
-	 * a kernel another kernel calls: ETDumpGen logs the outputs of the
-	 * operator the plan calls, not of what it calls in turn
-	 */
-	if (nested_instruction(th))
-		return 0;
-	if (h->type == ETDUMP_REC_VALUE_DATA)
-		return emit(t, th, rec, len);
-	memcpy(&v, rec, sizeof(v));
-	if (!(v.rec_flags & ETDUMP_VREC_AT_RETURN))
-		return emit(t, th, rec, len);
-	v.chain = th->chain;
-	v.instr = th->instr;
-	if (th->last_ts)
-		v.hdr.ts = th->last_ts;
-	return emit(t, th, &v, sizeof(v));
-}
-
-/* The allocator at `self`, numbered from 1 as ETDumpGen numbers them. */
-static int allocator_id(struct symbol_translator *t, struct thread *th,
-			const struct etdump_rec_func_alloc *r,
-			const struct etdump_rec_hdr *hdr, int32_t *id)
-{
-	struct etdump_rec_allocator a;
-	uint64_t *grown;
-	char name[ETDUMP_NAME_MAX];
-	size_t i;
-
-	for (i = 0; i < t->nallocators; i++) {
-		if (t->allocators[i] == r->self) {
-			*id = i + 1;
-			return 0;
-		}
-	}
-	grown = realloc(t->allocators, (i + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	t->allocators = grown;
-	t->allocators[t->nallocators++] = r->self;
-	*id = i + 1;
-	/* its kind, as the rule names it, and its number: one object each */
-	copy_name(name, r->name, r->name_len);
-	memset(&a, 0, sizeof(a));
-	stamp(&a.hdr, hdr, ETDUMP_REC_ALLOCATOR, sizeof(a));
-	a.allocator_id = *id;
-	snprintf(a.name, sizeof(a.name), "%.50s %d", name, *id);
-	a.name_len = strlen(a.name);
-	return emit(t, th, &a, sizeof(a));
-}
-
-/*
- * record --allocations: an allocate function handed out memory. It is a
- * probed call inside the thread's outermost one: what it cost is taken
- * out of what follows, as for any probed call (symbol_translate.h).
- */
-static int on_func_alloc(struct symbol_translator *t, struct thread *th,
-			 const struct etdump_rec_func_alloc *r)
-{
-	struct etdump_rec_allocation out;
-	struct etdump_rec_hdr hdr = r->hdr;
-	int32_t id;
-	int err, k;
-
-	hdr.ts = r->hdr.ts > th->probe_ns ? r->hdr.ts - th->probe_ns : 0;
-	if (hdr.ts < th->last_ts)
-		hdr.ts = th->last_ts;
-	if (t->cal.done && th->depth) {
-		k = r->flags & ETDUMP_FUNC_STEPPED ? SYMBOL_ENTRY_STEPPED :
-						     SYMBOL_ENTRY_EMULATED;
-		th->probe_ns += t->cal.call_ns[k];
-	}
-	err = allocator_id(t, th, r, &hdr, &id);
-	if (err)
-		return err;
-	memset(&out, 0, sizeof(out));
-	stamp(&out.hdr, &hdr, ETDUMP_REC_ALLOCATION, sizeof(out));
-	out.allocator_id = id;
-	out.size = r->size;
-	return emit(t, th, &out, sizeof(out));
-}
-
 int symbol_translator_feed(void *translator, const void *rec, size_t len)
 {
 	struct symbol_translator *t = translator;
@@ -718,10 +739,10 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	struct thread *th;
 	size_t need;
 
-	if (len >= sizeof(struct etdump_rec_probe_time) &&
+	if (len >= ETDUMP_REC_PROBE_TIME_V1 &&
 	    h->type == ETDUMP_REC_PROBE_TIME &&
-	    h->size >= sizeof(struct etdump_rec_probe_time)) {
-		symbol_calibration_from_record(&t->cal, rec);
+	    h->size >= ETDUMP_REC_PROBE_TIME_V1) {
+		symbol_calibration_from_record(&t->cal, rec, len);
 		return 0;
 	}
 	if (len >= sizeof(*h) && h->size <= len &&
@@ -729,13 +750,13 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 	      h->size == sizeof(struct etdump_rec_value)) ||
 	     (h->type == ETDUMP_REC_VALUE_DATA &&
 	      h->size > offsetof(struct etdump_rec_value_data, data)))) {
-		return on_value(t, rec, h->size);
+		return translate_value(t, rec, h->size);
 	}
 	if (len >= sizeof(struct etdump_rec_func_alloc) &&
 	    h->type == ETDUMP_REC_FUNC_ALLOC &&
 	    h->size >= sizeof(struct etdump_rec_func_alloc) && h->size <= len) {
 		th = thread_of(t, h->tid);
-		return th ? on_func_alloc(t, th, rec) : -ENOMEM;
+		return th ? translate_alloc(t, th, rec) : -ENOMEM;
 	}
 	if (len < sizeof(*h) || (h->type != ETDUMP_REC_FUNC_ENTRY &&
 				 h->type != ETDUMP_REC_FUNC_EXIT))
@@ -751,7 +772,7 @@ int symbol_translator_feed(void *translator, const void *rec, size_t len)
 		return -ENOMEM;
 	if (h->type == ETDUMP_REC_FUNC_ENTRY)
 		return on_func_entry(t, th, rec);
-	return on_func_exit(t, th, rec);
+	return exit_call(t, th, rec, true);
 }
 
 int symbol_translator_to_collector(void *col, const void *rec, size_t len)
@@ -772,6 +793,28 @@ void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st)
 {
 	*st = t->stats;
+	st->gap_runs = t->gap_runs;
+	st->gap_samples = t->gaps.samples;
+}
+
+void symbol_translator_say_gaps(const struct symbol_translator *t)
+{
+	const struct gap_pair *p;
+	size_t i;
+
+	for (i = 0; i < t->gaps.npairs; i++) {
+		p = &t->gaps.pairs[i];
+		p_debug("symbol mode: gap after site %u to site %u's %s: %llu ns (lower quartile of %u)",
+			p->from, p->to, p->to_exit ? "return" : "entry",
+			(unsigned long long)p->low, p->n);
+	}
+}
+
+bool symbol_translator_gap_range(const struct symbol_translator *t,
+				 uint64_t *least, uint64_t *median,
+				 uint64_t *most)
+{
+	return gap_table_range(&t->gaps, least, median, most);
 }
 
 /* Every thread's calls, runs and operators forgotten. */
@@ -801,5 +844,7 @@ void symbol_translator_free(struct symbol_translator *t)
 		return;
 	threads_free(t);
 	free(t->allocators);
+	gap_table_free(&t->gaps);
+	free(t->ends_at_next);
 	free(t);
 }

@@ -27,6 +27,15 @@
  *    done: before its delegate call's end, as ETDumpGen's XNNPACK
  *    profiler logs it; an operator the probe could not name is not
  *    written (said once);
+ *  - a kernel probed at its entry alone (ETDUMP_FUNC_ENDS_AT_NEXT) ends
+ *    where the thread's next probed event begins (the next kernel's entry,
+ *    a delegate's, Method::execute's return), less what the next probe's
+ *    trap took before its stamp and the gap measured between the two
+ *    while the returns were still probed (gap_table.h): a kernel's return
+ *    seen (an exit record) is followed by a measure of that gap. One
+ *    entered on a thread in no probed call (a kernel called outside
+ *    Method::execute) has no next event known to end it: it is not
+ *    written, and counted;
  * Instruction ids:
  *  - a kernel or delegate call inside another one (a kernel calling a
  *    kernel) belongs to the outer call's instruction: it sets nothing;
@@ -52,17 +61,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "capture/capture.h"
+#include "symbol/translate_stats.h"
 
 struct pte_plan;
 struct symbol_calibration;
 struct symbol_translator;
 
-struct symbol_translator_stats {
-	uint64_t plan_matched;     /* calls given the plan's ids */
-	uint64_t plan_unmatched;   /* calls the plan had no instruction for */
-	uint64_t xnn_unnamed;      /* XNNPACK operators not named: not written */
-	uint64_t time_kept;        /* calls that kept their measured time */
-};
 
 /* plan may be NULL; it must outlive the translator. */
 int symbol_translator_new(struct symbol_translator **out,
@@ -86,6 +90,15 @@ bool symbol_translator_probe_time(const struct symbol_translator *t,
 				  struct symbol_calibration *c);
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st);
+/*
+ * The gaps measured after kernels' returns (gap_table.h), the least,
+ * median and most of their pairs' medians: false when none was.
+ */
+/* Each pair's gap, a debug line each (record -v). */
+void symbol_translator_say_gaps(const struct symbol_translator *t);
+bool symbol_translator_gap_range(const struct symbol_translator *t,
+				 uint64_t *least, uint64_t *median,
+				 uint64_t *most);
 /*
  * The probes were taken away (record --duty): the calls each thread had
  * open, and the run it was in, are forgotten, as at the start; what the

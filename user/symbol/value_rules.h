@@ -10,7 +10,8 @@
  * and where their out tensors are when they return, in the order the
  * runtime logs them: `ret` (the return register holds the address of the
  * Tensor the kernel returns: Tensor&), `sret+N` (the kernel returns an
- * object in memory, whose address x86-64 gives back in rax, and the
+ * object in memory, whose address x86-64 gives back in rax and arm64
+ * passes in x8 at the entry, and the
  * Tensor's address is stored at byte N of it), or `none`. The first line
  * that matches wins; a kernel none matches has no value captured.
  *

@@ -4,25 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 #include "lib/log.h"
+#include "symbol/arm64_sites.h"
 #include "symbol/value_rules.h"
 #include "symbol/value_sites.h"
 
-/*
- * arm64 passes the address of a result returned in memory in x8 and does
- * not give it back in x0: at the return nothing says where it is.
- */
-static bool place_readable(const struct etdump_func_outputs *o)
+static bool outputs_in_memory(const struct etdump_func_outputs *o)
 {
-#if defined(__aarch64__)
 	size_t i;
 
 	for (i = 0; i < o->n; i++)
 		if (o->place[i] == ETDUMP_OUT_SRET)
-			return false;
-#else
-	(void)o;
-#endif
-	return true;
+			return true;
+	return false;
 }
 
 /* Append ", name" to the list unless it holds it already. */
@@ -42,9 +35,9 @@ static void list_add(char *list, size_t len, const char *name)
 int value_sites_plan(struct symbol_sites *s, const struct symbol_rules *rs,
 		     uint64_t max)
 {
-	char none[512] = "", sret[512] = "";
+	char none[512] = "";
 	const struct symbol_output_rule *r;
-	size_t i, nnone = 0, nsret = 0;
+	size_t i, nnone = 0;
 
 	if (!value_rules_tensor_known(rs)) {
 		p_err("--values: the rules give no complete tensor layout (tensor lines: Tensor.impl and TensorImpl's sizes, strides, data, dim, numel, type)");
@@ -59,23 +52,19 @@ int value_sites_plan(struct symbol_sites *s, const struct symbol_rules *rs,
 		if (site->desc.kind != ETDUMP_FUNC_KERNEL)
 			continue;
 		r = value_rules_outputs(rs, site->function);
-		if (r && r->out.n && place_readable(&r->out)) {
+		if (r && r->out.n) {
 			site->outputs = r->out;
+			/* arm64's x8: bpf/symbols.bpf.c's keep_result_place() */
+			if (outputs_in_memory(&r->out) &&
+			    arm64_sites_need_regs(site, 1u << 8))
+				s->single_step++;
 			continue;
 		}
-		if (r && r->out.n) {
-			nsret++;
-			list_add(sret, sizeof(sret), site->desc.name);
-		} else {
-			nnone++;
-			list_add(none, sizeof(none), site->desc.name);
-		}
+		nnone++;
+		list_add(none, sizeof(none), site->desc.name);
 	}
 	if (nnone)
 		p_info("--values: no outputs rule places the out tensors of %zu kernel function(s), whose calls get no DebugEvent: %s",
 		       nnone, none);
-	if (nsret)
-		p_info("--values: %zu kernel function(s) return their out tensors in memory, which arm64 does not point at on return; their calls get no DebugEvent: %s",
-		       nsret, sret);
 	return 0;
 }

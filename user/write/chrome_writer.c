@@ -408,13 +408,46 @@ static void name_lanes(struct trace *tr)
 	}
 }
 
+/*
+ * From an ETDump: the name the notes of a track's runs say of their
+ * thread, when all that say one say the same (a track holds runs that
+ * never overlap, maybe of several threads).
+ */
+static const char *track_thread_name(const struct etd_dump *dump,
+				     uint32_t tid, char *buf, size_t len)
+{
+	char one[ETDUMP_THREAD_NAME_LEN * 2];
+	size_t r, e;
+	bool named = false;
+
+	for (r = 0; r < dump->nruns; r++) {
+		const struct etd_run *run = &dump->runs[r];
+
+		if (run->tid != tid)
+			continue;
+		for (e = 0; e < run->nevents; e++) {
+			if (run->events[e].kind != ETD_PROFILE ||
+			    !run_note_thread(&run->events[e], one, sizeof(one)))
+				continue;
+			if (named && strcmp(one, buf))
+				return NULL;
+			snprintf(buf, len, "%s", one);
+			named = true;
+			break;
+		}
+	}
+	return named ? buf : NULL;
+}
+
 static void name_thread(struct trace *tr, uint32_t tid, const char *process)
 {
 	const char *comm;
-	char name[32];
+	char name[32], noted[32];
 
 	snprintf(name, sizeof(name), "thread %u", tid);
-	comm = tr->from_etdump ? NULL : raw_thread_name(tr->info, tid);
+	comm = tr->from_etdump ?
+		       track_thread_name(tr->dump, tid, noted, sizeof(noted)) :
+		       raw_thread_name(tr->info, tid);
 	name_track(tr, "thread_name", tid, comm ? comm :
 		   tid == tr->info->pid && !tr->from_etdump ? process : name);
 }

@@ -13,7 +13,13 @@ int raw_name_thread(struct raw_writer *w, struct thread_names *tn,
 	if (len < sizeof(h))
 		return 0;
 	memcpy(&h, rec, sizeof(h));
-	ret = thread_names_see(tn, h.pid, h.tid, &t);
+	if (h.type == ETDUMP_REC_THREAD_NAME &&
+	    len >= sizeof(struct etdump_rec_thread_name))
+		ret = thread_names_set(tn, h.pid, h.tid,
+				       ((const struct etdump_rec_thread_name *)
+						rec)->name, &t);
+	else
+		ret = thread_names_see(tn, h.pid, h.tid, &t);
 	if (ret <= 0)
 		return ret;
 	return raw_writer_thread(w, t->tid, t->name);

@@ -1,0 +1,121 @@
+"""Symbol mode's one trap a kernel (docs/symbol-mode.md#one-trap-a-kernel):
+a kernel is probed at its entry alone once the first runs measured the
+gap after each kernel's return, and ends where its thread's next probed
+event begins. tests/nested/nested_kernels.c runs, in each method_execute,
+op_outer (which calls op_inner directly, spinning before and after it)
+and op_plain, through pointers; with --side-thread another thread calls
+op_plain outside any method_execute. Every ETDump decoded with flatc."""
+import os
+import re
+
+from etdump_e2e import BUILD, CLI, ROOT, TempDirTest, decode, run
+
+NESTED = os.path.join(BUILD, "nested-kernels")
+RULES = os.path.join(ROOT, "tests", "nested", "nested_kernels.rules")
+# enough executions that most come after the kernels' returns are out
+EXECUTIONS = "20000"
+DROPPED = "one trap a kernel call from then on"
+OUTSIDE = ("kernel call(s) on a thread in no probed call (outside "
+           "Method::execute) not written")
+
+
+def events_by_name(run_data):
+    """{name: [profile_event, ...]} of one run."""
+    out = {}
+    for ev in run_data["events"]:
+        pe = ev.get("profile_event")
+        if pe:
+            out.setdefault(pe["name"], []).append(pe)
+    return out
+
+
+def span(pe):
+    return int(pe["start_time"]), int(pe["end_time"])
+
+
+class OneTrapTest(TempDirTest):
+    def record(self, *args, extra=()):
+        out = self.path(f"o{len(os.listdir(self.tmp))}.etdp")
+        proc = run([CLI, "record", "-o", out, "--rules", RULES, *args, "--",
+                    NESTED, "-n", EXECUTIONS, *extra], timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return proc, decode(out)
+
+    def assert_nested_right(self, dump):
+        """Each run: the inner kernel inside the outer one, ending before it
+        (the outer spins after it returns), in the outer's instruction;
+        the plain kernel after the outer; no kernel lasting no time."""
+        runs = dump["run_data"]
+        self.assertEqual(len(runs), int(EXECUTIONS))
+        for i, r in enumerate(runs):
+            ev = events_by_name(r)
+            outer, inner, plain = (ev.get(f"native_call_{k}.out", [])
+                                   for k in ("outer", "inner", "plain"))
+            self.assertEqual((len(outer), len(inner), len(plain)), (1, 1, 1),
+                             f"run {i}: {sorted(ev)}")
+            (os_, oe), (is_, ie), (ps, pe) = (span(outer[0]), span(inner[0]),
+                                               span(plain[0]))
+            for a, b in ((os_, oe), (is_, ie), (ps, pe)):
+                self.assertLess(a, b, f"run {i}")
+            self.assertLessEqual(os_, is_, f"run {i}")
+            self.assertLess(ie, oe, f"run {i}: inner ends with outer")
+            self.assertLessEqual(oe, ps, f"run {i}")
+            self.assertEqual(
+                (inner[0].get("chain_index"), inner[0].get("instruction_id")),
+                (outer[0].get("chain_index"), outer[0].get("instruction_id")),
+                f"run {i}")
+
+    def test_a_kernel_calling_a_kernel_keeps_its_return(self):
+        listed = run([CLI, "list", "--rules", RULES, NESTED])
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        returns = {row.split("\t")[2]: row.split("\t")[5]
+                   for row in listed.stdout.splitlines()[1:]}
+        self.assertEqual(returns["op_outer"], "uretprobe")
+        self.assertEqual(returns["op_inner"], "next event")
+        self.assertEqual(returns["op_plain"], "next event")
+        self.assertIn("an 'Execute' run takes 2 trap(s) of its own, "
+                      "1 a kernel call (2 for a kernel that calls another)",
+                      listed.stderr)
+        proc, dump = self.record()
+        self.assertIn(DROPPED, proc.stderr)
+        # Method::execute 2, op_outer 2, op_inner 1, op_plain 1; 8 measuring
+        self.assertRegex(proc.stderr,
+                         r"6 traps per 'Execute' run \(0 single-stepped "
+                         r"hits\) and 8(\.0)? in the \d+ run\(s\) that "
+                         r"measured the gaps")
+        self.assertIn("kernel call(s) ended where the thread's next event "
+                      "began, less the gap measured", proc.stderr)
+        self.assert_nested_right(dump)
+
+    def test_exact_returns_takes_two_traps_a_kernel(self):
+        proc, dump = self.record("--exact-returns")
+        self.assertNotIn(DROPPED, proc.stderr)
+        self.assertIn("8 traps per 'Execute' run (0 single-stepped hits)",
+                      proc.stderr)
+        self.assertNotIn("measured the gaps", proc.stderr)
+        self.assert_nested_right(dump)
+
+    def test_kernels_outside_method_execute_are_not_written(self):
+        """The side thread's kernels have no next event known to end them:
+        left out and counted, never put into the main thread's runs."""
+        proc, dump = self.record(extra=["--side-thread"])
+        said = re.findall(r"(\d+) " + re.escape(OUTSIDE), proc.stderr)
+        self.assertEqual(len(said), 1, proc.stderr)
+        self.assertGreater(int(said[0]), 0)
+        self.assert_nested_right(dump)
+        proc, _ = self.record("--exact-returns", extra=["--side-thread"])
+        self.assertNotIn(OUTSIDE, proc.stderr)
+
+    def test_raw_capture_converts_the_same(self):
+        """The gaps are measured again from the raw capture's records: the
+        converted file is the recorded one."""
+        out, raw, again = (self.path(n) for n in ("r.etdp", "r.raw",
+                                                  "again.etdp"))
+        proc = run([CLI, "record", "-o", out, "--raw", raw, "--rules", RULES,
+                    "--", NESTED, "-n", EXECUTIONS], timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(DROPPED, proc.stderr)
+        converted = run([CLI, "convert", raw, "-o", again], timeout=300)
+        self.assertEqual(converted.returncode, 0, converted.stderr)
+        with open(out, "rb") as a, open(again, "rb") as b:
+            self.assertEqual(a.read(), b.read())

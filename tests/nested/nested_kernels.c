@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * nested_kernels.c - a runtime built without probes whose Method::execute
+ * runs three kernels, one of which calls another kernel directly (as
+ * ExecuTorch kernels built on others do), for symbol mode's one trap a
+ * kernel (tests/e2e/test_one_trap.py, rules in nested_kernels.rules).
+ * With --side-thread a second thread calls a kernel in a loop outside any
+ * method_execute, as a runtime's own helper thread might.
+ *
+ * Each kernel spins a number of clock reads, so that what runs inside one
+ * and after one stays apart whatever the machine's speed.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static volatile long sink;
+
+static NOINLINE void spin(int reads)
+{
+	struct timespec ts;
+
+	for (int i = 0; i < reads; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sink += ts.tv_nsec;
+	}
+}
+
+/* the barriers keep each call a call, not a tail jump */
+NOINLINE void op_inner(void)
+{
+	spin(40);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* spins before and after the kernel it calls directly */
+NOINLINE void op_outer(void)
+{
+	spin(40);
+	op_inner();
+	spin(40);
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void op_plain(void)
+{
+	spin(20);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* through pointers, as a runtime's instructions call their kernels */
+static void (*volatile const program[])(void) = { op_outer, op_plain };
+
+NOINLINE void method_execute(void)
+{
+	for (size_t i = 0; i < sizeof(program) / sizeof(program[0]); i++)
+		program[i]();
+	__asm__ volatile("" ::: "memory");
+}
+
+static atomic_bool done;
+
+static void *side_thread(void *arg)
+{
+	void (*volatile kernel)(void) = op_plain;
+
+	(void)arg;
+	while (!atomic_load(&done)) {
+		kernel();
+		spin(20);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t side;
+	bool with_side = false;
+	long n = 100;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--side-thread"))
+			with_side = true;
+		else {
+			fprintf(stderr, "usage: nested-kernels [-n N] [--side-thread]\n");
+			return 2;
+		}
+	}
+	if (with_side && pthread_create(&side, NULL, side_thread, NULL)) {
+		perror("pthread_create");
+		return 1;
+	}
+	for (long i = 0; i < n; i++)
+		method_execute();
+	if (with_side) {
+		atomic_store(&done, true);
+		pthread_join(side, NULL);
+	}
+	printf("%ld executions\n", n);
+	return 0;
+}
