@@ -149,7 +149,7 @@ LIB := $(OUT)/libetdump.a
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-EXAMPLE_SRCS := $(filter-out tests/example/forker.c,$(wildcard tests/example/*.c))
+EXAMPLE_SRCS := $(filter-out tests/example/forker.c tests/example/dlopen_host.c,$(wildcard tests/example/*.c))
 EXAMPLE_HDRS := $(wildcard tests/example/*.h) schema/etdump_usdt.h
 EXAMPLE := $(OUT)/example-runtime
 # the same runtime with every probe compiled out
@@ -160,6 +160,10 @@ EXAMPLE_LIB := $(OUT)/libexample-runtime.so
 EXAMPLE_SHARED := $(OUT)/example-runtime-shared
 # a runtime that forks while traced (tests/example/forker.c)
 EXAMPLE_FORKER := $(OUT)/example-forker
+# the runtime with its main() in a library that a host loads only when it
+# needs it (tests/example/dlopen_host.c), as a Python service loads ExecuTorch
+EXAMPLE_MAIN_LIB := $(OUT)/libexample-main.so
+EXAMPLE_DLOPEN_HOST := $(OUT)/example-dlopen-host
 
 CLI := $(OUT)/etdump-bpf
 
@@ -209,6 +213,7 @@ endif
 .SECONDARY: $(BPF_OBJS)
 
 all: $(CLI) $(MAN_PAGE) $(EXAMPLE) $(EXAMPLE_NOPROBES) $(EXAMPLE_SHARED) $(EXAMPLE_FORKER) $(UNIT_BINS) $(OUT)/bench-loop \
+	$(EXAMPLE_MAIN_LIB) $(EXAMPLE_DLOPEN_HOST) \
 	$(OUT)/exit-probes $(OUT)/nested-kernels $(OUT)/loss-own-runs \
 	$(ET_TARGETS)
 
@@ -269,6 +274,14 @@ $(EXAMPLE_NOPROBES): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
 $(EXAMPLE_LIB): $(filter-out tests/example/main.c,$(EXAMPLE_SRCS)) $(EXAMPLE_HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema -fPIC -shared $(filter %.c,$^) -lm -lpthread -o $@
+
+$(EXAMPLE_MAIN_LIB): $(EXAMPLE_SRCS) $(EXAMPLE_HDRS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -Ischema -fPIC -shared -Dmain=example_main $(EXAMPLE_SRCS) -lm -lpthread -o $@
+
+$(EXAMPLE_DLOPEN_HOST): tests/example/dlopen_host.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 $< -ldl -o $@
 
 $(EXAMPLE_FORKER): tests/example/forker.c schema/etdump_usdt.h | $(OUT)
 	$(call msg,CC,$@)

@@ -352,10 +352,10 @@ class ArmedChildrenTest(TempDirTest):
         self.assertEqual([r["name"] for r in runs],
                          ["Default"] + ["Execute"] * 3)
 
-    def test_script_and_non_elf_words_are_left(self):
-        """A script the command names and a data file are not armed; the
-        runtime the script starts, named nowhere on the command line, is
-        attached after its exec, as before."""
+    def test_script_words_are_armed_and_non_elf_words_left(self):
+        """A script the command names is not armed itself, nor is a data
+        file; the runtime the script execs, named in the script's text
+        only, is read from it and armed: recorded from before its exec."""
         script = self.path("start.sh")
         with open(script, "w") as f:
             f.write(f"#!/bin/sh\nexec {EXAMPLE} --wait-signal -n 2\n")
@@ -369,7 +369,8 @@ class ArmedChildrenTest(TempDirTest):
                         f"cat {data} > /dev/null; {script} > /dev/null"])
         try:
             pid = int(next_following(self, rec).group(1))
-            self.assertNotIn("before its exec", rec.stderr_lines[-1])
+            self.assertIn(f"({EXAMPLE}): attached 1 probe(s) before its "
+                          "exec", rec.stderr_lines[-1])
             self.assertTrue(wait_sigusr1_blocked(pid))
             os.kill(pid, signal.SIGUSR1)
             status = rec.wait()

@@ -8,9 +8,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "target/command_words.h"
+#include "target/script_interpreter.h"
 #include "testlib.h"
 
 static char dir[] = "/tmp/etdump-words-XXXXXX";
@@ -104,9 +106,60 @@ TEST(files)
 	command_files_free(&f);
 }
 
+static void write_script(const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(path, 0755);
+}
+
+/* A script's words, and its interpreter's if that is one: what it may exec. */
+TEST(script_files)
+{
+	char wrap[PATH_MAX], inner[PATH_MAX], text[3 * PATH_MAX], rt[PATH_MAX];
+	char interp[PATH_MAX], err[PATH_MAX + 128];
+	char *argv[] = { wrap, "--flag", NULL };
+	struct command_files f;
+
+	snprintf(rt, sizeof(rt), "%s/rt", dir);
+	snprintf(wrap, sizeof(wrap), "%s/wrap", dir);
+	snprintf(inner, sizeof(inner), "%s/inner", dir);
+	snprintf(text, sizeof(text), "#!/bin/sh\nexec %s -n 3\n", inner);
+	write_script("wrap", text);
+	snprintf(text, sizeof(text), "#!%s\n# comment\nexec \"%s\" \"$@\"\n",
+		 wrap, rt);
+	write_script("inner", text);
+	CHECK_EQ_INT(command_words_files(argv, "/nonexistent", &f), 0);
+	CHECK_EQ_INT(f.n, 4);
+	if (f.n == 4) {
+		CHECK_EQ_STR(f.v[0], wrap);
+		CHECK_EQ_STR(f.v[1], "/bin/sh");
+		CHECK_EQ_STR(f.v[2], inner);
+		CHECK_EQ_STR(f.v[3], rt);
+	}
+	command_files_free(&f);
+	/* the kernel runs inner's interpreter's interpreter */
+	CHECK_EQ_INT(script_interpreter(inner, interp, err, sizeof(err)), 1);
+	CHECK(realpath("/bin/sh", text) && !strcmp(interp, text));
+	CHECK_EQ_INT(script_interpreter(rt, interp, err, sizeof(err)), 0);
+	write_script("broken", "#! /nonexistent/sh -e\n");
+	snprintf(text, sizeof(text), "%s/broken", dir);
+	CHECK_EQ_INT(script_interpreter(text, interp, err, sizeof(err)),
+		     -ENOEXEC);
+	CHECK(strstr(err, "/broken: a script whose interpreter /nonexistent/sh cannot be run") != NULL);
+}
+
 static void remove_all(void)
 {
-	static const char *const names[] = { "bin/tool", "rt", "data", "bin" };
+	static const char *const names[] = { "bin/tool", "rt", "data",
+					     "wrap", "inner", "broken", "bin" };
 	char path[PATH_MAX];
 	size_t i;
 
@@ -124,6 +177,7 @@ int main(void)
 	RUN(split);
 	RUN(split_long_word);
 	RUN(files);
+	RUN(script_files);
 	remove_all();
 	return TEST_SUMMARY();
 }

@@ -233,6 +233,19 @@ static const struct armed_file *armed_exec(const struct follow_children *fc,
 	return NULL;
 }
 
+bool follow_children_is_armed(const struct follow_children *fc,
+			      const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; fc && i < fc->armed.n; i++)
+		if ((fc->armed.v[i].dev == st->st_dev ||
+		     fc->armed.v[i].dir_dev == st->st_dev) &&
+		    fc->armed.v[i].ino == st->st_ino && fc->armed.v[i].nevents)
+			return true;
+	return false;
+}
+
 /*
  * A followed process exec'd an armed file: the kernel records it from its
  * first instruction already (bpf/follow_children.bpf.h marked it); it is counted,
@@ -285,6 +298,13 @@ static int exec_seen(struct follow_children *fc, const struct follow_exec *e)
 	if (armed && armed->nevents)
 		return armed_seen(fc, e, armed);
 	ret = exec_file(pid, exe, &st);
+	/*
+	 * It has exec'd again since (a script's interpreter, then what the
+	 * script execs; env, then the runtime): that exec's own event comes
+	 * next and says whether it is armed, recorded by the kernel already.
+	 */
+	if (!ret && st.st_ino != e->ino)
+		return 0;
 	/* gone before it was looked at: was it a runtime? */
 	if (ret == -ENOENT || ret == -ESRCH)
 		fc->missed += gone_carried_probes(e);

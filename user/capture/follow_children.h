@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "capture/capture.h"
 
@@ -42,6 +43,12 @@ int follow_children_arm(struct follow_children *fc, char *const argv[],
  * records when its command has no probes): said then, or never.
  */
 int follow_children_first_note(struct follow_children *fc, const char *line);
+/*
+ * Whether the file (stat) is armed: the kernel records it in the command's
+ * tree wherever it is mapped, also by a dlopen (NULL fc: none is).
+ */
+bool follow_children_is_armed(const struct follow_children *fc,
+			      const struct stat *st);
 /* How many processes were attached to since the start. */
 size_t follow_children_count(const struct follow_children *fc);
 /*

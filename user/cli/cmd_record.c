@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "capture/attach_at_exec.h"
+#include "capture/late_libraries.h"
 #include "capture/kernel_features.h"
 #include "capture/tracefs_leftovers.h"
 #include "cli/commands.h"
@@ -182,8 +183,8 @@ int cmd_record(int argc, char **argv)
 	 * A command without probes whose functions no rule names either (a
 	 * shell): its children are what is recorded.
 	 */
-	if (sink.sm && follow && o.command && !symbol_mode_asked(&o.sym) &&
-	    symbol_mode_find(sink.sm, &t) <= 0) {
+	if (sink.sm && follow && (o.command || o.wait_runtime) &&
+	    !symbol_mode_asked(&o.sym) && symbol_mode_find(sink.sm, &t) <= 0) {
 		unused_sm = sink.sm;
 		sink.sm = NULL;
 		children_only = true;
@@ -312,7 +313,10 @@ int cmd_record(int argc, char **argv)
 	collector_set_start(col, start);
 	if (sink.duty)
 		record_duty_start(sink.duty, sink.sm, cap, col, start);
-	if (children_only) {
+	if (children_only && o.pid) {
+		p_info("PID %d (%s) carries no runtime yet: waiting for one it loads or a child of it execs (Ctrl-C, or --duration, gives up); mode: %s",
+		       t.pid, t.exe, copts.batched ? "batched" : "per-scope probes");
+	} else if (children_only) {
 		/* said once a child is recorded; a refusal at the end if none */
 		snprintf(note, sizeof(note), "PID %d (%s): no 'etdump' USDT probes: recording the processes it starts that exec a binary with them (--no-inherit: refuse); mode: %s",
 			 t.pid, t.exe, copts.batched ? "batched" : "per-scope probes");
@@ -325,6 +329,12 @@ int cmd_record(int argc, char **argv)
 		       t.pid, t.exe,
 		       !sink.sm && objs.n > 1 ? " and its libraries" : "",
 		       o.pid ? "; Ctrl-C to stop" : "");
+	}
+	record_note_replaced(&t, &objs);
+	/* a runtime loaded from now on (dlopen) is attached when it appears */
+	if (!sink.sm && late_libraries_open(&sink.late, t.pid, &objs)) {
+		p_err("%s", strerror(ENOMEM));
+		goto cleanup;
 	}
 	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
@@ -415,7 +425,12 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!stats.runs && children_only && !follow_children_count(fc)) {
-		if (follow_children_missed(fc))
+		if (o.wait_runtime)
+			p_err("PID %d (%s): no runtime with etdump probes was loaded %s, nor exec'd by a child of it: nothing recorded",
+			      t.pid, t.exe, why == STOP_DURATION ? "within --duration" :
+			      why == STOP_EXIT ? "before it exited" :
+			      "before recording was stopped");
+		else if (follow_children_missed(fc))
 			p_err("%s: no 'etdump' USDT probes, and the %zu process(es) with them it started exited before they could be attached: a child is attached after its exec (milliseconds to seconds), so a runtime that ends sooner is not recorded; start the runtime itself under record (README: Following children)",
 			      t.exe, follow_children_missed(fc));
 		else
@@ -466,6 +481,7 @@ cleanup:
 	follow_children_free(fc);
 	symbol_mode_free(unused_sm);
 	symbol_mode_free(sink.sm);
+	late_libraries_close(sink.late);
 	raw_writer_free(sink.raw);
 	live_view_free(lv);
 	run_sink_free(rs);

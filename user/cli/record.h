@@ -53,6 +53,7 @@ struct record_opts {
 	char *debug_buffer_path;   /* what is written: given or derived */
 	bool live;
 	bool no_inherit;           /* --no-inherit: no child followed */
+	bool wait_runtime;         /* --wait-for-runtime: -p before its load */
 	uint32_t every;            /* --every N, or 0 */
 	uint32_t repeat;           /* --repeat N, or 0 */
 	/* --alternate-with FILE: the second command's recordings, or NULL */
@@ -77,6 +78,7 @@ struct record_sink {
 	struct raw_writer *raw;  /* --raw, once open */
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
 	struct record_duty *duty; /* --duty: probes out between windows */
+	struct late_libraries *late; /* libraries the target loads later */
 	struct thread_names names; /* --raw: each thread's comm */
 	uint32_t every;          /* --every N: said first (kept_every) */
 	bool every_said;
@@ -118,6 +120,12 @@ void record_holder_text(pid_t pid, bool batched, const char *unknown,
 /* --every's word back to 0 in the targets that live on, once. */
 void record_reset_every(struct target *t, const struct probe_objects *objs,
 			struct more_targets *more, bool *set);
+
+/* record_replaced.c */
+/* Say which of a -p target's files are not the ones on disk; once more in the summary. */
+void record_note_replaced(const struct target *t,
+			  const struct probe_objects *objs);
+void record_say_replaced(void);
 
 /* record_loop.c */
 /* SIGINT and SIGTERM stop the loop; SIGUSR1 dumps the flight recorder. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "capture/late_libraries.h"
 #include "cli/record.h"
 #include "collect/batch_pull.h"
 #include "lib/clock.h"
@@ -25,6 +26,9 @@
 #define PULL_INTERVAL_NS 50000000ull
 
 #define STATUS_INTERVAL_NS 250000000ull
+
+/* how often the target's maps are looked at for libraries loaded later */
+#define LATE_INTERVAL_NS 200000000ull
 
 static volatile sig_atomic_t stop_signal;
 
@@ -157,6 +161,7 @@ int record_collect(const struct record_opts *o, struct target *t,
 	struct collector *col = sink->col;
 	struct raw_writer *raw = sink->raw;
 	uint64_t start = monotonic_ns(), last_status = 0, last_pull = start, now;
+	uint64_t last_late = start;
 	/* the live view has the terminal */
 	bool tty = isatty(STDERR_FILENO) && !lv;
 	struct pollfd pfd[3] = {
@@ -195,6 +200,12 @@ int record_collect(const struct record_opts *o, struct target *t,
 		if (now - last_pull >= PULL_INTERVAL_NS) {
 			last_pull = now;
 			err = pull_buffers(sink, PULL_INTERVAL_NS);
+			if (err)
+				return err;
+		}
+		if (sink->late && !t->exited && now - last_late >= LATE_INTERVAL_NS) {
+			last_late = now;
+			err = late_libraries_check(sink->late, cap, fc);
 			if (err)
 				return err;
 		}

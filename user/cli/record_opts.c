@@ -78,6 +78,11 @@ static const char record_usage[] =
 	"                       first instruction when the command line names\n"
 	"                       the binary, else from their attach after exec\n"
 	"                       (symbol mode records its target alone)\n"
+	"      --wait-for-runtime  -p: a process that carries no runtime yet\n"
+	"                       (no etdump probes, no function a rule names) is\n"
+	"                       recorded once it loads one (dlopen) or a child\n"
+	"                       execs one, instead of refused; --duration gives\n"
+	"                       up after a time\n"
 	"      --follow-binary FILE  a binary with etdump probes the children\n"
 	"                       may exec, not named on the command line: recorded\n"
 	"                       from its first instruction too (repeatable)\n"
@@ -155,7 +160,7 @@ enum { OPT_RAW = 0x100, OPT_ROTATE, OPT_SLOWER, OPT_FLIGHT, OPT_SCHED,
        OPT_VALUES, OPT_DEBUG_BUFFER, OPT_ALLOCATIONS,
        OPT_ALLOCATIONS_IN_ETDUMP, OPT_LIVE, OPT_NO_INHERIT,
        OPT_FOLLOW_BINARY, OPT_EVERY, OPT_REPEAT, OPT_ALTERNATE, OPT_DUTY,
-       OPT_EXACT_RETURNS };
+       OPT_EXACT_RETURNS, OPT_WAIT_RUNTIME };
 
 /* --rotate: a duration when it says its unit, else a size */
 static int parse_rotate(const char *arg, struct run_sink_opts *s)
@@ -256,6 +261,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "follow-binary", required_argument, NULL, OPT_FOLLOW_BINARY },
+		{ "wait-for-runtime", no_argument, NULL, OPT_WAIT_RUNTIME },
 		{ "every", required_argument, NULL, OPT_EVERY },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "alternate-with", required_argument, NULL, OPT_ALTERNATE },
@@ -379,6 +385,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_INHERIT:
 			o->no_inherit = true;
 			break;
+		case OPT_WAIT_RUNTIME:
+			o->wait_runtime = true;
+			break;
 		case OPT_FOLLOW_BINARY:
 			if (o->nfollow_binaries == MAX_FOLLOW_BINARIES)
 				return usage_error("%s", "more than 16 --follow-binary");
@@ -439,6 +448,10 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	/* convert would replay the windows' records as one stream */
 	if (o->raw && o->duty.permille)
 		return usage_error("%s", "--duty and --raw: a raw capture is replayed as one stream, without the windows that leave cut executions out; record the ETDump (-o)");
+	if (o->wait_runtime && (!o->pid || o->nmore))
+		return usage_error("%s", "--wait-for-runtime waits for one -p process to load its runtime: give it one PID");
+	if (o->wait_runtime && o->no_inherit)
+		return usage_error("%s", "--wait-for-runtime and --no-inherit: a runtime a child execs is one it waits for; give one");
 	if (o->no_inherit && o->nfollow_binaries)
 		return usage_error("%s", "--follow-binary and --no-inherit ask for opposite things: give one");
 	if (o->sink.flight && (o->sink.rotate_bytes || o->sink.rotate_ns))

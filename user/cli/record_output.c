@@ -47,6 +47,7 @@ void record_print_summary(const struct record_opts *o, const struct target *t,
 		p_info("target exited with status %d", WEXITSTATUS(t->wait_status));
 	if (t->spawned && t->exited && WIFSIGNALED(t->wait_status))
 		p_info("target killed by signal %d", WTERMSIG(t->wait_status));
+	record_say_replaced();
 	summary_notes(st, drops);
 }
 

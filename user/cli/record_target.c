@@ -31,6 +31,9 @@ int record_open_target(const struct record_opts *o, struct target *t,
 		ret = target_open_pid(t, o->pid, err, sizeof(err));
 	else
 		ret = target_spawn(t, o->command, err, sizeof(err));
+	if (!ret && t->script[0])
+		p_info("%s is a script: PID %d runs its interpreter %s, and the programs it execs are followed",
+		       t->script, t->pid, t->exe);
 	if (!ret)
 		ret = probe_objects_find(objs, t->pid, t->exe, !t->spawned, err,
 					 sizeof(err));

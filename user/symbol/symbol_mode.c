@@ -18,6 +18,7 @@
 #include "symbol/symbol_sites.h"
 #include "symbol/symbol_translate.h"
 #include "symbol/value_sites.h"
+#include "target/process_files.h"
 #include "target/target.h"
 
 struct symbol_mode {
@@ -131,8 +132,11 @@ static void explain_no_site(const struct symbol_mode *sm, const char *exe,
 {
 	const struct elf_symbols_info *x = &sm->sites.exe;
 	char rules[PATH_MAX + 64], id[128] = "", link[PATH_MAX] = "";
+	char label[2 * PATH_MAX + 48];
 
 	rules_origin(sm, rules, sizeof(rules));
+	process_file_label(exe, label, sizeof(label));
+	exe = label;
 	if (!x->symtab && !x->debug_file[0]) {
 		if (x->build_id[0])
 			snprintf(id, sizeof(id), "by build-id %s under %s/.build-id",
@@ -148,7 +152,7 @@ static void explain_no_site(const struct symbol_mode *sm, const char *exe,
 		return;
 	}
 	p_err("%s: %s, and none of the %zu function symbols of it and its %zu libraries matches a rule (%s); add rules for this runtime with --rules FILE",
-	      exe, lead, sm->sites.functions, sm->sites.objects.n - 1, rules);
+	      exe, lead, sm->sites.functions, symbol_sites_libraries(&sm->sites), rules);
 }
 
 static void say_why(const struct symbol_mode *sm)

@@ -10,6 +10,7 @@
 #include "symbol/symbol_preview.h"
 #include "symbol/symbol_rules.h"
 #include "symbol/symbol_sites.h"
+#include "target/process_files.h"
 
 static const char *const kind_names[] = {
 	[ETDUMP_FUNC_EVENT] = "event",
@@ -118,6 +119,7 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 	struct symbol_rules rules = { 0 };
 	struct symbol_sites sites = { 0 };
 	char err[512], origin[PATH_MAX + 96], traps[512];
+	char label[2 * PATH_MAX + 48];
 	size_t callers = 0;
 	int ret;
 
@@ -134,8 +136,9 @@ int symbol_preview(pid_t pid, const char *exe, bool running,
 	}
 	symbols_origin(&sites.exe, origin, sizeof(origin));
 	if (!sites.n) {
+		process_file_label(exe, label, sizeof(label));
 		p_err("%s: no 'etdump' USDT probes, and none of the %zu function symbols of it and its %zu libraries matches a rule (its symbols: %s); add rules with --rules FILE",
-		      exe, sites.functions, sites.objects.n - 1, origin);
+		      label, sites.functions, symbol_sites_libraries(&sites), origin);
 		goto out;
 	}
 	kernel_sites_end_at_next(&sites, &callers);

@@ -23,5 +23,10 @@ int symbol_sites_find(struct symbol_sites *out,
 		      const struct symbol_rules *rules, pid_t pid,
 		      const char *exe, bool running, const char *debug_file,
 		      char *err, size_t errlen);
+/* The libraries read beside the executable (none when it was not read). */
+static inline size_t symbol_sites_libraries(const struct symbol_sites *s)
+{
+	return s->objects.n ? s->objects.n - 1 : 0;
+}
 
 #endif /* ETDUMP_SYMBOL_SITES_H */

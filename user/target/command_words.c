@@ -7,6 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "target/command_words.h"
+#include "target/script_interpreter.h"
+
+/* A script read for the files it may exec: its first this many bytes. */
+#define SCRIPT_TEXT_MAX (64 * 1024)
 
 #define DEFAULT_PATH "/bin:/usr/bin"
 
@@ -60,6 +64,7 @@ int command_words_split(const char *text, int (*fn)(void *ctx, const char *w),
 	}
 }
 
+/* 1 when name was added, 0 when it was there (or no room). */
 static int add(struct command_files *out, const char *name)
 {
 	size_t i;
@@ -73,7 +78,7 @@ static int add(struct command_files *out, const char *name)
 	if (!out->v[out->n])
 		return -ENOMEM;
 	out->n++;
-	return 0;
+	return 1;
 }
 
 /* A file exec could run: regular and executable by someone. */
@@ -88,7 +93,32 @@ static bool executable(const char *name)
 struct resolve {
 	struct command_files *out;
 	const char *path;
+	int depth;              /* scripts read to get here */
 };
+
+static int resolve(void *ctx, const char *word);
+
+/*
+ * A script's words are what it may exec (a shim's `exec "$prog" "$@"`, a
+ * wrapper's `exec ./runtime`), read as shell text; its #! line's among
+ * them. As deep as the kernel follows interpreters.
+ */
+static int add_file(struct resolve *r, const char *name)
+{
+	int ret = add(r->out, name);
+	char *text;
+
+	if (ret <= 0 || r->depth == SCRIPT_DEPTH_MAX)
+		return ret;
+	text = script_text(name, SCRIPT_TEXT_MAX);
+	if (!text)
+		return 0;
+	r->depth++;
+	ret = command_words_split(text + 2, resolve, r);
+	r->depth--;
+	free(text);
+	return ret;
+}
 
 /* As execvp(): a name with a '/' as it is, else the first in PATH. */
 static int resolve(void *ctx, const char *word)
@@ -101,7 +131,7 @@ static int resolve(void *ctx, const char *word)
 	if (!word[0])
 		return 0;
 	if (strchr(word, '/'))
-		return executable(word) ? add(r->out, word) : 0;
+		return executable(word) ? add_file(r, word) : 0;
 	for (dir = r->path;; dir = end + 1) {
 		end = strchrnul(dir, ':');
 		len = end - dir;
@@ -109,7 +139,7 @@ static int resolve(void *ctx, const char *word)
 		if (snprintf(name, sizeof(name), "%.*s%s%s", (int)len, dir,
 			     len ? "/" : "", word) < (int)sizeof(name) &&
 		    executable(name))
-			return add(r->out, name);
+			return add_file(r, name);
 		if (!*end)
 			return 0;
 	}
@@ -125,9 +155,9 @@ int command_words_files(char *const argv[], const char *path,
 	memset(out, 0, sizeof(*out));
 	for (i = 0; argv[i]; i++) {
 		err = resolve(&r, argv[i]);
-		if (!err && strpbrk(argv[i], " \t\n;&|()<>`'\"\\"))
+		if (err >= 0 && strpbrk(argv[i], " \t\n;&|()<>`'\"\\"))
 			err = command_words_split(argv[i], resolve, &r);
-		if (err) {
+		if (err < 0) {
 			command_files_free(out);
 			return err;
 		}

@@ -4,9 +4,11 @@
  * runs: each of its words, and each word of those that read as shell text
  * (sh -c '...', env X=1 ./runtime, timeout 10 ./runtime), resolved as
  * execvp() would (a word with a '/' names a file from the current folder,
- * any other is looked for in PATH's folders). Nothing is opened here: the
- * names found are what the caller opens, without following a symbolic
- * link, to look for probes.
+ * any other is looked for in PATH's folders), and the words of each that
+ * is a script (#!: a shim, a wrapper), read as shell text, as deep as the
+ * kernel follows interpreters. Only scripts are read here: the names found
+ * are what the caller opens, without following a symbolic link, to look
+ * for probes.
  */
 #ifndef ETDUMP_COMMAND_WORDS_H
 #define ETDUMP_COMMAND_WORDS_H

@@ -10,8 +10,16 @@
 #include <zlib.h>
 #include "target/elf_file.h"
 #include "target/elf_symbols.h"
+#include "target/process_files.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3
+
+/* A debug file found: where to read it, and how to name it. */
+struct debug_found {
+	char read_path[PATH_MAX];
+	char shown[PATH_MAX];
+	int fd;                 /* a file in a process's root, or -1 */
+};
 #define CRC_CHUNK (64 * 1024)
 
 static void read_build_id(const struct elf_file *f, char out[41])
@@ -121,34 +129,79 @@ out:
 	return fits;
 }
 
-/* Where gdb looks: by build-id, then by the debuglink's name. */
+/*
+ * A debug file named in the root of the process whose file `path` reaches
+ * through /proc/PID/... (process_files.h), its links resolved in that
+ * root: read through the fd (read_path), shown as that root's (shown).
+ */
+static bool fits_in_root(const char *path, const char *name,
+			 const char *build_id, const uint32_t *crc,
+			 struct debug_found *found)
+{
+	int fd = process_root_open(path, name);
+
+	if (fd < 0)
+		return false;
+	snprintf(found->read_path, PATH_MAX, "/proc/self/fd/%d", fd);
+	if (!debug_file_fits(found->read_path, build_id, crc)) {
+		close(fd);
+		return false;
+	}
+	found->fd = fd;
+	snprintf(found->shown, PATH_MAX, "%.*s/root%s",
+		 (int)strcspn(path + 6, "/") + 6, path, name);
+	return true;
+}
+
+/*
+ * Where gdb looks: by build-id, then by the debuglink's name; for a
+ * process in another root (a container) in its root first, then on the
+ * host.
+ */
 static bool find_debug_file(const char *path,
 			    const struct elf_symbols_info *info, uint32_t crc,
-			    char out[PATH_MAX])
+			    struct debug_found *found)
 {
 	/* gdb's order: next to the file, in .debug there, under the root */
 	static const struct {
 		const char *root, *sub;
 	} places[] = { { "", "" }, { "", "/.debug" }, { ELF_DEBUG_ROOT, "" } };
-	char real[PATH_MAX], *dir;
+	char real[PATH_MAX], name[PATH_MAX], *dir;
+	char *out = found->read_path;
 	size_t i;
 
 	if (info->build_id[0]) {
-		snprintf(out, PATH_MAX, "%s/.build-id/%.2s/%s.debug",
+		snprintf(name, PATH_MAX, "%s/.build-id/%.2s/%s.debug",
 			 ELF_DEBUG_ROOT, info->build_id, info->build_id + 2);
+		if (fits_in_root(path, name, info->build_id, NULL, found))
+			return true;
+		snprintf(out, PATH_MAX, "%s", name);
 		if (debug_file_fits(out, info->build_id, NULL))
+			goto on_host;
+	}
+	if (!info->debuglink[0])
+		return false;
+	process_file_shown(path, real);
+	dir = dirname(real);
+	for (i = 0; real[0] == '/' && i < sizeof(places) / sizeof(places[0]); i++) {
+		snprintf(name, PATH_MAX, "%s%s%s/%s", places[i].root, dir,
+			 places[i].sub, info->debuglink);
+		if (fits_in_root(path, name, info->build_id, &crc, found))
 			return true;
 	}
-	if (!info->debuglink[0] || !realpath(path, real))
+	if (!realpath(path, real))
 		return false;
 	dir = dirname(real);
 	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
 		snprintf(out, PATH_MAX, "%s%s%s/%s", places[i].root, dir,
 			 places[i].sub, info->debuglink);
 		if (debug_file_fits(out, info->build_id, &crc))
-			return true;
+			goto on_host;
 	}
 	return false;
+on_host:
+	snprintf(found->shown, PATH_MAX, "%s", out);
+	return true;
 }
 
 /* Functions of one symbol table of `symelf`, placed in `bin`'s file. */
@@ -199,6 +252,7 @@ int elf_symbols_read(const char *path, const char *debug_file,
 		     struct elf_symbols_info *info, char *err, size_t errlen)
 {
 	struct elf_file bin = ELF_FILE_CLOSED, dbg = ELF_FILE_CLOSED;
+	struct debug_found found = { .fd = -1 };
 	Elf_Scn *symtab, *dynsym;
 	GElf_Shdr shdr;
 	uint32_t crc = 0;
@@ -219,13 +273,14 @@ int elf_symbols_read(const char *path, const char *debug_file,
 		ret = check_named_debug_file(path, debug_file, info->build_id,
 					     err, errlen);
 		snprintf(info->debug_file, PATH_MAX, "%s", debug_file);
-	} else if (find_debug_file(path, info, crc, info->debug_file)) {
-		ret = 0;
+	} else if (find_debug_file(path, info, crc, &found)) {
+		snprintf(info->debug_file, PATH_MAX, "%s", found.shown);
 	} else {
 		info->debug_file[0] = '\0';
 	}
 	if (!ret && !symtab && info->debug_file[0]) {
-		ret = elf_file_open(&dbg, info->debug_file, err, errlen);
+		ret = elf_file_open(&dbg, found.read_path[0] ? found.read_path :
+				    info->debug_file, err, errlen);
 		symtab = ret ? NULL : elf_file_section(&dbg, SHT_SYMTAB, NULL,
 						       &shdr);
 		if (symtab)
@@ -239,5 +294,7 @@ int elf_symbols_read(const char *path, const char *debug_file,
 out:
 	elf_file_close(&dbg);
 	elf_file_close(&bin);
+	if (found.fd >= 0)
+		close(found.fd);
 	return ret;
 }

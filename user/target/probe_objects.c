@@ -73,6 +73,22 @@ out:
 	return ret;
 }
 
+int probe_objects_add_file(struct probe_objects *objs, const char *path)
+{
+	struct usdt_probe_list probes = { 0 };
+	char err[PATH_MAX + 64];
+	int ret = 0;
+
+	if (usdt_notes_read(path, &probes, err, sizeof(err))) {
+		p_debug("%s", err);
+		return 0;
+	}
+	if (usdt_notes_count(&probes, "etdump"))
+		ret = add(objs, path, &probes) ? -ENOMEM : 1;
+	usdt_notes_free(&probes);
+	return ret;
+}
+
 bool probe_object_has(const struct probe_object *obj, const char *probe)
 {
 	size_t i;

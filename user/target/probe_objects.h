@@ -32,6 +32,8 @@ struct probe_objects {
  */
 int probe_objects_find(struct probe_objects *out, pid_t pid, const char *exe,
 		       bool running, char *err, size_t errlen);
+/* One more file, when it carries etdump probes: 1, 0 (none), -ENOMEM. */
+int probe_objects_add_file(struct probe_objects *objs, const char *path);
 /* Does every file with etdump probes carry this one? */
 bool probe_objects_all_have(const struct probe_objects *objs,
 			    const char *probe);

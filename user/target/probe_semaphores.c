@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "target/elf_file.h"
 #include "target/probe_objects.h"
+#include "target/process_files.h"
 #include "target/probe_semaphores.h"
 
 /* The file offset of a semaphore: it lives in a PT_LOAD segment's bytes. */
@@ -35,11 +36,13 @@ static int semaphore_offset(const char *path, uint64_t vaddr, uint64_t len,
 static int semaphore_address(pid_t pid, const char *path, uint64_t off,
 			     uint64_t len, uint64_t *addr)
 {
-	char maps[64], line[PATH_MAX + 128], perms[8];
+	char maps[64], line[PATH_MAX + 128], perms[8], name[PATH_MAX];
 	uint64_t start, end, pgoff;
 	int at, ret = -ENOENT;
 	FILE *f;
 
+	/* the maps name a file reached through /proc/PID/... by its own name */
+	process_file_maps_name(path, name);
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
 	f = fopen(maps, "re");
 	if (!f)
@@ -50,7 +53,7 @@ static int semaphore_address(pid_t pid, const char *path, uint64_t off,
 			   &start, &end, perms, &pgoff, &at) < 4 || !at)
 			continue;
 		line[at + strcspn(line + at, "\n")] = '\0';
-		if (strcmp(line + at, path) || perms[1] != 'w' ||
+		if (strcmp(line + at, name) || perms[1] != 'w' ||
 		    perms[3] != 'p' || off < pgoff || off + len > pgoff + (end - start))
 			continue;
 		*addr = start + (off - pgoff);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "target/elf_file.h"
+#include "target/process_files.h"
 #include "target/process_objects.h"
 
 /*
@@ -38,21 +40,38 @@ struct dynamic {
 	unsigned int machine;   /* its e_machine */
 };
 
-/* Add the file path names, once; a file that is gone is left out. */
+/*
+ * Add the file path names, once (by inode: a library may be named twice,
+ * and the executable is in the maps too); a file that is gone is left out.
+ * A /proc/PID/... path reaches a running process's file as it is
+ * (process_files.h): resolving it would lose the way there.
+ */
 static int add_path(struct path_list *l, const char *path)
 {
 	char real[PATH_MAX], **paths;
+	struct stat st, *ids;
 	size_t i;
 
-	if (!realpath(path, real))
+	if (!strncmp(path, "/proc/", 6)) {
+		if (snprintf(real, sizeof(real), "%s", path) >= PATH_MAX)
+			return 0;
+	} else if (!realpath(path, real)) {
+		return 0;
+	}
+	if (stat(real, &st))
 		return 0;
 	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->paths[i], real))
+		if (l->ids[i].st_dev == st.st_dev && l->ids[i].st_ino == st.st_ino)
 			return 0;
 	paths = realloc(l->paths, (l->n + 1) * sizeof(*paths));
 	if (!paths)
 		return -ENOMEM;
 	l->paths = paths;
+	ids = realloc(l->ids, (l->n + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	l->ids = ids;
+	ids[l->n] = st;
 	paths[l->n] = strdup(real);
 	if (!paths[l->n])
 		return -ENOMEM;
@@ -60,10 +79,16 @@ static int add_path(struct path_list *l, const char *path)
 	return 0;
 }
 
-/* Every file mapped executable: the executable, the loader, libraries. */
+/*
+ * Every file mapped executable: the executable, the loader, libraries,
+ * each reached through the process's view of it (process_files.h), also
+ * one deleted or replaced on disk since it was mapped.
+ */
 static int from_maps(pid_t pid, struct path_list *out)
 {
 	char maps[64], line[PATH_MAX + 128], perms[8], *path;
+	char mapped[96], reached[PATH_MAX];
+	unsigned long long start, end;
 	int at, ret = 0;
 	size_t len;
 	FILE *f;
@@ -74,14 +99,18 @@ static int from_maps(pid_t pid, struct path_list *out)
 		return -errno;
 	while (!ret && fgets(line, sizeof(line), f)) {
 		at = 0;
-		if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &at) < 1 ||
-		    !at || !strchr(perms, 'x'))
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &start, &end,
+			   perms, &at) < 3 || !at || !strchr(perms, 'x'))
 			continue;
 		path = line + at;
 		len = strcspn(path, "\n");
 		path[len] = '\0';
-		if (path[0] == '/' && !strstr(path, " (deleted)"))
-			ret = add_path(out, path);
+		if (path[0] != '/')
+			continue;
+		snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%llx-%llx",
+			 (int)pid, start, end);
+		if (!process_file_reach(pid, path, mapped, reached))
+			ret = add_path(out, reached);
 	}
 	fclose(f);
 	return ret;
@@ -205,14 +234,16 @@ static int from_needed(struct path_list *out)
 
 int process_exe(pid_t pid, char out[PATH_MAX])
 {
-	char link[64];
+	char link[64], name[PATH_MAX];
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, out, PATH_MAX - 1);
+	n = readlink(link, name, sizeof(name) - 1);
 	if (n < 0)
 		return -errno;
-	out[n] = '\0';
+	name[n] = '\0';
+	if (process_file_reach(pid, name, link, out))
+		snprintf(out, PATH_MAX, "%s", name);
 	return 0;
 }
 
@@ -237,6 +268,8 @@ void path_list_free(struct path_list *l)
 	for (i = 0; i < l->n; i++)
 		free(l->paths[i]);
 	free(l->paths);
+	free(l->ids);
 	l->paths = NULL;
+	l->ids = NULL;
 	l->n = 0;
 }

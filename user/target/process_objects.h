@@ -14,14 +14,19 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct path_list {
 	char **paths;
+	struct stat *ids;       /* each file's, to list it once */
 	size_t n;
 };
 
-/* The file a process runs (/proc/PID/exe) into out: 0 or -errno. */
+/*
+ * The file a process runs (/proc/PID/exe), as the recorder reaches it
+ * (process_files.h), into out: 0 or -errno.
+ */
 int process_exe(pid_t pid, char out[PATH_MAX]);
 /* exe first; running: read the maps, else follow DT_NEEDED. */
 int process_objects(pid_t pid, const char *exe, bool running,

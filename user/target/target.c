@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "target/process_objects.h"
+#include "target/script_interpreter.h"
 #include "target/target.h"
 
 /* at the gate: exit without running (any other byte: run) */
@@ -123,6 +124,7 @@ static void close_gate(struct target *t)
 int target_spawn(struct target *t, char *const argv[], char *err,
 		 size_t errlen)
 {
+	char interpreter[PATH_MAX];
 	int gate[2];
 	char go;
 	int ret;
@@ -133,6 +135,13 @@ int target_spawn(struct target *t, char *const argv[], char *err,
 		snprintf(err, errlen, "%s: %s", argv[0],
 			 ret == -ENOENT ? "command not found" : strerror(-ret));
 		return ret;
+	}
+	ret = script_interpreter(t->exe, interpreter, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		memcpy(t->script, t->exe, sizeof(t->script));
+		snprintf(t->exe, sizeof(t->exe), "%s", interpreter);
 	}
 	if (pipe2(gate, O_CLOEXEC))
 		return -errno;
@@ -160,9 +169,9 @@ int target_spawn(struct target *t, char *const argv[], char *err,
 				t->exe, strerror(errno));
 			_exit(127);
 		}
-		execv(t->exe, argv);
-		fprintf(stderr, "etdump-bpf: cannot run %s: %s\n", t->exe,
-			strerror(errno));
+		execv(t->script[0] ? t->script : t->exe, argv);
+		fprintf(stderr, "etdump-bpf: cannot run %s: %s\n",
+			t->script[0] ? t->script : t->exe, strerror(errno));
 		_exit(127);
 	}
 	close(gate[0]);

@@ -20,12 +20,14 @@ struct target {
 	bool exited;
 	int wait_status;        /* spawned and exited: from waitpid */
 	char exe[PATH_MAX];     /* the executable carrying the probes */
+	char script[PATH_MAX];  /* spawned: the #! script exe interprets, or "" */
 };
 
 /* -ESRCH: no such process; -EACCES: cannot see it. Message in err. */
 int target_open_pid(struct target *t, pid_t pid, char *err, size_t errlen);
 /*
- * Start argv[0] (searched in PATH) stopped at the gate. target_stop() and
+ * Start argv[0] (searched in PATH) stopped at the gate; when it is a script,
+ * exe is the interpreter the kernel will run (script_interpreter.h). target_stop() and
  * target_close() before the release tell it not to run; a recorder that
  * dies (SIGKILL) without a word lets it run untraced.
  */

@@ -1,0 +1,213 @@
+"""A runtime loaded after the attach: a host with no probes of its own
+(example-dlopen-host, as a Python service loading ExecuTorch through
+ctypes) dlopen()s the runtime (libexample-main.so, installed 0644 as
+libraries are, so that no command line arms it) when the test says so. The
+recorder finds it in the maps and attaches it, with -- CMD and with -p;
+unloaded and loaded again it keeps its probes (they belong to its inode);
+two copies of it (two files) are each recorded, with per-scope probes, and
+batched mode refuses the second in one line; -p --wait-for-runtime waits
+for a host that has not loaded it yet (--duration gives up). Each ETDump decoded with
+flatc, its events compared.
+"""
+import os
+import shutil
+import signal
+import subprocess
+
+from etdump_e2e import (BUILD, CLI, DEFAULT_EVENTS, EXECUTE_EVENTS,
+                        TempDirTest, decode, run_keys)
+from test_replaced_files import wait_for_line
+
+HOST = os.path.join(BUILD, "example-dlopen-host")
+MAIN_LIB = os.path.join(BUILD, "libexample-main.so")
+RUNS = 3
+LOADED = "after the attach: attached"
+
+
+class Host:
+    """The host, started by record (record_args: then -- and the host) or
+    alone; its runtime's stdout read, its loads made one at a time."""
+
+    def __init__(self, log, libs, record_args=None):
+        cmd = [HOST] + libs + ["--", "--wait-signal", "-n", str(RUNS)]
+        if record_args is not None:
+            cmd = [CLI, "record"] + record_args + ["--"] + cmd
+        self.log = log
+        with open(log, "w") as f:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=f,
+                                         text=True)
+
+    def line(self, prefix):
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"no {prefix!r} line: {self.said()}")
+            if line.startswith(prefix):
+                return line.split()
+
+    def load(self):
+        """The next library: loaded, its runtime waiting; its PID."""
+        self.line("loading")
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        return int(self.line("ready")[1])
+
+    def said(self):
+        with open(self.log) as f:
+            return f.read()
+
+    def wait_said(self, text, count=1):
+        wait_for_line(self.log, text, self.proc, count=count)
+
+    def finish(self):
+        self.proc.stdin.close()
+        self.proc.stdout.read()
+        status = self.proc.wait(timeout=60)
+        self.proc.stdout.close()
+        return status
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class LateLibraryTest(TempDirTest):
+    def lib(self, name):
+        path = self.path(name)
+        shutil.copy(MAIN_LIB, path)
+        os.chmod(path, 0o644)
+        return path
+
+    def assert_runs(self, out, copies):
+        runs = decode(out)["run_data"]
+        self.assertEqual([r["name"] for r in runs],
+                         (["Default"] + ["Execute"] * RUNS) * copies)
+        for i, r in enumerate(runs):
+            self.assertEqual(run_keys(r), DEFAULT_EVENTS if i % (RUNS + 1) == 0
+                             else EXECUTE_EVENTS, f"run {i}")
+
+    def record(self, libs, flags=(), loaded_each=()):
+        """record -- the host loading libs in turn; loaded_each[i]: the
+        i-th load is a library the recorder attaches then."""
+        out = self.path(f"out{len(os.listdir(self.tmp))}.etdp")
+        host = Host(self.path("record.log"), libs,
+                    ["-o", out] + list(flags))
+        self.addCleanup(host.kill)
+        loaded = 0
+        for i in range(len([lib for lib in libs if lib != "--keep"])):
+            pid = host.load()
+            if loaded_each[i]:
+                loaded += 1
+                host.wait_said(LOADED, loaded)
+            os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        return out, host.said()
+
+    def record_p(self, pid, *flags):
+        """record -p pid in the background: it and its stderr's file."""
+        log = self.path("record.log")
+        with open(log, "w") as f:
+            rec = subprocess.Popen([CLI, "record", "-o", self.path("p.etdp")]
+                                   + list(flags) + ["-p", str(pid)], stderr=f)
+        self.addCleanup(lambda: rec.poll() is None and rec.kill())
+        return rec, log
+
+    def finish_p(self, host, rec, log, copies):
+        """The host done, then the recorder: each copy's runs written."""
+        self.assertEqual(host.finish(), 0, host.said())
+        status = rec.wait(timeout=60)
+        with open(log) as f:
+            self.assertEqual(status, 0, f.read())
+        self.assert_runs(self.path("p.etdp"), copies)
+
+    def test_loaded_after_the_attach_and_again_after_dlclose(self):
+        lib = self.lib("libruntime.so")
+        for flags in ([], ["--precise"]):
+            with self.subTest(flags=flags):
+                out, err = self.record([lib, lib], flags, (True, False))
+                # once: the same inode loaded again keeps its probes
+                self.assertEqual(err.count(LOADED), 1, err)
+                self.assertIn(f"loaded {lib} {LOADED}", err)
+                self.assert_runs(out, 2)
+
+    def test_two_copies_each_recorded(self):
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        out, err = self.record(["--keep", one, two], ["--precise"],
+                               (True, True))
+        self.assertIn(f"loaded {one} {LOADED}", err)
+        self.assertIn(f"loaded {two} {LOADED}", err)
+        self.assert_runs(out, 2)
+
+    def test_batched_refuses_a_second_copy_beside_the_first(self):
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        out = self.path("batched.etdp")
+        host = Host(self.path("record.log"), ["--keep", one, two],
+                    ["-o", out])
+        self.addCleanup(host.kill)
+        pid = host.load()
+        host.wait_said(LOADED)
+        os.kill(pid, signal.SIGUSR1)
+        pid = host.load()
+        host.wait_said(f"PID {pid} loaded {two}, a second runtime beside "
+                       "one recorded in batched mode: not recorded")
+        os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        self.assert_runs(out, 1)
+
+    def test_p_records_a_runtime_loaded_after_the_attach(self):
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        host = Host(self.path("host.log"), [one, two])
+        self.addCleanup(host.kill)
+        pid = host.load()
+        rec, log = self.record_p(pid)
+        wait_for_line(log, "attached", rec)
+        os.kill(pid, signal.SIGUSR1)
+        pid = host.load()
+        wait_for_line(log, f"PID {pid} loaded {two} {LOADED}", rec)
+        os.kill(pid, signal.SIGUSR1)
+        self.finish_p(host, rec, log, 2)
+
+    def test_p_waits_for_a_runtime_not_loaded_yet(self):
+        lib = self.lib("libruntime.so")
+        host = Host(self.path("host.log"), [lib])
+        self.addCleanup(host.kill)
+        host.line("loading")
+        rec, log = self.record_p(host.proc.pid, "--wait-for-runtime")
+        wait_for_line(log, f"PID {host.proc.pid} ({HOST}) carries no "
+                      "runtime yet: waiting for one it loads", rec)
+        host.proc.stdin.write("\n")
+        host.proc.stdin.flush()
+        pid = int(host.line("ready")[1])
+        wait_for_line(log, f"PID {pid} loaded {lib} {LOADED}", rec)
+        os.kill(pid, signal.SIGUSR1)
+        self.finish_p(host, rec, log, 1)
+
+    def test_p_gives_up_waiting_after_its_duration(self):
+        host = Host(self.path("host.log"), [self.lib("libruntime.so")])
+        self.addCleanup(host.kill)
+        host.line("loading")
+        out = self.path("none.etdp")
+        proc = subprocess.run([CLI, "record", "-o", out, "--wait-for-runtime",
+                               "--duration", "0.5", "-p", str(host.proc.pid)],
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(f"PID {host.proc.pid} ({HOST}): no runtime with etdump "
+                      "probes was loaded within --duration", proc.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_p_without_a_runtime_is_refused_unless_asked_to_wait(self):
+        host = Host(self.path("host.log"), [self.lib("libruntime.so")])
+        self.addCleanup(host.kill)
+        host.line("loading")
+        proc = subprocess.run([CLI, "record", "-o", self.path("no.etdp"),
+                               "-p", str(host.proc.pid)],
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("no 'etdump' USDT probes", proc.stderr)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()

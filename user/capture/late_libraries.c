@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "capture/late_libraries.h"
+#include "lib/grow_array.h"
+#include "lib/log.h"
+#include "target/process_files.h"
+#include "target/process_objects.h"
+
+/* A file looked at once, by inode; a runtime: one with probes attached. */
+struct known_file {
+	dev_t dev;
+	ino_t ino;
+	bool runtime;
+};
+
+struct late_libraries {
+	pid_t pid;
+	struct stat image;      /* the executable whose files are known */
+	bool have_image;
+	struct known_file *known;
+	size_t n, cap;
+};
+
+static struct known_file *find(const struct late_libraries *l,
+			       const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->known[i].dev == st->st_dev && l->known[i].ino == st->st_ino)
+			return &l->known[i];
+	return NULL;
+}
+
+static int remember(struct late_libraries *l, const struct stat *st,
+		    bool runtime)
+{
+	struct known_file *f = find(l, st);
+
+	if (f) {
+		f->runtime |= runtime;
+		return 0;
+	}
+	if (grow_array((void **)&l->known, &l->cap, l->n, 1, sizeof(*f)))
+		return -ENOMEM;
+	l->known[l->n++] = (struct known_file){ st->st_dev, st->st_ino, runtime };
+	return 0;
+}
+
+/*
+ * Batched, each copy of the runtime keeps a buffer per thread, and the
+ * recorder knows one buffer per thread: a second copy mapped beside the
+ * first would have its runs mixed with the first's. Is one still mapped?
+ */
+static bool another_copy_mapped(const struct late_libraries *l,
+				const struct path_list *files)
+{
+	const struct known_file *f;
+	size_t j;
+
+	for (j = 0; j < files->n; j++)
+		if ((f = find(l, &files->ids[j])) && f->runtime)
+			return true;
+	return false;
+}
+
+/*
+ * The files an exec brings, marked seen: the executable and the libraries
+ * it needs (DT_NEEDED, as whoever follows the exec attaches them), not
+ * what its maps hold already, which may be a dlopen() as early as that.
+ */
+static int seed_image(struct late_libraries *l, const char *exe)
+{
+	struct path_list files;
+	size_t i;
+	int ret = 0;
+
+	if (process_objects(l->pid, exe, false, &files))
+		return 0;
+	for (i = 0; !ret && i < files.n; i++)
+		ret = remember(l, &files.ids[i], false);
+	path_list_free(&files);
+	return ret;
+}
+
+/*
+ * 1 when the process runs another image since the last look (its exec's
+ * files are then known, and its own follower's), 0, or -errno (gone).
+ */
+static int new_image(struct late_libraries *l, char exe[PATH_MAX])
+{
+	struct stat st;
+	int ret = process_exe(l->pid, exe);
+
+	if (ret)
+		return ret;
+	if (stat(exe, &st))
+		return -errno;
+	if (l->have_image && st.st_dev == l->image.st_dev &&
+	    st.st_ino == l->image.st_ino)
+		return 0;
+	l->image = st;
+	l->have_image = true;
+	ret = seed_image(l, exe);
+	return ret ? ret : 1;
+}
+
+int late_libraries_open(struct late_libraries **out, pid_t pid,
+			const struct probe_objects *objs)
+{
+	struct late_libraries *l = calloc(1, sizeof(*l));
+	char exe[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int ret = 0;
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	l->pid = pid;
+	for (i = 0; !ret && i < objs->n; i++)
+		if (!stat(objs->v[i].path, &st))
+			ret = remember(l, &st, objs->v[i].etdump > 0);
+	if (!ret && new_image(l, exe) == -ENOMEM)
+		ret = -ENOMEM;
+	if (ret) {
+		late_libraries_close(l);
+		return ret;
+	}
+	*out = l;
+	return 0;
+}
+
+static int attach_file(struct late_libraries *l, struct capture *cap,
+		       const struct path_list *files, size_t at)
+{
+	struct probe_objects one = { 0 };
+	char label[2 * PATH_MAX + 48];
+	int n = 0, ret = probe_objects_add_file(&one, files->paths[at]);
+
+	if (ret <= 0)
+		return ret;
+	process_file_label(files->paths[at], label, sizeof(label));
+	if (!capture_wants_probe(cap, "profile_begin") &&
+	    another_copy_mapped(l, files)) {
+		p_warn("PID %d loaded %s, a second runtime beside one recorded in batched mode: not recorded (the two would share each thread's batches); record with --precise",
+		       (int)l->pid, label);
+		probe_objects_free(&one);
+		return 0;
+	}
+	ret = capture_attach_child(cap, &one, l->pid, &n);
+	probe_objects_free(&one);
+	/* gone meanwhile, or said by the attach: the recording goes on */
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	if (!n) {
+		p_warn("PID %d loaded %s, whose etdump probes this recording does not use (batched mode takes its flush probe: record it with --precise)",
+		       (int)l->pid, label);
+		return 0;
+	}
+	p_info("PID %d loaded %s after the attach: attached %d probe(s)",
+	       (int)l->pid, label, n);
+	return remember(l, &files->ids[at], true);
+}
+
+int late_libraries_check(struct late_libraries *l, struct capture *cap,
+			 const struct follow_children *fc)
+{
+	struct path_list files;
+	char exe[PATH_MAX];
+	int ret = new_image(l, exe);
+	size_t i;
+
+	/* a new image: what it brings is its follower's; gone: nothing */
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	if (process_objects(l->pid, exe, true, &files))
+		return 0;
+	for (i = 0; !ret && i < files.n; i++) {
+		if (find(l, &files.ids[i]))
+			continue;
+		ret = remember(l, &files.ids[i], false);
+		if (!ret && !follow_children_is_armed(fc, &files.ids[i]))
+			ret = attach_file(l, cap, &files, i);
+	}
+	path_list_free(&files);
+	if (ret)
+		p_err("looking for libraries loaded later: %s", strerror(-ret));
+	return ret;
+}
+
+void late_libraries_close(struct late_libraries *l)
+{
+	if (l)
+		grow_array_free(l->known, l->cap, sizeof(*l->known));
+	free(l);
+}
