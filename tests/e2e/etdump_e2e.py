@@ -135,7 +135,7 @@ class Recorder:
         self.proc.send_signal(sig)
 
     def wait(self, timeout=60):
-        out, err = self.proc.communicate(timeout=timeout)
+        self.stdout, err = self.proc.communicate(timeout=timeout)
         self.stderr = "".join(self.stderr_lines) + err
         return self.proc.returncode
 

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,6 +67,14 @@ NOINLINE void method_execute(void)
 }
 
 static atomic_bool done;
+/* --until-usr1: on until SIGUSR1, then -n executions more */
+static volatile sig_atomic_t told_to_stop;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	told_to_stop = 1;
+}
 
 static void *side_thread(void *arg)
 {
@@ -82,16 +91,18 @@ static void *side_thread(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t side;
-	bool with_side = false;
-	long n = 100;
+	bool with_side = false, until_usr1 = false;
+	long n = 100, done_n;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
 			n = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--side-thread"))
 			with_side = true;
+		else if (!strcmp(argv[i], "--until-usr1"))
+			until_usr1 = true;
 		else {
-			fprintf(stderr, "usage: nested-kernels [-n N] [--side-thread]\n");
+			fprintf(stderr, "usage: nested-kernels [-n N] [--side-thread] [--until-usr1]\n");
 			return 2;
 		}
 	}
@@ -99,12 +110,16 @@ int main(int argc, char **argv)
 		perror("pthread_create");
 		return 1;
 	}
-	for (long i = 0; i < n; i++)
+	if (until_usr1)
+		signal(SIGUSR1, on_usr1);
+	for (done_n = 0; until_usr1 && !told_to_stop; done_n++)
+		method_execute();
+	for (long i = 0; i < n; i++, done_n++)
 		method_execute();
 	if (with_side) {
 		atomic_store(&done, true);
 		pthread_join(side, NULL);
 	}
-	printf("%ld executions\n", n);
+	printf("%ld executions\n", done_n);
 	return 0;
 }
