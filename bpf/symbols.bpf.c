@@ -312,28 +312,18 @@ struct {
 	__type(value, __u64);
 } result_places SEC(".maps");
 
-static __always_inline bool outputs_in_memory(
-	const struct etdump_func_outputs *o)
-{
-	__u32 i;
-
-	if (!o)
-		return false;
-	for (i = 0; i < ETDUMP_OUT_MAX; i++)
-		if (i < o->n && o->place[i] == ETDUMP_OUT_SRET)
-			return true;
-	return false;
-}
-
 static __always_inline void keep_result_place(struct pt_regs *ctx, __u32 id)
 {
 #if defined(__TARGET_ARCH_arm64)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct call_key k = { .tid = (__u32)pid_tgid, .id = id };
 	__u64 x8 = ((const volatile struct user_pt_regs *)ctx)->regs[8];
+	const struct etdump_func_outputs *o;
 
-	if (is_target(pid_tgid) &&
-	    outputs_in_memory(bpf_map_lookup_elem(&site_outputs, &id)))
+	if (!is_target(pid_tgid))
+		return;
+	o = bpf_map_lookup_elem(&site_outputs, &id);
+	if (o && etdump_outputs_in_memory(o))
 		bpf_map_update_elem(&result_places, &k, &x8, BPF_ANY);
 #else
 	(void)ctx;
@@ -341,15 +331,22 @@ static __always_inline void keep_result_place(struct pt_regs *ctx, __u32 id)
 #endif
 }
 
-/* Where the result in memory is at the return: 0 where none was kept. */
-static __always_inline __u64 result_place(struct pt_regs *ctx, __u32 id)
+/*
+ * Where the result in memory of site id's call is at its return: 0 where
+ * none was kept; the return register on x86-64.
+ */
+static __always_inline __u64 result_place(struct pt_regs *ctx, __u32 id,
+					  const struct etdump_func_outputs *o)
 {
 #if defined(__TARGET_ARCH_arm64)
 	struct call_key k = { .tid = (__u32)bpf_get_current_pid_tgid(),
 			       .id = id };
-	__u64 *kept = bpf_map_lookup_elem(&result_places, &k), at;
+	__u64 *kept, at;
 
 	(void)ctx;
+	if (!etdump_outputs_in_memory(o))
+		return 0;
+	kept = bpf_map_lookup_elem(&result_places, &k);
 	if (!kept)
 		return 0;
 	at = *kept;
@@ -357,6 +354,7 @@ static __always_inline __u64 result_place(struct pt_regs *ctx, __u32 id)
 	return at;
 #else
 	(void)id;
+	(void)o;
 	return PT_REGS_RC(ctx);
 #endif
 }
@@ -535,7 +533,7 @@ static __always_inline void out_values(struct pt_regs *ctx, __u32 id,
 	o = bpf_map_lookup_elem(&site_outputs, &id);
 	if (!o)
 		return;
-	mem = outputs_in_memory(o) ? result_place(ctx, id) : ret;
+	mem = result_place(ctx, id, o);
 	for (i = 0; i < ETDUMP_OUT_MAX; i++) {
 		if (i >= o->n)
 			break;

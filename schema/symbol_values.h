@@ -39,6 +39,21 @@ struct etdump_func_outputs {
 };
 
 /*
+ * Is one of them in a result in memory (ETDUMP_OUT_SRET)? Bounded by
+ * ETDUMP_OUT_MAX, as the verifier wants it.
+ */
+static inline __attribute__((always_inline)) int
+etdump_outputs_in_memory(const struct etdump_func_outputs *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < ETDUMP_OUT_MAX; i++)
+		if (i < o->n && o->place[i] == ETDUMP_OUT_SRET)
+			return 1;
+	return 0;
+}
+
+/*
  * A tensor: an object holding a pointer (at `impl`) to its TensorImpl,
  * whose fields are at these offsets: sizes and strides point at `dim`
  * int32s, dim and numel are 64-bit, type is the schema's ScalarType in

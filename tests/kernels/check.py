@@ -80,14 +80,6 @@ def tensors_split(runs_):
     return shape, floats
 
 
-def without_floats(runs_):
-    return tensors_split(runs_)[0]
-
-
-def floats_of(runs_):
-    return tensors_split(runs_)[1]
-
-
 class CaseChecks(unittest.TestCase):
     """One kernel's cases; subclassed per kernel with kernel, results and
     host set (the folders of its results and of the host row's)."""
@@ -301,8 +293,10 @@ class CaseChecks(unittest.TestCase):
             return
         # ETDumpGen's references ran on x86-64: arm64's build of the
         # kernels (fused multiply-adds) rounds some floats an ulp apart
-        self.assertEqual(without_floats(ours), without_floats(ref))
-        for got, want in zip(floats_of(ours), floats_of(ref)):
+        (ours, ours_floats), (ref, ref_floats) = (tensors_split(ours),
+                                                  tensors_split(ref))
+        self.assertEqual(ours, ref)
+        for got, want in zip(ours_floats, ref_floats):
             self.assertTrue(math.isclose(got, want, rel_tol=1e-5,
                                          abs_tol=1e-6), (got, want))
 

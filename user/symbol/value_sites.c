@@ -8,16 +8,6 @@
 #include "symbol/value_rules.h"
 #include "symbol/value_sites.h"
 
-static bool outputs_in_memory(const struct etdump_func_outputs *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		if (o->place[i] == ETDUMP_OUT_SRET)
-			return true;
-	return false;
-}
-
 /* Append ", name" to the list unless it holds it already. */
 static void list_add(char *list, size_t len, const char *name)
 {
@@ -55,7 +45,7 @@ int value_sites_plan(struct symbol_sites *s, const struct symbol_rules *rs,
 		if (r && r->out.n) {
 			site->outputs = r->out;
 			/* arm64's x8: bpf/symbols.bpf.c's keep_result_place() */
-			if (outputs_in_memory(&r->out) &&
+			if (etdump_outputs_in_memory(&r->out) &&
 			    arm64_sites_need_regs(site, 1u << 8))
 				s->single_step++;
 			continue;
