@@ -5,7 +5,8 @@ does, fewer runs than executions, the cut ones counted, the share of the
 time said (tests/e2e/test_record_duty.py: the example runtime, -p)."""
 import executorch_env as et
 from etdump_e2e import CLI, TempDirTest, decode, run, run_keys
-from test_record_duty import assert_whole_runs, duty_summary, notes
+from test_record_duty import (assert_whole_runs, assert_windows_write_runs,
+                              duty_summary, notes)
 
 EXECUTIONS = 150000
 
@@ -32,6 +33,11 @@ class ExecuTorchDutyTest(TempDirTest):
         s = duty_summary(self, proc.stderr)
         self.assertGreaterEqual(s["windows"], 2)
         self.assertGreaterEqual(s["cut"], 1)
+        assert_windows_write_runs(self, dump, s)
+        # one trap a kernel in the windows after the gaps were measured
+        self.assertIn("12 traps per 'Execute' run", proc.stderr)
+        # a single thread: no kernel outside Method::execute
+        self.assertNotIn("in no probed call", proc.stderr)
         self.assertTrue(notes(dump))
         self.assertTrue(all(n.endswith(";duty=20.0/250ms")
                             for n in notes(dump)), notes(dump))

@@ -40,6 +40,26 @@ def assert_whole_runs(testcase, dump, want, default=None):
     return len(executes)
 
 
+def windows_with_runs(dump, off_ms):
+    """How many windows the Execute runs were written from: runs begun
+    more than off_ms / 2 apart (the probes were out between) are of
+    different windows."""
+    starts = sorted(int(e["profile_event"]["start_time"])
+                    for r in dump["run_data"] if r["name"] == "Execute"
+                    for e in r["events"][:1])
+    return 1 + sum(b - a > off_ms * 500000
+                   for a, b in zip(starts, starts[1:])) if starts else 0
+
+
+def assert_windows_write_runs(testcase, dump, summary):
+    """Windows after the first write runs too: a removal of the probes
+    longer than the window once left them no time before it."""
+    pct, period = summary["pct"], summary["period_ms"]
+    wrote = windows_with_runs(dump, period * (100 - pct) / 100)
+    testcase.assertGreaterEqual(wrote, max(2, summary["windows"] // 2),
+                                summary)
+
+
 def notes(dump):
     """The probe-time notes the runs carry (a call that kept its measured
     time carries a note of its own, etdump-bpf-probe-time:kept, which
@@ -84,6 +104,7 @@ class RecordDutyTest(TempDirTest):
         # several windows in 3 s: each detach cut the execution under way
         self.assertGreaterEqual(s["windows"], 2)
         self.assertGreaterEqual(s["cut"], 1)
+        assert_windows_write_runs(self, dump, s)
         self.assertIn(f"{written} Execute)", proc.stderr)
         self.assertTrue(notes(dump))
         self.assertTrue(all(n.endswith(";duty=25.0/200ms")

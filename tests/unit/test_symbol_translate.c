@@ -67,7 +67,8 @@ static void stamp(struct rig *r, struct etdump_rec_hdr *h, uint8_t type,
 	r->ts += 100;
 }
 
-static void enter(struct rig *r, uint32_t tid, enum site_id id)
+static void enter_flagged(struct rig *r, uint32_t tid, enum site_id id,
+			  uint8_t flags)
 {
 	struct etdump_rec_func_entry e;
 
@@ -75,11 +76,23 @@ static void enter(struct rig *r, uint32_t tid, enum site_id id)
 	stamp(r, &e.hdr, ETDUMP_REC_FUNC_ENTRY, sizeof(e), tid);
 	e.site.id = id;
 	e.site.kind = sites[id].kind;
+	e.site.flags = flags;
 	e.site.name_len = strlen(sites[id].name);
 	memcpy(e.site.name, sites[id].name, e.site.name_len);
 	e.site.arg_len = strlen(sites[id].arg);
 	memcpy(e.site.arg, sites[id].arg, e.site.arg_len);
 	CHECK_EQ_INT(symbol_translator_feed(r->tr, &e, sizeof(e)), 0);
+}
+
+static void enter(struct rig *r, uint32_t tid, enum site_id id)
+{
+	enter_flagged(r, tid, id, 0);
+}
+
+/* A kernel probed at its entry alone: the thread's next event ends it. */
+static void enter_one_trap(struct rig *r, uint32_t tid, enum site_id id)
+{
+	enter_flagged(r, tid, id, ETDUMP_FUNC_ENDS_AT_NEXT);
 }
 
 static void leave(struct rig *r, uint32_t tid, enum site_id id)
@@ -874,6 +887,92 @@ TEST(other_records_pass_through)
 	rig_close(&r);
 }
 
+/* Method::execute around kernels probed at their entry alone. */
+static void execute_one_trap(struct rig *r, uint32_t tid)
+{
+	enter(r, tid, S_EXEC);
+	enter_one_trap(r, tid, S_MUL);
+	enter_one_trap(r, tid, S_ADD);
+	leave(r, tid, S_EXEC);
+}
+
+static void check_one_trap_run(const struct etd_run *run)
+{
+	CHECK_EQ_STR(run->name, "Execute");
+	check_event(run, 0, "native_call_mul.out", 0, 0);
+	check_event(run, 1, "native_call_add.out", 0, 1);
+	check_event(run, 2, "Method::execute", -1, 0);
+}
+
+/*
+ * One trap a kernel: each ends where the thread's next event begins, the
+ * last at Method::execute's return; a kernel on a thread in no probed
+ * call has nothing to end it and is not written, but counted.
+ */
+TEST(one_trap_kernels_end_at_the_next_event)
+{
+	struct symbol_translator_stats st;
+	struct rig r;
+	size_t i;
+
+	rig_open(&r, NULL);
+	load(&r, 1);
+	enter_one_trap(&r, 1, S_SUB);
+	execute_one_trap(&r, 1);
+	execute_one_trap(&r, 1);
+	symbol_translator_stats(r.tr, &st);
+	rig_finish(&r);
+	CHECK_EQ_INT(r.dump.nruns, 3);
+	for (i = 1; i < r.dump.nruns; i++)
+		check_one_trap_run(&r.dump.runs[i]);
+	CHECK_EQ_INT(st.ended_at_next, 4);
+	CHECK_EQ_INT(st.outside_not_written, 1);
+	CHECK_EQ_INT(r.st.outside_run, 0);
+	rig_close(&r);
+}
+
+/*
+ * record --duty: the probes go while a kernel probed at its entry alone is
+ * open (nothing ends it now) and come back mid-run, where the run's
+ * kernels are on a thread in no probed call the translator knows of. The
+ * next whole run starts from no instruction, as the first one did: its
+ * Method::execute never takes the cut kernel's ids.
+ */
+TEST(a_window_cut_in_a_one_trap_kernel_leaves_no_instruction_behind)
+{
+	struct symbol_translator_stats st;
+	struct rig r;
+
+	rig_open(&r, NULL);
+	load(&r, 1);
+	execute_one_trap(&r, 1);
+	enter(&r, 1, S_EXEC);
+	enter_one_trap(&r, 1, S_MUL);
+	enter_one_trap(&r, 1, S_ADD);
+	collector_set_start(r.col, UINT64_MAX);
+	CHECK_EQ_INT(collector_gap(r.col), 0);
+	symbol_translator_gap(r.tr);
+	CHECK_EQ_INT(collector_gap(r.col), 0);
+	collector_set_start(r.col, r.ts);
+	enter_one_trap(&r, 1, S_MUL);
+	enter_one_trap(&r, 1, S_ADD);
+	leave(&r, 1, S_EXEC);
+	execute_one_trap(&r, 1);
+	symbol_translator_stats(r.tr, &st);
+	rig_finish(&r);
+	/* the cut run's kernels are not said to be outside Method::execute */
+	CHECK_EQ_INT(st.outside_not_written, 0);
+	CHECK_EQ_INT(st.cut_not_written, 2);
+	CHECK_EQ_INT(r.dump.nruns, 3);
+	if (r.dump.nruns == 3) {
+		check_one_trap_run(&r.dump.runs[1]);
+		check_one_trap_run(&r.dump.runs[2]);
+	}
+	/* the run cut, and the rest of the one begun before the return */
+	CHECK_EQ_INT(r.st.cut_runs, 2);
+	rig_close(&r);
+}
+
 int main(void)
 {
 	RUN(call_order_ids_and_marked_runs);
@@ -893,5 +992,7 @@ int main(void)
 	RUN(kernel_values_take_their_calls_ids);
 	RUN(allocations_number_their_allocators);
 	RUN(other_records_pass_through);
+	RUN(one_trap_kernels_end_at_the_next_event);
+	RUN(a_window_cut_in_a_one_trap_kernel_leaves_no_instruction_behind);
 	return TEST_SUMMARY();
 }

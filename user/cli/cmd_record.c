@@ -176,12 +176,6 @@ int cmd_record(int argc, char **argv)
 	o.sym.allocations = o.allocations;
 	/* a window's records all in the ring once its probes are out */
 	o.sym.per_hit = o.duty.permille != 0;
-	/*
-	 * and each kernel with both its probes: ended at the next event, a
-	 * window's first runs after the probes went back in were seen to
-	 * give Method::execute a kernel's ids (the 6.12 kernel matrix)
-	 */
-	o.sym.exact_returns |= o.duty.permille != 0;
 	if (symbol_mode_wanted(&o.sym, objs.etdump) &&
 	    symbol_mode_open(&sink.sm, &o.sym, col))
 		goto cleanup;

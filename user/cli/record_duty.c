@@ -56,13 +56,19 @@ static uint64_t window_len(const struct record_duty *d)
 
 /*
  * When to start taking the probes out of a window begun at `from`: early
- * by what the last removal took, for they are in place until it ends.
+ * by what the last removal took, for they are in place until it ends. A
+ * run begun during the removal is cut, so what comes before it is all a
+ * window records: never less than half the window, however long the
+ * removal (a link per probe: seconds). The period stretches to keep the
+ * share then (detach()).
  */
 static uint64_t window_end(const struct record_duty *d, uint64_t from)
 {
 	uint64_t len = window_len(d);
 
-	return from + (d->last_detach_ns < len ? len - d->last_detach_ns : 0);
+	if (d->last_detach_ns > len / 2)
+		return from + len / 2;
+	return from + len - d->last_detach_ns;
 }
 
 int record_duty_annotate(const struct record_duty *d, struct collector *col)

@@ -464,8 +464,17 @@ int collector_gap(struct collector *c)
 		} else {
 			err = collector_close_run(c, t, UINT64_MAX);
 		}
-		/* as at the start: what comes before its next block is lost */
+		/*
+		 * As at the start: what comes before its next block is lost,
+		 * and no instruction is under way. The instruction record that
+		 * would have closed one cut by the gap never comes (symbol
+		 * mode's kernel probed at its entry alone is ended by its
+		 * thread's next event, and none came); kept, its ids went to
+		 * the next run's Method::execute.
+		 */
 		t->depth = 0;
+		t->chain = -1;
+		t->instr = 0;
 		t->had_block = false;
 		t->mid_run = false;
 		t->after_gap = true;

@@ -59,6 +59,7 @@ static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 	th->tid = tid;
 	th->chain = -1;
 	th->xnn_last = -1;
+	th->before_run = t->gapped;
 	t->threads = grown;
 	t->threads[t->nthreads++] = th;
 	return th;
@@ -562,7 +563,10 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	 * (symbol_translate.h).
 	 */
 	if ((s->flags & ETDUMP_FUNC_ENDS_AT_NEXT) && !th->depth) {
-		t->stats.outside_not_written++;
+		if (th->before_run)
+			t->stats.cut_not_written++;
+		else
+			t->stats.outside_not_written++;
 		return 0;
 	}
 	/* the operators of a delegate call go before its own end */
@@ -587,6 +591,7 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 		if (err)
 			return err;
 		th->block_pending = true;
+		th->before_run = false;
 		th->block_hdr = hdr;
 		translate_copy_name(th->run, s->arg, s->arg_len);
 		th->calls_in_run = 0;
@@ -836,6 +841,8 @@ static void threads_free(struct symbol_translator *t)
 void symbol_translator_gap(struct symbol_translator *t)
 {
 	threads_free(t);
+	/* each thread's first records after it are of a run it cut */
+	t->gapped = true;
 }
 
 void symbol_translator_free(struct symbol_translator *t)

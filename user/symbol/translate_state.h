@@ -85,6 +85,8 @@ struct thread {
 	uint64_t gap_from_at;   /* its return's stamp */
 	/* added to probe_ns at a kernel's end no probe stamped */
 	int64_t untrapped_ns;
+	/* seen first after a gap, no run begun since: mid-run, cut */
+	bool before_run;
 };
 
 struct symbol_translator {
@@ -103,6 +105,7 @@ struct symbol_translator {
 	/* the sites seen with ETDUMP_FUNC_ENDS_AT_NEXT, by id */
 	bool *ends_at_next;
 	size_t nends;
+	bool gapped;            /* symbol_translator_gap() was called */
 };
 
 /* The thread's state, if it has any. */
