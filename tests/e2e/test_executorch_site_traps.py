@@ -43,8 +43,9 @@ class SiteTrapsTest(TempDirTest):
                                  ("single-stepped", "3"))
                 for function, row in rows.items():
                     self.assertEqual(row["ENTRY"], "emulated", function)
-                    # a kernel ends at the next event: its entry alone
-                    kernel = row["KIND"] == "kernel"
+                    # a kernel ends at the next event: its entry alone,
+                    # and an XNNPACK operator at the next one's call
+                    kernel = row["KIND"] in ("kernel", "xnnpack")
                     self.assertEqual(row["TRAPS"], "1" if kernel else "2",
                                      function)
                     if kernel:
@@ -55,10 +56,14 @@ class SiteTrapsTest(TempDirTest):
                                  ["RETURN"], "uretprobe")
                 self.assertIn("entries %d emulated, 1 single-stepped" %
                               len(rows), err)
-        _, rows, _ = list_rows(XNN_RUNNER)
-        # the operator's exit: the jump after its call returns
+        _, rows, err = list_rows(XNN_RUNNER)
+        # the operator's exit (the jump after its call returns) probed
+        # only while the gaps are measured
         self.assertEqual(rows["xnn_run_operator_with_index"]["RETURN"],
-                         "emulated")
+                         "next event")
+        self.assertIn("1 an XNNPACK operator;", err)
+        self.assertIn("--exact-returns: 2 a kernel call, 2 an XNNPACK "
+                      "operator", err)
 
     def record(self, binary, model, *extra, executions=EXECUTIONS):
         out = self.path(f"{model}.etdp")

@@ -12,10 +12,13 @@ keeps of an operator are dropped where XNNPACK deletes one.
 """
 import os
 import shutil
+import signal
+import subprocess
+import time
 import unittest
 
 import executorch_env as et
-from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
+from etdump_e2e import BUILD, CLI, Recorder, TempDirTest, decode, run
 
 EXECUTIONS = 3
 XNN_RUNNER = os.path.join(et.BIN, "executor_runner_xnn")
@@ -85,6 +88,48 @@ class XnnpackSymbolModeTest(TempDirTest):
                     self.assertLessEqual(e["end_time"], call["end_time"])
         self.assertNotIn("XNNPACK's operators are not recorded", proc.stderr)
         return proc
+
+    def test_one_trap_an_operator(self):
+        """Once the gaps after the returns are measured, an XNNPACK
+        operator takes one trap, ended at the next operator's entry or at
+        its delegate call's return: a service recorded with -p past that
+        point writes ETDumpGen's operators in every run, each inside its
+        DELEGATE_CALL and lasting some time, 9 traps an execution of
+        xnn_mlp.pte (Method::execute 2, DELEGATE_CALL 2, _softmax 1, an
+        operator 1)."""
+        want = operators(execute_runs(decode(et.reference("xnn_mlp",
+                                                          EXECUTIONS)))[0])
+        target = subprocess.Popen(
+            [XNN_RUNNER, "--model_path", et.model("xnn_mlp"),
+             "--num_executions", "1000000000", "--print_output", "none"],
+            stdout=subprocess.DEVNULL)
+        try:
+            out = self.path("one-trap.etdp")
+            rec = Recorder(["-o", out, "-p", str(target.pid)])
+            rec.wait_for("taken out now", timeout=120)
+            # runs with one trap an operator, after the returns came out
+            time.sleep(0.5)
+            rec.signal(signal.SIGINT)
+            self.assertEqual(rec.wait(timeout=120), 0, rec.stderr)
+            self.assertIsNone(target.poll(), "the target died")
+        finally:
+            target.kill()
+            target.wait()
+        self.assertIn("9 traps per 'Execute' run", rec.stderr)
+        self.assertNotIn("in no probed call", rec.stderr)
+        dump = decode(out)
+        runs = [r for r in dump["run_data"] if r["name"] == "Execute"]
+        self.assertGreater(len(runs), 100)
+        for r in runs:
+            keys = [key(e) for e in r["events"]]
+            self.assertEqual(operators(keys), want)
+            evs = [e["profile_event"] for e in r["events"]]
+            call = next(e for e in evs if e.get("name") == "DELEGATE_CALL")
+            for e in evs:
+                if e.get("delegate_debug_id_str"):
+                    self.assertLessEqual(call["start_time"], e["start_time"])
+                    self.assertLess(e["start_time"], e["end_time"])
+                    self.assertLessEqual(e["end_time"], call["end_time"])
 
     def test_unstripped(self):
         for model in MODELS:

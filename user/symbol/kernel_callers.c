@@ -132,9 +132,13 @@ size_t kernel_sites_end_at_next(struct symbol_sites *s, size_t *callers)
 	for (i = 0; i < s->n; i++) {
 		struct symbol_site *k = &s->sites[i];
 
+		/* an XNNPACK operator calls no site: ends at the next one's */
+		if (k->desc.kind == ETDUMP_FUNC_XNN_OP)
+			goto mark;
 		if (k->desc.kind != ETDUMP_FUNC_KERNEL || k->calls_site ||
 		    k->outputs.n)
 			continue;
+mark:
 		k->ends_at_next = true;
 		k->desc.flags |= ETDUMP_FUNC_ENDS_AT_NEXT;
 		n++;

@@ -21,11 +21,13 @@
 /* Sets calls_site on each kernel site found calling one: how many. */
 size_t kernel_callers_mark(struct symbol_sites *s);
 /*
- * One trap a kernel call: each kernel site ends at the next event
- * (ETDUMP_FUNC_ENDS_AT_NEXT, symbol_translate.h), its return probed only
- * while the gaps after the kernels are measured, but a kernel that calls
- * another (*callers of them: the callee's entry is no end of it) and one
- * whose out tensors record --values reads at its return. How many.
+ * One trap a kernel call: each kernel site and each XNNPACK operator's
+ * ends at the next event (ETDUMP_FUNC_ENDS_AT_NEXT, symbol_translate.h:
+ * an operator at the next operator's entry or its delegate call's
+ * return), its return probed only while the gaps after them are
+ * measured, but a kernel that calls another (*callers of them: the
+ * callee's entry is no end of it) and one whose out tensors record
+ * --values reads at its return. How many.
  */
 size_t kernel_sites_end_at_next(struct symbol_sites *s, size_t *callers);
 

@@ -373,6 +373,8 @@ int symbol_mode_attach(struct symbol_mode *sm, struct capture *cap,
 		p_debug("symbol mode: the probes' time is not measured again while recording: %s",
 			strerror(-ret));
 	mark_ends_at_next(sm);
+	if (!t->spawned)
+		symbol_translator_attached_mid_run(sm->translator);
 	sm->pid = t->pid;
 	sm->sites.per_hit = sm->opts.per_hit;
 	ret = symbol_attach_open(&sm->attach, &sm->sites, cap, t->pid,

@@ -45,9 +45,10 @@ static void symbols_origin(const struct elf_symbols_info *x, char *buf,
  */
 static void say_run_traps(const struct symbol_sites *s, size_t callers)
 {
-	unsigned int block = 0, kernel = 0, exact = 0, delegate = 0, t;
+	unsigned int block = 0, kernel = 0, exact = 0, delegate = 0, xnn = 0;
+	unsigned int xnn_exact = 0, t;
 	const char *run = NULL;
-	char caller[64] = "", delegates[32] = "";
+	char caller[64] = "", delegates[32] = "", ops[40] = "", ops_exact[40] = "";
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
@@ -65,6 +66,9 @@ static void say_run_traps(const struct symbol_sites *s, size_t callers)
 			exact = t > exact ? t : exact;
 		} else if (site->desc.kind == ETDUMP_FUNC_DELEGATE) {
 			delegate = t > delegate ? t : delegate;
+		} else if (site->desc.kind == ETDUMP_FUNC_XNN_OP) {
+			xnn = t > xnn ? t : xnn;
+			xnn_exact = site->ends_at_next ? t + 1 : t;
 		}
 	}
 	if (!run || (!kernel && !exact))
@@ -75,9 +79,14 @@ static void say_run_traps(const struct symbol_sites *s, size_t callers)
 	if (delegate)
 		snprintf(delegates, sizeof(delegates), ", %u a delegate call",
 			 delegate);
-	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s%s; in the runs that measure the gaps after the kernels' returns (the first %d at least), and with record --exact-returns: %u a kernel call",
-	       run, block, kernel ? kernel : exact, caller, delegates,
-	       SYMBOL_GAP_RUNS, kernel ? kernel + 1 : exact);
+	if (xnn) {
+		snprintf(ops, sizeof(ops), ", %u an XNNPACK operator", xnn);
+		snprintf(ops_exact, sizeof(ops_exact), ", %u an XNNPACK operator",
+			 xnn_exact);
+	}
+	p_info("an '%s' run takes %u trap(s) of its own, %u a kernel call%s%s%s; in the runs that measure the gaps after the kernels' returns (the first %d at least), and with record --exact-returns: %u a kernel call%s",
+	       run, block, kernel ? kernel : exact, caller, delegates, ops,
+	       SYMBOL_GAP_RUNS, kernel ? kernel + 1 : exact, ops_exact);
 }
 
 /* What the kernel does at its entry and return, and the traps a call takes. */

@@ -59,7 +59,7 @@ static struct thread *thread_of(struct symbol_translator *t, uint32_t tid)
 	th->tid = tid;
 	th->chain = -1;
 	th->xnn_last = -1;
-	th->before_run = t->gapped;
+	th->before_run = t->mid_run;
 	t->threads = grown;
 	t->threads[t->nthreads++] = th;
 	return th;
@@ -481,6 +481,24 @@ static int end_at_next(struct symbol_translator *t, struct thread *th,
 	return exit_call(t, th, &end, false);
 }
 
+/* An operator object's call, at `ts` as handed on: maybe one trap. */
+static int push_xnn_call(struct thread *th,
+			 const struct etdump_rec_func_entry *r, uint64_t ts)
+{
+	const struct etdump_func_site *s = &r->site;
+	struct open_call *call;
+	int err = push_call(th, s->id, false, false, false,
+			    s->flags & ETDUMP_FUNC_STEPPED, true);
+
+	if (err)
+		return err;
+	call = &th->calls[th->depth - 1];
+	call->entry_ts = r->hdr.ts;
+	call->entry_at = ts;
+	call->ends_at_next = s->flags & ETDUMP_FUNC_ENDS_AT_NEXT;
+	return 0;
+}
+
 /*
  * An XNNPACK operator object starts (ETDUMP_FUNC_XNN_OP). The profiler
  * makes one event of an operator's objects, named by its first, and none
@@ -507,7 +525,7 @@ static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
 		return err;
 	if (object && th->xnn.open && th->xnn.index == index) {
 		th->xnn.ended = false;
-		return push_call(th, s->id, false, false, false, stepped, true);
+		return push_xnn_call(th, r, ts);
 	}
 	err = xnn_flush(t, th);
 	if (err)
@@ -532,7 +550,7 @@ static int on_xnn_entry(struct symbol_translator *t, struct thread *th,
 		snprintf(th->xnn.name, sizeof(th->xnn.name), "%.50s #%u",
 			 base, k);
 	}
-	return push_call(th, s->id, false, false, false, stepped, true);
+	return push_xnn_call(th, r, ts);
 }
 
 static int on_func_entry(struct symbol_translator *t, struct thread *th,
@@ -564,7 +582,7 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 	 */
 	if ((s->flags & ETDUMP_FUNC_ENDS_AT_NEXT) && !th->depth) {
 		if (th->before_run)
-			t->stats.cut_not_written++;
+			th->before_run_kernels++;
 		else
 			t->stats.outside_not_written++;
 		return 0;
@@ -592,6 +610,8 @@ static int on_func_entry(struct symbol_translator *t, struct thread *th,
 			return err;
 		th->block_pending = true;
 		th->before_run = false;
+		t->stats.cut_not_written += th->before_run_kernels;
+		th->before_run_kernels = 0;
 		th->block_hdr = hdr;
 		translate_copy_name(th->run, s->arg, s->arg_len);
 		th->calls_in_run = 0;
@@ -797,7 +817,11 @@ bool symbol_translator_probe_time(const struct symbol_translator *t,
 void symbol_translator_stats(const struct symbol_translator *t,
 			     struct symbol_translator_stats *st)
 {
+	size_t i;
+
 	*st = t->stats;
+	for (i = 0; i < t->nthreads; i++)
+		st->outside_not_written += t->threads[i]->before_run_kernels;
 	st->gap_runs = t->gap_runs;
 	st->gap_samples = t->gaps.samples;
 }
@@ -828,6 +852,8 @@ static void threads_free(struct symbol_translator *t)
 	size_t i;
 
 	for (i = 0; i < t->nthreads; i++) {
+		/* no run came: they ran outside any */
+		t->stats.outside_not_written += t->threads[i]->before_run_kernels;
 		free(t->threads[i]->calls);
 		free(t->threads[i]->xnn_counts);
 		free(t->threads[i]->held);
@@ -841,8 +867,13 @@ static void threads_free(struct symbol_translator *t)
 void symbol_translator_gap(struct symbol_translator *t)
 {
 	threads_free(t);
-	/* each thread's first records after it are of a run it cut */
-	t->gapped = true;
+	/* each thread's first records after it may be of a run it cut */
+	t->mid_run = true;
+}
+
+void symbol_translator_attached_mid_run(struct symbol_translator *t)
+{
+	t->mid_run = true;
 }
 
 void symbol_translator_free(struct symbol_translator *t)

@@ -105,6 +105,12 @@ bool symbol_translator_gap_range(const struct symbol_translator *t,
  * collector had of them is its to leave out (collector_gap()).
  */
 void symbol_translator_gap(struct symbol_translator *t);
+/*
+ * Attached to a process already running: a thread's kernels in no probed
+ * call before its first run may be of the run under way, and are then
+ * counted as cut, not as outside Method::execute.
+ */
+void symbol_translator_attached_mid_run(struct symbol_translator *t);
 void symbol_translator_free(struct symbol_translator *t);
 
 #endif /* ETDUMP_SYMBOL_TRANSLATE_H */

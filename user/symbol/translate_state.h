@@ -85,8 +85,13 @@ struct thread {
 	uint64_t gap_from_at;   /* its return's stamp */
 	/* added to probe_ns at a kernel's end no probe stamped */
 	int64_t untrapped_ns;
-	/* seen first after a gap, no run begun since: mid-run, cut */
+	/*
+	 * Seen first after a gap or an attach to a running process, no run
+	 * begun since: its kernels in no probed call may be of a run under
+	 * way (cut, once a run begins) or outside any (at the end).
+	 */
 	bool before_run;
+	uint64_t before_run_kernels;
 };
 
 struct symbol_translator {
@@ -105,7 +110,7 @@ struct symbol_translator {
 	/* the sites seen with ETDUMP_FUNC_ENDS_AT_NEXT, by id */
 	bool *ends_at_next;
 	size_t nends;
-	bool gapped;            /* symbol_translator_gap() was called */
+	bool mid_run;           /* threads may be seen first mid-run */
 };
 
 /* The thread's state, if it has any. */

@@ -16,7 +16,7 @@ struct symbol_translator_stats {
 	uint64_t gap_unmeasured;   /* ... of which with no gap measured */
 	uint64_t gap_kept;         /* ... that lasted less than the gap */
 	uint64_t outside_not_written;  /* on a thread in no probed call */
-	/* ... in the rest of a run a --duty window cut (translator_gap) */
+	/* ... in the rest of a run under way at an attach or a --duty gap */
 	uint64_t cut_not_written;
 	uint64_t gap_runs;         /* runs that measured gaps */
 	uint64_t gap_samples;      /* the gaps measured */
