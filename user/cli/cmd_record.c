@@ -311,6 +311,8 @@ int cmd_record(int argc, char **argv)
 		       t.pid);
 	start = monotonic_ns();
 	collector_set_start(col, start);
+	if (sink.sm)
+		symbol_mode_set_start(sink.sm, start);
 	if (sink.duty)
 		record_duty_start(sink.duty, sink.sm, cap, col, start);
 	if (children_only && o.pid) {

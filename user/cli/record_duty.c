@@ -133,6 +133,7 @@ static int detach(struct record_duty *d)
 		return err;
 	t0 = mono_ns();
 	collector_set_start(d->col, UINT64_MAX);
+	symbol_mode_set_start(d->sm, UINT64_MAX);
 	err = collector_gap(d->col);
 	if (err)
 		return err;
@@ -184,6 +185,7 @@ static int attach(struct record_duty *d)
 	add_cost(t1 - t0, &d->attach_ns, &d->attach_max_ns, &d->attaches);
 	/* a run opened before every probe was back may lack events */
 	collector_set_start(d->col, t1);
+	symbol_mode_set_start(d->sm, t1);
 	d->attached = true;
 	d->window_ns = t0;
 	d->next_ns = window_end(d, t0);

@@ -8,11 +8,14 @@
 
 /* the blocks open on one thread, innermost last */
 #define TALLY_DEPTH 8
+/* a run opened before every probe was in place: it may lack traps */
+#define NOT_COUNTED SIZE_MAX
 
 struct site_tally_thread {
 	uint32_t tid;
 	uint32_t open[TALLY_DEPTH];     /* block sites' ids */
-	size_t run[TALLY_DEPTH];        /* their runs' index in runs */
+	size_t run[TALLY_DEPTH];        /* their runs' index in runs, or
+					   NOT_COUNTED */
 	size_t depth;
 };
 
@@ -186,13 +189,15 @@ static void count(struct site_tally *t, const struct site_tally_thread *th,
 		t->outside += traps;
 		return;
 	}
+	if (th->run[th->depth - 1] == NOT_COUNTED)
+		return;
 	r = &t->runs[th->run[th->depth - 1]];
 	r->open_traps += traps;
 	r->open_stepped += stepped;
 }
 
 static int on_call(struct site_tally *t, struct site_tally_thread *th,
-		    const struct symbol_site *s)
+		    const struct symbol_site *s, uint64_t ts)
 {
 	const struct etdump_func_site *d = &s->desc;
 	enum site_treatment e = site_traps_entry(s);
@@ -200,11 +205,12 @@ static int on_call(struct site_tally *t, struct site_tally_thread *th,
 
 	if (d->kind == ETDUMP_FUNC_BLOCK) {
 		if (th->depth < TALLY_DEPTH) {
-			run = run_of(t, d->arg, d->arg_len);
+			run = ts < t->start ? 0 : run_of(t, d->arg, d->arg_len);
 			if (run < 0)
 				return (int)run;
 			th->open[th->depth] = d->id;
-			th->run[th->depth] = (size_t)run;
+			th->run[th->depth] = ts < t->start ? NOT_COUNTED :
+					     (size_t)run;
 		}
 		th->depth++;
 	}
@@ -220,12 +226,14 @@ static void on_return(struct site_tally *t, struct site_tally_thread *th,
 
 	count(t, th, traps_of(x), x == SITE_SINGLE_STEPPED);
 	/* a kernel's return probed only to measure the gap after it */
-	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH)
+	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH &&
+	    th->run[th->depth - 1] != NOT_COUNTED)
 		t->runs[th->run[th->depth - 1]].open_gap = true;
 	if (s->desc.kind != ETDUMP_FUNC_BLOCK || !th->depth)
 		return;
 	th->depth--;
-	if (th->depth >= TALLY_DEPTH || th->open[th->depth] != s->desc.id)
+	if (th->depth >= TALLY_DEPTH || th->open[th->depth] != s->desc.id ||
+	    th->run[th->depth] == NOT_COUNTED)
 		return;
 	/* the run is whole: what it took counts */
 	r = &t->runs[th->run[th->depth]];
@@ -279,7 +287,7 @@ int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
 		      site_traps_stepped(site));
 		return 0;
 	}
-	return on_call(t, th, site);
+	return on_call(t, th, site, h->ts);
 }
 
 static int by_runs(const void *a, const void *b)
@@ -335,6 +343,11 @@ void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 				      gap, (unsigned long long)r->gap_runs);
 	}
 	free(sorted);
+}
+
+void site_tally_set_start(struct site_tally *t, uint64_t ts)
+{
+	t->start = ts;
 }
 
 void site_tally_gap(struct site_tally *t)

@@ -79,6 +79,7 @@ struct site_tally {
 	struct site_tally_thread *threads;
 	size_t nthreads;
 	uint64_t outside;       /* traps on a thread in no run */
+	uint64_t start;         /* runs opened before it are not counted */
 };
 
 /*
@@ -95,6 +96,12 @@ int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
  * closed.
  */
 void site_tally_describe(const struct site_tally *t, char *buf, size_t len);
+/*
+ * Every probe in place from ts on (the collector's start): a run opened
+ * before may miss some probes' traps, and is left out as the collector
+ * leaves it out; UINT64_MAX while they come or go.
+ */
+void site_tally_set_start(struct site_tally *t, uint64_t ts);
 /* The probes were taken away (record --duty): the runs open are cut. */
 void site_tally_gap(struct site_tally *t);
 void site_tally_free(struct site_tally *t);

@@ -393,6 +393,11 @@ void symbol_mode_pause(struct symbol_mode *sm)
 		symbol_attach_pause(sm->attach);
 }
 
+void symbol_mode_set_start(struct symbol_mode *sm, uint64_t ts)
+{
+	site_tally_set_start(&sm->traps, ts);
+}
+
 void symbol_mode_gap(struct symbol_mode *sm)
 {
 	symbol_translator_gap(sm->translator);

@@ -114,6 +114,11 @@ void symbol_mode_explain(const struct symbol_mode *sm, const char *exe);
  */
 void symbol_mode_pause(struct symbol_mode *sm);
 void symbol_mode_gap(struct symbol_mode *sm);
+/*
+ * Every probe in place from ts on (as collector_set_start()): the traps a
+ * run takes are counted for the runs opened after it.
+ */
+void symbol_mode_set_start(struct symbol_mode *sm, uint64_t ts);
 int symbol_mode_resume(struct symbol_mode *sm);
 /*
  * The recording ends: every probe taken out, then what the target's
