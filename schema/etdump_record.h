@@ -64,6 +64,9 @@ enum etdump_rec_type {
 	ETDUMP_REC_KEPT_EVERY = 33,    /* struct etdump_rec_kept_every */
 	/* made by the recorder at the end: a thread's last records lost */
 	ETDUMP_REC_LOST_TAIL = 34,     /* struct etdump_rec_lost_tail */
+	/* made by the recorder: the kernel's CLOCK_MONOTONIC as a line of
+	   the counter batched stamps read, first and when it changes */
+	ETDUMP_REC_CLOCK = 35,         /* struct etdump_rec_clock */
 };
 
 struct etdump_rec_hdr {
@@ -412,6 +415,26 @@ struct etdump_rec_kept_every {
  */
 struct etdump_rec_lost_tail {
 	struct etdump_rec_hdr hdr;
+};
+
+/*
+ * The kernel's CLOCK_MONOTONIC as it computes it from the counter batched
+ * stamps read (x86-64's TSC, arm64's CNTVCT_EL0), read from its vDSO data
+ * while the recorder runs: at counter c,
+ *   sec * 10^9 + ((nsec_shifted + ((c - cycle_last) & mask) * mult) >> shift)
+ * with a counter before cycle_last taken back along the same line. Any
+ * point of one line gives the clock to the ns, as the kernel's own reads
+ * do, for as long as the kernel keeps that rate (mult): a new record
+ * follows each change the recorder sees.
+ */
+struct etdump_rec_clock {
+	struct etdump_rec_hdr hdr;
+	__u64 cycle_last;
+	__u64 mask;
+	__u64 sec;
+	__u64 nsec_shifted;
+	__u32 mult;
+	__u32 shift;
 };
 
 /*

@@ -362,7 +362,7 @@ class OtherProcessTest(FaultTest):
                 dump = decode(out)
                 # 7 runs, not 7 + 24; each is the traced process's own
                 self.assert_example_dump(dump, 7)
-                self.stamped_by(MODES[mode])
+                self.stamped_by(MODES[mode], rec.stderr)
                 self.assert_matches_timings(dump, timings)
 
 

@@ -211,7 +211,7 @@ TEST(a_flushs_names_are_interned_once_each)
 	add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 0, 30,
 	    sizeof(struct etdump_batch_log));
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, check_name, intern_copy, &x, &bs), 0);
 	CHECK_EQ_INT(x.records, 7);
 	CHECK_EQ_INT(x.named, 4);
 	CHECK_EQ_INT(x.interned, 2);
@@ -228,7 +228,7 @@ TEST(stale_records_are_skipped)
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2000, 0);
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, 1000, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 1000, NULL, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_INT(bs.stale, 1);
 	free(b);
@@ -246,19 +246,19 @@ TEST(malformed_flushes_are_refused)
 	/* the NAME record */
 	r = (struct etdump_batch_rec *)(b->data + sizeof(struct etdump_batch_head));
 	r->word &= ~0xff0u;                       /* size 0 */
-	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	r->word |= 0xff0u;                        /* past the buffer */
-	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	r->word = (r->word & ~0xff0u) | 2 << 4;
 	memset(r + 1, 'x', 8);                    /* no NUL in the name */
-	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	((struct etdump_batch_head *)b->data)->len = 4090; /* past the flush */
-	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 5000;
-	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 0;
 	b->nevents = 7;                           /* the tracer could not read it */
-	CHECK_EQ_INT(batch_expand(b, 0, 0, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(bs.lost, 7);
 	CHECK_EQ_INT(n, 0);
 	free(b);
@@ -276,7 +276,7 @@ TEST(a_buffer_of_another_layout_is_told_apart)
 	b->hdr.size = sizeof(*b);
 	b->len = 128;
 	memcpy(b->data, old, sizeof(old));
-	CHECK(batch_expand(b, 0, 0, count, NULL, &n, &bs) == -EPROTO);
+	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EPROTO);
 	CHECK_EQ_INT(n, 0);
 	free(b);
 }
@@ -295,7 +295,7 @@ TEST(a_buffer_of_the_layout_before_is_read)
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2, 0);
 	etdump__head(&st)->magic = ETDUMP_BATCH_MAGIC_ETB3;
 	b = flush_of(9);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(n, 2);
 	free(b);
 }
@@ -331,10 +331,57 @@ TEST(counter_stamps_become_monotonic_ns_between_the_anchors)
 	h->to_ctr = 4000000;                      /* 3 ticks a ns... */
 	h->to_ns = 5001000000ull;                 /* ...over 1 ms */
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep_ts, NULL, ts, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep_ts, NULL, ts, &bs), 0);
 	CHECK(ts[0] == 5000000000ull);
 	CHECK(ts[1] == 5000333333ull);
 	CHECK(ts[2] == 5000666666ull);
+	free(b);
+}
+
+/*
+ * With the kernel's own line (mult/2^shift ns a tick from a point), a
+ * stamp is the clock there to the ns, before the line's point too; a head
+ * whose anchor is off the line (a clock of another namespace) keeps its
+ * anchors.
+ */
+TEST(counter_stamps_on_the_kernels_line_are_the_clock_to_the_ns)
+{
+	/* 1/3 ns a tick (mult 2^24 / 3 = 5592405, shift 24), from tick 2000000 */
+	struct etdump_rec_clock line = {
+		.cycle_last = 2000000, .mask = ~0ull, .sec = 5,
+		.nsec_shifted = 333333ull << 24, .mult = 5592405, .shift = 24,
+	};
+	struct batch_stats bs = { 0 };
+	struct etdump_batch_head *h;
+	struct etdump_rec_batch *b;
+	uint64_t ts[4] = { 0 };
+
+	start_buffer(ETDUMP_BATCH_CLOCK_COUNTER);
+	h = etdump__head(&st);
+	h->from_ctr = 1000000;
+	h->from_ns = 5000000010ull;               /* an anchor 10 ns off */
+	st.last = h->from_ctr;
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 1000000, ARGS);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 2000000, 0);
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 3000000, 0);
+	h->to_ctr = 4000000;
+	h->to_ns = 5001000000ull;
+	b = flush_of(1);
+	h = (struct etdump_batch_head *)b->data;
+	CHECK_EQ_INT(batch_expand(b, 0, 0, &line, keep_ts, NULL, ts, &bs), 0);
+	/* (tick - 2000000) * 5592405 / 2^24 ns from 5.000333333 s, floored */
+	CHECK(ts[0] == 4999999999ull);
+	CHECK(ts[1] == 5000333333ull);
+	CHECK(ts[2] == 5000666666ull);
+	CHECK(bs.on_line == 1 && bs.between_anchors == 0);
+	CHECK(batch_stamp_ns(h, &line, 2000003) == 5000333333ull);
+	CHECK(batch_stamp_ns(h, &line, 1999999) == 5000333332ull);
+	/* the head's anchors 2 s from the line: not this clock's */
+	line.sec = 7;
+	memset(ts, 0, sizeof(ts));
+	CHECK_EQ_INT(batch_expand(b, 0, 0, &line, keep_ts, NULL, ts, &bs), 0);
+	CHECK(ts[0] == 5000000010ull);
+	CHECK(bs.on_line == 1 && bs.between_anchors == 1);
 	free(b);
 }
 
@@ -376,7 +423,7 @@ TEST(a_flush_repeats_nothing_read_before)
 	CHECK_EQ_INT(take(&bt, 1, 0x1000, 100, len, 3, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, first);
 	CHECK_EQ_INT(skipped, 2);
-	CHECK_EQ_INT(batch_expand(b, skip, 0, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, skip, 0, NULL, check_name, intern_copy, &x, &bs), 0);
 	CHECK_EQ_INT(x.records, 2);
 	CHECK_EQ_INT(x.named, 1);
 	CHECK_EQ_INT(x.mismatched, 0);
@@ -532,7 +579,7 @@ TEST(the_sites_compact_records_come_back_whole)
 	ETDUMP_PROFILE_END(kernel);
 	CHECK_EQ_INT(h->len - len, ETDUMP__TIME_BYTES + 8);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 4);
 	CHECK_EQ_INT(k.type[0], ETDUMP_REC_BLOCK);
 	CHECK_EQ_STR(k.name[1], OP);
@@ -547,7 +594,7 @@ TEST(the_sites_compact_records_come_back_whole)
 	ETDUMP_PROFILE_END(OP);
 	CHECK_EQ_INT(h->len, etdump__rec_size(sizeof("OPERATOR_CALL")) + 8);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &later, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &later, &bs), 0);
 	CHECK_EQ_INT(later.n, 1);
 	CHECK(later.token[0] == k.token[1]);
 	CHECK(later.ts[0] >= k.ts[3]);
@@ -595,7 +642,7 @@ TEST(the_instruction_state_is_said_where_it_is_taken)
 	ETDUMP_PROFILE_END("DELEGATE_CALL");
 	ETDUMP_PROFILE_END(EXEC);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, sizeof(want));
 	for (i = 0; i < k.n && i < sizeof(want); i++)
 		CHECK_EQ_INT(k.type[i], want[i]);
@@ -608,7 +655,7 @@ TEST(the_instruction_state_is_said_where_it_is_taken)
 	ETDUMP_PROFILE_BEGIN(EXEC, ETDUMP_UNSET_CHAIN, 0);
 	ETDUMP_PROFILE_BEGIN(OP, 0, 4);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &next, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &next, &bs), 0);
 	CHECK_EQ_INT(next.n, 3);
 	CHECK_EQ_INT(next.type[0], ETDUMP_REC_INSTRUCTION);
 	CHECK(next.chain[0] == ETDUMP_UNSET_CHAIN);
@@ -658,7 +705,7 @@ TEST(a_reused_name_buffer_is_named_again_a_literal_is_not)
 	CHECK_EQ_INT(etdump__head(self)->len - len, 8);
 	ETDUMP_PROFILE_END(literal);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 9);
 	CHECK_EQ_STR(k.name[1], "linear #0");
 	CHECK_EQ_STR(k.name[3], "linear #1");
@@ -709,7 +756,7 @@ TEST(names_built_in_one_reused_buffer_are_said_once_each)
 			CHECK_EQ_INT(etdump__head(self)->len - len, 5 * (16 + 8));
 	}
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 21);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < 4; i++)
@@ -752,7 +799,7 @@ TEST(a_name_at_the_end_of_a_page_is_read_within_it)
 	ETDUMP_PROFILE_BEGIN(name, 0, 2);
 	ETDUMP_PROFILE_END(name);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 5);
 	CHECK_EQ_STR(k.name[1], "Clamp (NC) #1");
 	CHECK_EQ_STR(k.name[3], "Clamp (NC) #1");
@@ -808,7 +855,7 @@ TEST(a_named_log_without_metadata_is_short_and_comes_back_whole)
 	ETDUMP_DELEGATE_LOG(op, -1, 5, 5 + (1ull << 33), NULL, 0);
 	CHECK_EQ_INT(etdump__head(self)->len - (b->len - 72), 40);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, keep_log, NULL, &l, &bs), 0);
+	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep_log, NULL, &l, &bs), 0);
 	CHECK_EQ_INT(l.n, 5);
 	CHECK(l.rec[0].start == 1000 && l.rec[0].end == 1500);
 	CHECK(l.rec[1].start == 1500 && l.rec[1].end == 1900);
@@ -909,6 +956,7 @@ int main(void)
 	RUN(a_buffer_of_another_layout_is_told_apart);
 	RUN(a_buffer_of_the_layout_before_is_read);
 	RUN(counter_stamps_become_monotonic_ns_between_the_anchors);
+	RUN(counter_stamps_on_the_kernels_line_are_the_clock_to_the_ns);
 	RUN(a_flush_repeats_nothing_read_before);
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	RUN(every_nth_run_is_kept_and_the_others_counted);

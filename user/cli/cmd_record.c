@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "capture/attach_at_exec.h"
+#include "capture/kernel_clock.h"
 #include "capture/late_libraries.h"
 #include "capture/kernel_features.h"
 #include "capture/tracefs_leftovers.h"
@@ -67,6 +68,25 @@ static void lost_at_end(void *ctx, uint32_t tid, uint16_t flags)
 	if (err)
 		p_warn("thread %u: that the ring lost its last records is not recorded: %s",
 		       tid, strerror(-err));
+}
+
+/*
+ * Batched stamps read the CPU's counter: on the kernel's own line of it
+ * they are the clock to the ns; without, between each buffer's anchors.
+ */
+static int open_kernel_clock(struct record_sink *sink)
+{
+	char why[256] = "";
+	int err = kernel_clock_open(&sink->clock, why, sizeof(why));
+
+	if (err == -ENOMEM) {
+		p_err("%s", strerror(ENOMEM));
+		return err;
+	}
+	if (err)
+		p_info("batched stamps read from the CPU's counter are turned into CLOCK_MONOTONIC between each buffer's two anchors, within tens of ns, not to the ns: %s",
+		       why);
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -313,6 +333,8 @@ int cmd_record(int argc, char **argv)
 	collector_set_start(col, start);
 	if (sink.sm)
 		symbol_mode_set_start(sink.sm, start);
+	if (copts.batched && open_kernel_clock(&sink))
+		goto cleanup;
 	if (sink.duty)
 		record_duty_start(sink.duty, sink.sm, cap, col, start);
 	if (children_only && o.pid) {
@@ -484,6 +506,7 @@ cleanup:
 	symbol_mode_free(unused_sm);
 	symbol_mode_free(sink.sm);
 	late_libraries_close(sink.late);
+	kernel_clock_free(sink.clock);
 	raw_writer_free(sink.raw);
 	live_view_free(lv);
 	run_sink_free(rs);

@@ -79,6 +79,7 @@ struct record_sink {
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
 	struct record_duty *duty; /* --duty: probes out between windows */
 	struct late_libraries *late; /* libraries the target loads later */
+	struct kernel_clock *clock; /* batched: the kernel's clock, its line */
 	struct thread_names names; /* --raw: each thread's comm */
 	uint32_t every;          /* --every N: said first (kept_every) */
 	bool every_said;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "capture/kernel_clock.h"
 #include "capture/late_libraries.h"
 #include "cli/record.h"
 #include "collect/batch_pull.h"
@@ -131,6 +132,19 @@ int record_feed(void *ctx, const void *rec, size_t len)
 }
 
 /*
+ * Batched mode: the kernel's clock as a line of the counter, given before
+ * the buffers stamped on it, at the start and whenever its rate changed.
+ */
+static int feed_clock(struct record_sink *sink)
+{
+	struct etdump_rec_clock r;
+
+	if (!sink->clock || kernel_clock_read(sink->clock, &r) <= 0)
+		return 0;
+	return record_feed(sink, &r, sizeof(r));
+}
+
+/*
  * What idle threads hold in their batched buffers, read from the process
  * (a run there is seen within PULL_INTERVAL_NS, and none is lost at the
  * end of a recording that the target outlives).
@@ -183,7 +197,9 @@ int record_collect(const struct record_opts *o, struct target *t,
 		err = fc ? follow_children_consume(fc) : 0;
 		if (err < 0)
 			return err;
-		err = capture_consume(cap);
+		err = feed_clock(sink);
+		if (!err)
+			err = capture_consume(cap);
 		if (err < 0)
 			return err;
 		/* one slab of complete runs into the file, then the ring again */

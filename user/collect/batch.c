@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include "collect/batch.h"
+#include "lib/counter_clock.h"
 
 _Static_assert(ETDUMP_REC_BATCH_MAX == ETDUMP_BATCH_BYTES,
 	       "a flush must fit one ring-buffer record");
@@ -92,23 +93,46 @@ static void header(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *flush,
 }
 
 /*
- * A stamp of the head's clock in CLOCK_MONOTONIC ns: the counter runs at
- * one rate between the head's two anchors. The rate is a 32.32 fixed-point
- * ns a tick, found once a flush, so a stamp costs a multiply.
+ * A stamp of the head's clock in CLOCK_MONOTONIC ns. On the kernel's own
+ * line (struct etdump_rec_clock) when the recorder read it and the head's
+ * first anchor lies on it: the clock to the ns. Else the counter runs at
+ * one rate between the head's two anchors, within their reads' error: the
+ * rate is a 32.32 fixed-point ns a tick, found once a flush, so a stamp
+ * costs a multiply.
  */
 struct stamp_rate {
 	int counter;
+	const struct etdump_rec_clock *line;
 	uint64_t from_ctr, from_ns;
 	__int128 ns_per_tick; /* << 32 */
 };
 
+/*
+ * An anchor's clock read lies within its two counter reads, microseconds
+ * apart at worst (a thread preempted in all three tries is further off,
+ * and a time namespace's clock is seconds away): off the line by more,
+ * the head is not of this line's clock.
+ */
+#define LINE_ANCHOR_NS 1000000
+
+static bool on_line(const struct etdump_rec_clock *line, uint64_t ctr,
+		    uint64_t ns)
+{
+	uint64_t at = counter_clock_ns(line, ctr);
+
+	return (at > ns ? at - ns : ns - at) <= LINE_ANCHOR_NS;
+}
+
 static void stamp_rate_of(const struct etdump_batch_head *h,
+			  const struct etdump_rec_clock *line,
 			  struct stamp_rate *r)
 {
 	__int128 span_ctr = (__int128)h->to_ctr - h->from_ctr;
 	__int128 span_ns = (__int128)h->to_ns - h->from_ns;
 
 	r->counter = h->clock == ETDUMP_BATCH_CLOCK_COUNTER;
+	r->line = r->counter && line && on_line(line, h->from_ctr, h->from_ns) ?
+			  line : NULL;
 	r->from_ctr = h->from_ctr;
 	r->from_ns = h->from_ns;
 	r->ns_per_tick = 0;
@@ -125,16 +149,19 @@ static uint64_t stamp_at(const struct stamp_rate *r, uint64_t ts)
 
 	if (!r->counter)
 		return ts;
+	if (r->line)
+		return counter_clock_ns(r->line, ts);
 	/* unsigned: a wrong stamp wraps, it never overflows */
 	return r->from_ns + (uint64_t)(ticks * r->ns_per_tick /
 				       ((__int128)1 << 32));
 }
 
-uint64_t batch_stamp_ns(const struct etdump_batch_head *h, uint64_t ts)
+uint64_t batch_stamp_ns(const struct etdump_batch_head *h,
+			const struct etdump_rec_clock *line, uint64_t ts)
 {
 	struct stamp_rate r;
 
-	stamp_rate_of(h, &r);
+	stamp_rate_of(h, line, &r);
 	return stamp_at(&r, ts);
 }
 
@@ -278,8 +305,9 @@ int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
 }
 
 int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
-		 uint64_t min_ts, batch_record_fn fn, batch_intern_fn intern,
-		 void *ctx, struct batch_stats *stats)
+		 uint64_t min_ts, const struct etdump_rec_clock *line,
+		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
+		 struct batch_stats *stats)
 {
 	const uint8_t *data = b->data + sizeof(struct etdump_batch_head);
 	struct etdump_batch_args last_begin = { 0, 0 };
@@ -304,7 +332,9 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 	err = batch_head(b, &head);
 	if (err)
 		return err;
-	stamp_rate_of(&head, &rate);
+	stamp_rate_of(&head, line, &rate);
+	stats->on_line += rate.line != NULL;
+	stats->between_anchors += rate.counter && !rate.line;
 	stamp = head.from_ctr;
 	for (off = 0; off + sizeof(r) <= head.len; off += size) {
 		memcpy(&r, data + off, sizeof(r));

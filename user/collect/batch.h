@@ -29,6 +29,9 @@ typedef const char *(*batch_intern_fn)(void *ctx, const char *s, size_t len);
 struct batch_stats {
 	uint64_t stale;   /* records older than min_ts: from an earlier attach */
 	uint64_t lost;    /* events the flush held but could not be read */
+	/* counter-stamped flushes turned into the clock on the kernel's
+	   line, and between their anchors (no line, or not the head's) */
+	uint64_t on_line, between_anchors;
 };
 
 /*
@@ -37,19 +40,25 @@ struct batch_stats {
  */
 int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head);
 
-/* A stamp of the head's clock as CLOCK_MONOTONIC ns. */
-uint64_t batch_stamp_ns(const struct etdump_batch_head *head, uint64_t ts);
+/*
+ * A stamp of the head's clock as CLOCK_MONOTONIC ns: on the kernel's line
+ * (NULL: none read) when the head's anchor lies on it, else between the
+ * head's anchors.
+ */
+uint64_t batch_stamp_ns(const struct etdump_batch_head *head,
+			const struct etdump_rec_clock *line, uint64_t ts);
 
 /*
  * Emit each record of the flush through fn, in order, stamped in
- * CLOCK_MONOTONIC ns; records before byte `skip` of the records (the
+ * CLOCK_MONOTONIC ns (as batch_stamp_ns() with line); records before byte `skip` of the records (the
  * recorder has them already) and records stamped before min_ts are
  * skipped; intern (may be NULL) is asked for each name of the flush a
  * record emitted carries, once. -EINVAL for a malformed flush (what came
  * before the fault is emitted), -EPROTO as batch_head(), or fn's error.
  */
 int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
-		 uint64_t min_ts, batch_record_fn fn, batch_intern_fn intern,
-		 void *ctx, struct batch_stats *stats);
+		 uint64_t min_ts, const struct etdump_rec_clock *line,
+		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
+		 struct batch_stats *stats);
 
 #endif /* ETDUMP_BATCH_H */

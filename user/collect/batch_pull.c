@@ -7,6 +7,7 @@
 #include "collect/batch.h"
 #include "collect/batch_pull.h"
 #include "lib/clock.h"
+#include "lib/counter_clock.h"
 
 static int read_from(uint32_t pid, uint64_t addr, void *dst, size_t len)
 {
@@ -16,21 +17,6 @@ static int read_from(uint32_t pid, uint64_t addr, void *dst, size_t len)
 
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
 		       0 : -1;
-}
-
-/* The counter the runtime stamps with, read here: the same on every CPU. */
-static uint64_t read_counter(void)
-{
-#if defined(__x86_64__)
-	return __builtin_ia32_rdtsc();
-#elif defined(__aarch64__)
-	uint64_t v;
-
-	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-#else
-	return 0;
-#endif
 }
 
 /*
@@ -45,9 +31,9 @@ static void anchor_now(struct etdump_batch_head *h)
 	uint64_t c0, c1, ns, width = UINT64_MAX;
 
 	for (int i = 0; i < 3; i++) {
-		c0 = read_counter();
+		c0 = counter_now();
 		ns = monotonic_ns();
-		c1 = read_counter();
+		c1 = counter_now();
 		if (c1 - c0 >= width)
 			continue;
 		width = c1 - c0;

@@ -60,6 +60,9 @@ struct collector_stats {
 	uint64_t lost_in_flush;   /* batched records the tracer could not read */
 	uint64_t old_batch_layout; /* flushes of an older etdump_usdt.h */
 	uint64_t counter_flushes; /* stamped with the CPU's counter */
+	uint64_t flushes_on_line; /* ... turned into the clock on the kernel's
+				   * own line (ETDUMP_REC_CLOCK) */
+	uint64_t flushes_between_anchors; /* ... between their anchors */
 	uint64_t pulled;          /* buffers read from the process */
 	uint64_t runs_skipped;    /* left out by the runtime (record --every) */
 	uint64_t cut_runs;        /* left out: cut by a detach or an attach

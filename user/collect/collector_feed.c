@@ -169,6 +169,8 @@ static size_t record_min_size(uint8_t type)
 		return sizeof(struct etdump_rec_thread_name);
 	case ETDUMP_REC_LOST_TAIL:
 		return sizeof(struct etdump_rec_lost_tail);
+	case ETDUMP_REC_CLOCK:
+		return sizeof(struct etdump_rec_clock);
 	default:
 		return 0;
 	}
@@ -244,6 +246,33 @@ static const char *intern_flush_name(void *ctx, const char *s, size_t len)
 	return strtab_intern(c->names, s, len);
 }
 
+static int on_clock(struct collector *c, const struct etdump_rec_clock *r)
+{
+	struct etdump_rec_clock *grown;
+
+	grown = realloc(c->lines, (c->nlines + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	c->lines = grown;
+	c->lines[c->nlines++] = *r;
+	return 0;
+}
+
+/*
+ * The kernel's line a buffer's stamps lie on: the last read before its
+ * first stamp (the kernel changes its rate at a tick, and the recorder
+ * reads a new line after), else the first read.
+ */
+static const struct etdump_rec_clock *line_of(const struct collector *c,
+					      const struct etdump_batch_head *h)
+{
+	size_t i = c->nlines;
+
+	while (i > 1 && (int64_t)(h->from_ctr - c->lines[i - 1].cycle_last) < 0)
+		i--;
+	return i ? &c->lines[i - 1] : NULL;
+}
+
 /*
  * A flush of batched mode, or a buffer the recorder read from the process:
  * the records its probes would have sent, but those the recorder has
@@ -281,8 +310,11 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 		c->stats.runs_skipped += skipped;
 	}
 	if (!err)
-		err = batch_expand(b, skip, c->min_ts, feed_expanded,
-				   intern_flush_name, c, &bs);
+		err = batch_expand(b, skip, c->min_ts,
+				   b->len ? line_of(c, &head) : NULL,
+				   feed_expanded, intern_flush_name, c, &bs);
+	c->stats.flushes_on_line += bs.on_line;
+	c->stats.flushes_between_anchors += bs.between_anchors;
 	c->stats.stale += bs.stale;
 	c->stats.lost_in_flush += bs.lost;
 	if (err == -EINVAL)
@@ -380,6 +412,8 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	}
 	if (h->type == ETDUMP_REC_KEPT_EVERY)
 		return on_kept_every(c, rec);
+	if (h->type == ETDUMP_REC_CLOCK)
+		return on_clock(c, rec);
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
@@ -664,6 +698,7 @@ void collector_free(struct collector *c)
 
 	if (!c)
 		return;
+	free(c->lines);
 	for (i = 0; i < c->nthreads; i++) {
 		struct thread_state *t = &c->threads[i];
 

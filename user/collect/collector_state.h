@@ -106,6 +106,9 @@ struct collector {
 	/* the name of the batched record fed now, interned with its flush */
 	const char *flush_name;
 	uint64_t min_ts;        /* every probe in place: runs open after it */
+	/* the kernel's clock as lines of the counter, in the order read */
+	struct etdump_rec_clock *lines;
+	size_t nlines;
 	bool gapped;            /* collector_gap() was called */
 	char *run_note;         /* collector_set_run_note() */
 	uint32_t ncounters;

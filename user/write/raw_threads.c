@@ -13,6 +13,9 @@ int raw_name_thread(struct raw_writer *w, struct thread_names *tn,
 	if (len < sizeof(h))
 		return 0;
 	memcpy(&h, rec, sizeof(h));
+	/* the recorder's own, of no thread (ETDUMP_REC_CLOCK) */
+	if (!h.tid)
+		return 0;
 	if (h.type == ETDUMP_REC_THREAD_NAME &&
 	    len >= sizeof(struct etdump_rec_thread_name))
 		ret = thread_names_set(tn, h.pid, h.tid,

@@ -154,8 +154,14 @@ void summary_notes(const struct collector_stats *st, uint64_t drops)
 	if (st->bad_records)
 		p_warn("%llu malformed record(s) ignored",
 		       (unsigned long long)st->bad_records);
-	if (st->counter_flushes)
-		p_info("batched stamps: the CPU's counter, turned into CLOCK_MONOTONIC between the anchors each buffer carries");
+	if (st->flushes_on_line && !st->flushes_between_anchors)
+		p_info("batched stamps: the CPU's counter, turned into CLOCK_MONOTONIC on the kernel's own line of it: the clock to the ns");
+	else if (st->flushes_on_line)
+		p_info("batched stamps: the CPU's counter, turned into CLOCK_MONOTONIC on the kernel's own line of it (to the ns) in %llu buffer(s), between the anchors each carries (within tens of ns) in %llu",
+		       (unsigned long long)st->flushes_on_line,
+		       (unsigned long long)st->flushes_between_anchors);
+	else if (st->counter_flushes)
+		p_info("batched stamps: the CPU's counter, turned into CLOCK_MONOTONIC between the anchors each buffer carries (within tens of ns)");
 	if (st->old_batch_layout)
 		p_warn("%llu batched flush(es) ignored: the runtime was built with an older schema/etdump_usdt.h (rebuild it with this one's, ABI %d)",
 		       (unsigned long long)st->old_batch_layout,
