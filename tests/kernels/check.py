@@ -27,7 +27,7 @@ import executorch_env as et  # noqa: E402
 import kernels  # noqa: E402
 from etdump_counters import parse_counters  # noqa: E402
 from etdump_e2e import (DEFAULT_EVENTS, EXECUTE_EVENTS, decode,  # noqa: E402
-                        run_keys)
+                        read_timings, run_keys)
 from test_executorch_symbol_values import (  # noqa: E402
     reference_without_program_output)
 from test_executorch_symbols import runs_visible  # noqa: E402
@@ -35,6 +35,8 @@ from test_executorch_values import read, runs  # noqa: E402
 from test_executorch_tracer import runs_identity  # noqa: E402
 from test_executorch_xnn_symbols import execute_runs, operators  # noqa: E402
 from test_live import LiveTest, tables  # noqa: E402
+from test_record import (COUNTER_CLOCKSOURCES,  # noqa: E402
+                         COUNTER_STAMP_BOUND_NS)
 
 EXECUTIONS = 3  # the real runners' cases: reference/*-x3.etdp
 AMD64_ONLY = {"tracer", "symbols_xnn"}
@@ -145,7 +147,41 @@ class CaseChecks(unittest.TestCase):
         self.assertIn("recording can work here", self.text("doctor", "stdout"))
 
     def check_batched(self):
-        self.assert_example_runs(self.recorded("batched"), 5)
+        """The example's runs, each event inside the runtime's own clock
+        reads around its site: to the ns where the kernel's clock is a
+        line of the counter the stamps read (the recorder turns them on
+        it), else within the anchors' bound."""
+        dump = self.recorded("batched")
+        self.assert_example_runs(dump, 5)
+        stderr = self.text("batched", "stderr")
+        source = self.text("batched", "clocksource").strip()
+        counter = "batched stamps: the CPU's counter" in stderr
+        if counter and source in COUNTER_CLOCKSOURCES:
+            self.assertIn("the clock to the ns", stderr, self.kernel)
+        slack = COUNTER_STAMP_BOUND_NS if counter and \
+            "the clock to the ns" not in stderr else 0
+        reads = {}
+        for r in read_timings(os.path.join(self.dir_of("batched"),
+                                           "timings.tsv")):
+            reads.setdefault((r["name"], r["chain"], r["instr"]),
+                             []).append((r["start_ns"], r["end_ns"]))
+        checked = 0
+        for run_data in dump["run_data"]:
+            for ev in run_data["events"]:
+                pe = ev["profile_event"]
+                # a delegate's events carry its own times, not stamps
+                if not pe.get("name"):
+                    continue
+                key = (pe["name"], pe["chain_index"], pe["instruction_id"])
+                start, end = int(pe["start_time"]), int(pe["end_time"])
+                self.assertTrue(any(a - slack <= start <= end <= b + slack
+                                    for a, b in reads.get(key, ())),
+                                f"{key} ({start}, {end}) inside none of the "
+                                f"runtime's reads {reads.get(key)} (slack "
+                                f"{slack} ns, clock source {source}) on "
+                                f"{self.kernel}")
+                checked += 1
+        self.assertTrue(checked)
 
     def check_precise(self):
         self.assert_example_runs(self.recorded("precise"), 5)
