@@ -173,6 +173,43 @@ TEST(runs_opened_before_every_probe_was_in_are_not_counted)
 	site_tally_free(&t);
 }
 
+/*
+ * One trap a kernel: its return is probed in the first runs alone, to
+ * measure the gap after it; those runs are said apart, and a run during
+ * which the returns came out (some kernels' returns seen, not all) is
+ * neither kind.
+ */
+TEST(runs_that_measured_the_gaps_and_one_cut_by_their_removal)
+{
+	struct site_tally t = { 0 };
+	struct symbol_sites s;
+	char text[256];
+	int i;
+
+	make_sites(&s);
+	s.sites[KERNEL].ends_at_next = true;
+	for (i = 0; i < 2; i++) {       /* both returns probed */
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, EXECUTE);
+		call(&t, &s, 7, KERNEL);
+		call(&t, &s, 7, KERNEL);
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_EXIT, EXECUTE);
+	}
+	/* the returns come out between the two calls */
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, EXECUTE);
+	call(&t, &s, 7, KERNEL);
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, KERNEL);
+	feed(&t, &s, 7, ETDUMP_REC_FUNC_EXIT, EXECUTE);
+	for (i = 0; i < 3; i++) {       /* an entry a call */
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, EXECUTE);
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, KERNEL);
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_ENTRY, KERNEL);
+		feed(&t, &s, 7, ETDUMP_REC_FUNC_EXIT, EXECUTE);
+	}
+	site_tally_describe(&t, text, sizeof(text));
+	CHECK_EQ_STR(text, "4 traps per 'Execute' run (0 single-stepped hits) and 6 in the 2 run(s) that measured the gaps");
+	site_tally_free(&t);
+}
+
 /* aarch64: one function stepped, one probed on its two rets */
 TEST(aarch64_sites_in_its_words)
 {
@@ -225,6 +262,7 @@ int main(void)
 	RUN(traps_per_run_from_the_records);
 	RUN(no_run_closed_nothing_said);
 	RUN(runs_opened_before_every_probe_was_in_are_not_counted);
+	RUN(runs_that_measured_the_gaps_and_one_cut_by_their_removal);
 	RUN(aarch64_sites_in_its_words);
 	return TEST_SUMMARY();
 }

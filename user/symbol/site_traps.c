@@ -214,6 +214,9 @@ static int on_call(struct site_tally *t, struct site_tally_thread *th,
 		}
 		th->depth++;
 	}
+	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH &&
+	    th->run[th->depth - 1] != NOT_COUNTED)
+		t->runs[th->run[th->depth - 1]].open_next_calls++;
 	count(t, th, traps_of(e), e == SITE_SINGLE_STEPPED);
 	return 0;
 }
@@ -228,7 +231,7 @@ static void on_return(struct site_tally *t, struct site_tally_thread *th,
 	/* a kernel's return probed only to measure the gap after it */
 	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH &&
 	    th->run[th->depth - 1] != NOT_COUNTED)
-		t->runs[th->run[th->depth - 1]].open_gap = true;
+		t->runs[th->run[th->depth - 1]].open_next_returns++;
 	if (s->desc.kind != ETDUMP_FUNC_BLOCK || !th->depth)
 		return;
 	th->depth--;
@@ -237,17 +240,17 @@ static void on_return(struct site_tally *t, struct site_tally_thread *th,
 		return;
 	/* the run is whole: what it took counts */
 	r = &t->runs[th->run[th->depth]];
-	if (r->open_gap) {
+	if (r->open_next_returns && r->open_next_returns == r->open_next_calls) {
 		r->gap_runs++;
 		r->gap_traps += r->open_traps;
 		r->gap_stepped += r->open_stepped;
-	} else {
+	} else if (!r->open_next_returns) {
 		r->runs++;
 		r->traps += r->open_traps;
 		r->stepped += r->open_stepped;
 	}
 	r->open_traps = r->open_stepped = 0;
-	r->open_gap = false;
+	r->open_next_calls = r->open_next_returns = 0;
 }
 
 int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
@@ -345,11 +348,6 @@ void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 	free(sorted);
 }
 
-void site_tally_set_start(struct site_tally *t, uint64_t ts)
-{
-	t->start = ts;
-}
-
 void site_tally_gap(struct site_tally *t)
 {
 	size_t i;
@@ -358,8 +356,15 @@ void site_tally_gap(struct site_tally *t)
 		t->threads[i].depth = 0;
 	for (i = 0; i < t->nruns; i++) {
 		t->runs[i].open_traps = t->runs[i].open_stepped = 0;
-		t->runs[i].open_gap = false;
+		t->runs[i].open_next_calls = t->runs[i].open_next_returns = 0;
 	}
+}
+
+void site_tally_set_start(struct site_tally *t, uint64_t ts)
+{
+	/* the probes change: a run open now may lose some of its traps */
+	site_tally_gap(t);
+	t->start = ts;
 }
 
 void site_tally_free(struct site_tally *t)

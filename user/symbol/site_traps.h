@@ -67,10 +67,12 @@ struct site_tally_run {
 	uint64_t traps;         /* in closed runs */
 	uint64_t stepped;       /* hits that single-stepped, in closed runs */
 	uint64_t open_traps, open_stepped;  /* in the runs still open */
-	/* the closed runs in which a kernel's return was probed to measure
-	   the gaps, counted apart (the runs above are the others) */
+	/* the closed runs in which every kernel's return was probed to
+	   measure the gaps, counted apart (the runs above are those with
+	   none); a run whose returns came out while it ran, neither */
 	uint64_t gap_runs, gap_traps, gap_stepped;
-	bool open_gap;
+	uint64_t open_next_calls, open_next_returns; /* kernels ended at the
+							next event, returns */
 };
 
 struct site_tally {
@@ -97,9 +99,9 @@ int site_tally_feed(struct site_tally *t, const struct symbol_sites *s,
  */
 void site_tally_describe(const struct site_tally *t, char *buf, size_t len);
 /*
- * Every probe in place from ts on (the collector's start): a run opened
- * before may miss some probes' traps, and is left out as the collector
- * leaves it out; UINT64_MAX while they come or go.
+ * Every probe in place from ts on (the collector's start); UINT64_MAX
+ * while they come or go. A run open now, or opened before ts, may miss
+ * some probes' traps: it is left out, as the collector leaves it out.
  */
 void site_tally_set_start(struct site_tally *t, uint64_t ts);
 /* The probes were taken away (record --duty): the runs open are cut. */
