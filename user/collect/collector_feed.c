@@ -405,15 +405,17 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	const struct etdump_rec_hdr *h = rec;
 	struct thread_state *t;
 
-	c->stats.records++;
 	if (len < sizeof(*h) || !record_valid(h, len)) {
+		c->stats.records++;
 		c->stats.bad_records++;
 		return -EINVAL;
 	}
-	if (h->type == ETDUMP_REC_KEPT_EVERY)
-		return on_kept_every(c, rec);
+	/* the recorder's own, before any probe fired: not one of theirs */
 	if (h->type == ETDUMP_REC_CLOCK)
 		return on_clock(c, rec);
+	c->stats.records++;
+	if (h->type == ETDUMP_REC_KEPT_EVERY)
+		return on_kept_every(c, rec);
 	t = thread_get(c, h->tid);
 	if (!t)
 		return -ENOMEM;
