@@ -385,6 +385,55 @@ TEST(counter_stamps_on_the_kernels_line_are_the_clock_to_the_ns)
 	free(b);
 }
 
+/*
+ * The collector takes the kernel's lines as the recorder gives them and
+ * turns each counter-stamped flush on the last read before its first
+ * stamp; a line no clocksource could have is a bad record.
+ */
+TEST(the_collector_turns_flushes_on_the_line_read_before_them)
+{
+	struct etdump_rec_clock line = {
+		.hdr = { .type = ETDUMP_REC_CLOCK, .size = sizeof(line) },
+		.cycle_last = 1000, .mask = ~0ull, .sec = 0, .nsec_shifted = 0,
+		.mult = 1u << 24, .shift = 24,   /* 1 ns a tick from 1000 at 0 */
+	};
+	struct collector *c = collector_new();
+	struct collector_stats stats;
+	struct etdump_batch_head *h;
+	struct etdump_rec_batch *b;
+	struct etd_dump d = { 0 };
+
+	CHECK_EQ_INT(collector_feed(c, &line, sizeof(line)), 0);
+	line.cycle_last = 5000;     /* a later line: 2 ns a tick from 5000 */
+	line.sec = 10;
+	line.mult = 2u << 24;
+	CHECK_EQ_INT(collector_feed(c, &line, sizeof(line)), 0);
+	line.shift = 64;
+	CHECK(collector_feed(c, &line, sizeof(line)) == -EINVAL);
+	start_buffer(ETDUMP_BATCH_CLOCK_COUNTER);
+	h = etdump__head(&st);
+	h->from_ctr = 2000;
+	h->from_ns = 1000;
+	st.last = h->from_ctr;
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 2000, 0);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 2100, ARGS);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 2300, 0);
+	h->to_ctr = 3000;
+	h->to_ns = 2500;            /* between the anchors: 1.5 ns a tick */
+	b = flush_of(9);
+	CHECK_EQ_INT(collector_feed(c, b, sizeof(*b)), 0);
+	CHECK_EQ_INT(collector_finish(c, &d, &stats), 0);
+	CHECK_EQ_INT(d.nruns, 1);
+	/* on the first line, read before: tick - 1000 ns */
+	CHECK_EQ_INT(d.runs[0].events[0].start_time, 1100);
+	CHECK_EQ_INT(d.runs[0].events[0].end_time, 1300);
+	CHECK_EQ_INT(stats.flushes_on_line, 1);
+	CHECK_EQ_INT(stats.bad_records, 1);
+	free(b);
+	collector_free(c);
+	etd_dump_free(&d);
+}
+
 static int take(struct batch_threads *bt, uint32_t pid, uint64_t addr,
 		uint64_t seq, uint32_t len, uint32_t skipped, uint32_t *skip,
 		uint32_t *skipped_new)
@@ -957,6 +1006,7 @@ int main(void)
 	RUN(a_buffer_of_the_layout_before_is_read);
 	RUN(counter_stamps_become_monotonic_ns_between_the_anchors);
 	RUN(counter_stamps_on_the_kernels_line_are_the_clock_to_the_ns);
+	RUN(the_collector_turns_flushes_on_the_line_read_before_them);
 	RUN(a_flush_repeats_nothing_read_before);
 	RUN(a_run_is_handed_over_once_the_bound_has_passed);
 	RUN(every_nth_run_is_kept_and_the_others_counted);

@@ -250,6 +250,11 @@ static int on_clock(struct collector *c, const struct etdump_rec_clock *r)
 {
 	struct etdump_rec_clock *grown;
 
+	/* a clocksource's shift is below 32, its mask a run of low bits */
+	if (r->shift >= 64 || !r->mult || !r->mask || (r->mask & (r->mask + 1))) {
+		c->stats.bad_records++;
+		return -EINVAL;
+	}
 	grown = realloc(c->lines, (c->nlines + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
