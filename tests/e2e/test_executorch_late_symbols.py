@@ -1,0 +1,132 @@
+"""A stock ExecuTorch runtime loaded after the attach, in symbol mode: the
+host of test_late_libraries.py (example-dlopen-host, as a Python service
+loading ExecuTorch through ctypes) dlopen()s libexecutorch-stock.so (our
+runner built as a library from the ExecuTorch install's static libraries:
+no tracer, no etdump probes; tests/executorch/runner.cpp) when told,
+and runs cnn.pte. The recorder finds the library in the maps, reads its
+symbols and attaches its functions: with -- CMD (a host whose own
+functions no rule names: the recording waits, then turns to symbol mode),
+with -p on a host that runs one copy already (the next is added), with -p
+--wait-for-runtime before any load; unloaded and loaded again it keeps its
+probes (they belong to its inode); two copies mapped at once are each
+attached, their sites their own. Each ETDump decoded with flatc, its
+events compared with ETDumpGen's (reference/) as
+test_executorch_symbols.py compares them, run by run.
+"""
+import os
+import signal
+import subprocess
+
+import executorch_env as et
+from etdump_e2e import BUILD, CLI, TempDirTest, decode
+from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
+from test_late_libraries import (LOADED, Host, installed_copy,
+                                 load_once_waited_for)
+from test_replaced_files import wait_for_line
+
+STOCK_LIB = os.path.join(BUILD, "libexecutorch-stock.so")
+MODEL = "cnn"
+
+
+class LateStockLibraryTest(TempDirTest):
+    def lib(self, name):
+        return installed_copy(self, STOCK_LIB, name)
+
+    def host(self, libs, record_args=None, log="host.log"):
+        host = Host(self.path(log), libs, record_args,
+                    ["--wait-signal", "--model_path", et.model(MODEL),
+                     "--num_executions", str(EXECUTIONS)])
+        self.addCleanup(host.kill)
+        return host
+
+    def record_flags(self, out):
+        return ["-o", out, "--program", et.model(MODEL)]
+
+    def assert_copies(self, out, copies, stderr):
+        """ETDumpGen's runs once per load, each kernel's ids the plan's;
+        every run says the probes' time taken out."""
+        ours = decode(out)
+        ref = runs_visible(decode(et.reference(MODEL, EXECUTIONS)))
+        self.assertEqual(runs_visible(ours), ref * copies, stderr)
+        for r in ours["run_data"]:
+            meta = bytes(r["events"][-1]["profile_event"]
+                         ["delegate_debug_metadata"]).decode()
+            self.assertTrue(meta.startswith(PROBE_TIME), meta)
+
+    def record_cmd(self, libs, loaded_each):
+        """record -- the host loading libs in turn; loaded_each[i]: the
+        recorder says it attached the i-th load's library then."""
+        out = self.path("cmd.etdp")
+        host = self.host(libs, self.record_flags(out), "record.log")
+        loaded = 0
+        for each in loaded_each:
+            pid = host.load()
+            if each:
+                loaded += 1
+                host.wait_said(LOADED, loaded)
+            os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        return out, host.said()
+
+    def test_cmd_loaded_after_the_attach_and_again_after_dlclose(self):
+        lib = self.lib("libexecutorch.so")
+        out, err = self.record_cmd([lib, lib], (True, False))
+        # once: the same inode loaded again keeps its probes
+        self.assertEqual(err.count(LOADED), 1, err)
+        self.assertIn(f"loaded {lib} {LOADED}", err)
+        self.assertIn("in symbol mode", err)
+        self.assertIn("symbol mode (no 'etdump' USDT probes in the target)",
+                      err)
+        self.assert_copies(out, 2, err)
+
+    def test_cmd_two_copies_each_recorded(self):
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        out, err = self.record_cmd(["--keep", one, two], (True, True))
+        self.assertIn(f"loaded {one} {LOADED}", err)
+        self.assertIn(f"loaded {two} {LOADED}", err)
+        self.assert_copies(out, 2, err)
+
+    def record_p(self, pid, *flags):
+        """record -p pid in the background: it, its stderr's file, its
+        ETDump's."""
+        out, log = self.path("p.etdp"), self.path("record.log")
+        with open(log, "w") as f:
+            rec = subprocess.Popen([CLI, "record"] + self.record_flags(out)
+                                   + list(flags) + ["-p", str(pid)], stderr=f)
+        self.addCleanup(lambda: rec.poll() is None and rec.kill())
+        return rec, log, out
+
+    def finish_p(self, host, rec, log, out, copies):
+        self.assertEqual(host.finish(), 0, host.said())
+        status = rec.wait(timeout=60)
+        with open(log) as f:
+            err = f.read()
+        self.assertEqual(status, 0, err)
+        self.assert_copies(out, copies, err)
+        return err
+
+    def test_p_adds_a_copy_loaded_after_the_attach(self):
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        host = self.host([one, two])
+        pid = host.load()
+        rec, log, out = self.record_p(pid)
+        wait_for_line(log, "attached", rec)
+        os.kill(pid, signal.SIGUSR1)
+        pid = host.load()
+        wait_for_line(log, f"PID {pid} loaded {two} {LOADED}", rec)
+        os.kill(pid, signal.SIGUSR1)
+        err = self.finish_p(host, rec, log, out, 2)
+        self.assertNotIn(f"loaded {one} ", err)
+
+    def test_p_waits_for_a_stock_runtime_not_loaded_yet(self):
+        lib = self.lib("libexecutorch.so")
+        host = self.host([lib])
+        host.line("loading")
+        rec, log, out = self.record_p(host.proc.pid, "--wait-for-runtime")
+        load_once_waited_for(host, lib, rec, log)
+        self.finish_p(host, rec, log, out, 1)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
