@@ -14,11 +14,13 @@ events compared with ETDumpGen's (reference/) as
 test_executorch_symbols.py compares them, run by run.
 """
 import os
+import re
 import signal
 import subprocess
 
 import executorch_env as et
 from etdump_e2e import BUILD, CLI, TempDirTest, decode
+from test_executorch_symbol_fallbacks import LACKS
 from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
 from test_late_libraries import (LOADED, Host, installed_copy,
                                  load_once_waited_for)
@@ -26,28 +28,35 @@ from test_replaced_files import wait_for_line
 
 STOCK_LIB = os.path.join(BUILD, "libexecutorch-stock.so")
 MODEL = "cnn"
+# user/symbol/symbol_mode.c: the kernels' returns taken out
+GAPS_DONE = "one trap a kernel call from then on"
 
 
 class LateStockLibraryTest(TempDirTest):
     def lib(self, name):
         return installed_copy(self, STOCK_LIB, name)
 
-    def host(self, libs, record_args=None, log="host.log"):
+    def host(self, libs, record_args=None, log="host.log",
+             executions=EXECUTIONS):
         host = Host(self.path(log), libs, record_args,
                     ["--wait-signal", "--model_path", et.model(MODEL),
-                     "--num_executions", str(EXECUTIONS)])
+                     "--num_executions", str(executions)])
         self.addCleanup(host.kill)
         return host
 
     def record_flags(self, out):
         return ["-o", out, "--program", et.model(MODEL)]
 
-    def assert_copies(self, out, copies, stderr):
-        """ETDumpGen's runs once per load, each kernel's ids the plan's;
-        every run says the probes' time taken out."""
+    def assert_copies(self, out, copies, stderr, executions=EXECUTIONS):
+        """ETDumpGen's runs once per load (its Default run, then its
+        Execute run each execution), each kernel's ids the plan's; every
+        run says the probes' time taken out."""
         ours = decode(out)
         ref = runs_visible(decode(et.reference(MODEL, EXECUTIONS)))
-        self.assertEqual(runs_visible(ours), ref * copies, stderr)
+        self.assertEqual([r[0] for r in ref],
+                         ["Default"] + ["Execute"] * EXECUTIONS)
+        load = [ref[0]] + [ref[1]] * executions
+        self.assertEqual(runs_visible(ours), load * copies, stderr)
         for r in ours["run_data"]:
             meta = bytes(r["events"][-1]["profile_event"]
                          ["delegate_debug_metadata"]).decode()
@@ -86,37 +95,71 @@ class LateStockLibraryTest(TempDirTest):
         self.assertIn(f"loaded {two} {LOADED}", err)
         self.assert_copies(out, 2, err)
 
-    def record_p(self, pid, *flags):
+    def record_p(self, pid, *flags, env=None):
         """record -p pid in the background: it, its stderr's file, its
         ETDump's."""
-        out, log = self.path("p.etdp"), self.path("record.log")
+        out = self.path(f"p{len(os.listdir(self.tmp))}.etdp")
+        log = self.path("record.log")
         with open(log, "w") as f:
             rec = subprocess.Popen([CLI, "record"] + self.record_flags(out)
-                                   + list(flags) + ["-p", str(pid)], stderr=f)
+                                   + list(flags) + ["-p", str(pid)], stderr=f,
+                                   env=env)
         self.addCleanup(lambda: rec.poll() is None and rec.kill())
         return rec, log, out
 
-    def finish_p(self, host, rec, log, out, copies):
+    def finish_p(self, host, rec, log, out, copies, executions=EXECUTIONS):
         self.assertEqual(host.finish(), 0, host.said())
         status = rec.wait(timeout=60)
         with open(log) as f:
             err = f.read()
         self.assertEqual(status, 0, err)
-        self.assert_copies(out, copies, err)
+        self.assert_copies(out, copies, err, executions)
         return err
 
-    def test_p_adds_a_copy_loaded_after_the_attach(self):
+    def add_a_copy(self, env=None, executions=EXECUTIONS, first_said=None):
+        """-p on a host running one copy, which loads a second one after
+        the attach (once the recorder said first_said, if given): both
+        recorded; the recorder's stderr."""
         one, two = self.lib("libone.so"), self.lib("libtwo.so")
-        host = self.host([one, two])
+        host = self.host([one, two], executions=executions)
         pid = host.load()
-        rec, log, out = self.record_p(pid)
+        rec, log, out = self.record_p(pid, env=env)
         wait_for_line(log, "attached", rec)
         os.kill(pid, signal.SIGUSR1)
+        if first_said:
+            wait_for_line(log, first_said, rec)
         pid = host.load()
         wait_for_line(log, f"PID {pid} loaded {two} {LOADED}", rec)
         os.kill(pid, signal.SIGUSR1)
-        err = self.finish_p(host, rec, log, out, 2)
+        err = self.finish_p(host, rec, log, out, 2, executions)
         self.assertNotIn(f"loaded {one} ", err)
+        return err
+
+    def test_p_adds_a_copy_after_the_gaps_were_measured(self):
+        # the first copy's runs measured the gaps after its kernels and
+        # their returns went out: the second copy's kernels take one trap
+        # from the start, the gaps measured standing for theirs
+        executions = 8
+        err = self.add_a_copy(executions=executions, first_said=GAPS_DONE)
+        ended = re.findall(r"symbol mode: (\d+) kernel call\(s\) ended "
+                           r"where the thread's next event began", err)
+        self.assertEqual(len(ended), 1, err)
+        # each of the second copy's kernel calls (10 an execution), at least
+        self.assertGreaterEqual(int(ended[0]), 10 * executions, err)
+
+    def test_p_adds_a_copy_loaded_after_the_attach(self):
+        self.add_a_copy()
+
+    def test_p_adds_a_copy_where_the_kernel_lacks_what_6_18_has(self):
+        # a link per probe (6.1), and a program per site, hits by thread
+        # id (5.10): the copy's sites get links and programs of their own
+        for name in ("6.1", "5.10"):
+            with self.subTest(kernel=name):
+                lacks, lines = LACKS[name]
+                err = self.add_a_copy(dict(os.environ,
+                                           ETDUMP_KERNEL_LACKS=lacks))
+                for line in lines:
+                    self.assertIn(line, err)
 
     def test_p_waits_for_a_stock_runtime_not_loaded_yet(self):
         lib = self.lib("libexecutorch.so")
