@@ -9,7 +9,11 @@ functions no rule names: the recording waits, then turns to symbol mode),
 with -p on a host that runs one copy already (the next is added), with -p
 --wait-for-runtime before any load; unloaded and loaded again it keeps its
 probes (they belong to its inode); two copies mapped at once are each
-attached, their sites their own. Each ETDump decoded with flatc, its
+attached, their sites their own; a copy added once the first one's gaps
+were measured takes one trap a kernel from the start; the same where the
+kernel lacks uprobe_multi links, BPF cookies and task storage (6.1, 5.10,
+forced); --values refuses a copy loaded later in one line, the first
+recorded whole. Each ETDump decoded with flatc, its
 events compared with ETDumpGen's (reference/) as
 test_executorch_symbols.py compares them, run by run.
 """
@@ -160,6 +164,27 @@ class LateStockLibraryTest(TempDirTest):
                                            ETDUMP_KERNEL_LACKS=lacks))
                 for line in lines:
                     self.assertIn(line, err)
+
+    def test_p_with_values_refuses_a_copy_loaded_later(self):
+        # the programs were loaded for the first copy's values: the
+        # second is said not recorded, the first recorded whole
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        host = self.host(["--keep", one, two])
+        pid = host.load()
+        rec, log, out = self.record_p(pid, "--values")
+        wait_for_line(log, "attached", rec)
+        os.kill(pid, signal.SIGUSR1)
+        pid = host.load()
+        wait_for_line(log, "function(s) rules name, after the attach: not "
+                      "recorded (symbol mode adds a library loaded later "
+                      "without --values", rec)
+        with open(log) as f:
+            self.assertIn(f"PID {pid} loaded {two}, whose ", f.read())
+        os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        self.assertEqual(rec.wait(timeout=60), 0)
+        self.assertEqual([r["name"] for r in decode(out)["run_data"]],
+                         ["Default"] + ["Execute"] * EXECUTIONS)
 
     def test_p_waits_for_a_stock_runtime_not_loaded_yet(self):
         lib = self.lib("libexecutorch.so")

@@ -23,6 +23,12 @@ static int adopt(struct record_late *rl, struct symbol_mode *sm, pid_t pid,
 	n = symbol_mode_names(sm, path);
 	if (n <= 0)
 		return n == -ENOMEM ? n : 0;
+	/* batched mode's alone: symbol mode keeps no word to count runs */
+	if (rl->sink->every) {
+		p_warn("PID %d loaded %s, whose %d function(s) rules name, after the attach: not recorded (--every needs batched mode, and symbol mode has none)",
+		       (int)pid, label, n);
+		return 0;
+	}
 	now.spawned = false;
 	functions = symbol_mode_find(sm, &now);
 	if (functions <= 0)
