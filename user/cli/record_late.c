@@ -18,7 +18,7 @@ static int adopt(struct record_late *rl, struct symbol_mode *sm, pid_t pid,
 		 const char *path, const char *label)
 {
 	struct target now = *rl->t;
-	int n, functions, err;
+	int n, err;
 
 	n = symbol_mode_names(sm, path);
 	if (n <= 0)
@@ -30,9 +30,9 @@ static int adopt(struct record_late *rl, struct symbol_mode *sm, pid_t pid,
 		return 0;
 	}
 	now.spawned = false;
-	functions = symbol_mode_find(sm, &now);
-	if (functions <= 0)
-		return functions == -ENOMEM ? functions : 0;
+	n = symbol_mode_find(sm, &now);
+	if (n <= 0)
+		return n == -ENOMEM ? n : 0;
 	err = symbol_mode_attach(sm, rl->cap, &now, &n);
 	if (err)
 		return err == -ENOMEM ? err : 0;
@@ -42,8 +42,8 @@ static int adopt(struct record_late *rl, struct symbol_mode *sm, pid_t pid,
 	rl->sink->sm = sm;
 	*rl->waiting = NULL;
 	kernel_features_print_notes();
-	p_info("PID %d loaded %s after the attach: attached %d probe(s) to %d function(s) in symbol mode",
-	       (int)pid, label, n, functions);
+	p_info("PID %d loaded %s after the attach: attached %d probe(s) to %zu function(s) in symbol mode",
+	       (int)pid, label, n, symbol_mode_sites(sm));
 	return 1;
 }
 

@@ -502,6 +502,11 @@ int symbol_mode_add_library(struct symbol_mode *sm, pid_t pid,
 	return 1;
 }
 
+size_t symbol_mode_sites(const struct symbol_mode *sm)
+{
+	return sm->sites.n;
+}
+
 int symbol_mode_names(const struct symbol_mode *sm, const char *path)
 {
 	struct symbol_sites one = { 0 };

@@ -117,6 +117,8 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t);
  */
 int symbol_mode_add_library(struct symbol_mode *sm, pid_t pid,
 			    const char *path, const char *label, int *nprobes);
+/* The functions attached (found and kept), all libraries. */
+size_t symbol_mode_sites(const struct symbol_mode *sm);
 /* How many functions of the file at path the rules name, or -errno. */
 int symbol_mode_names(const struct symbol_mode *sm, const char *path);
 /*
