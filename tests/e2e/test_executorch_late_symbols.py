@@ -2,20 +2,21 @@
 host of test_late_libraries.py (example-dlopen-host, as a Python service
 loading ExecuTorch through ctypes) dlopen()s libexecutorch-stock.so (our
 runner built as a library from the ExecuTorch install's static libraries:
-no tracer, no etdump probes; tests/executorch/runner.cpp) when told,
-and runs cnn.pte. The recorder finds the library in the maps, reads its
+no tracer, no etdump probes; tests/executorch/runner.cpp) when told, and
+runs cnn.pte. The recorder finds the library in the maps, reads its
 symbols and attaches its functions: with -- CMD (a host whose own
 functions no rule names: the recording waits, then turns to symbol mode),
-with -p on a host that runs one copy already (the next is added), with -p
---wait-for-runtime before any load; unloaded and loaded again it keeps its
-probes (they belong to its inode); two copies mapped at once are each
-attached, their sites their own; a copy added once the first one's gaps
-were measured takes one trap a kernel from the start; the same where the
-kernel lacks uprobe_multi links, BPF cookies and task storage (6.1, 5.10,
-forced); --values refuses a copy loaded later in one line, the first
-recorded whole. Each ETDump decoded with flatc, its
-events compared with ETDumpGen's (reference/) as
-test_executorch_symbols.py compares them, run by run.
+with -- python3 host.py through a pyenv-style shim (a Python service
+loading it with ctypes), with -p on a host that runs one copy already
+(the next is added), with -p --wait-for-runtime before any load.
+Unloaded and loaded again it keeps its probes (they belong to its inode);
+two copies mapped at once are each attached, their sites their own; a
+copy added once the first one's gaps were measured takes one trap a
+kernel from the start; the same where the kernel lacks uprobe_multi
+links, BPF cookies and task storage (6.1, 5.10, forced); --values
+refuses a copy loaded later in one line, the first recorded whole. Each
+ETDump decoded with flatc, its events compared with ETDumpGen's
+(reference/) as test_executorch_symbols.py compares them, run by run.
 """
 import os
 import re
@@ -29,6 +30,7 @@ from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
 from test_late_libraries import (LOADED, Host, installed_copy,
                                  load_once_waited_for)
 from test_replaced_files import wait_for_line
+from test_scripts import python_host_through_a_shim, record_released
 
 STOCK_LIB = os.path.join(BUILD, "libexecutorch-stock.so")
 MODEL = "cnn"
@@ -91,6 +93,20 @@ class LateStockLibraryTest(TempDirTest):
         self.assertIn("symbol mode (no 'etdump' USDT probes in the target)",
                       err)
         self.assert_copies(out, 2, err)
+
+    def test_cmd_a_python_host_through_a_shim(self):
+        # record -- python3 host.py: python3 a pyenv-style shim, the host
+        # loading the stock library through ctypes once it runs
+        lib = self.lib("libexecutorch.so")
+        command, env, shim = python_host_through_a_shim(self, lib)
+        out, err = record_released(
+            self, command + ["--wait-signal", "--model_path", et.model(MODEL),
+                             "--num_executions", str(EXECUTIONS)],
+            env, lambda pid: f"PID {pid} loaded {lib} {LOADED}",
+            ["--program", et.model(MODEL)])
+        self.assertIn(f"{shim} is a script: PID ", err)
+        self.assertIn("to 19 function(s) in symbol mode", err)
+        self.assert_copies(out, 1, err)
 
     def test_cmd_two_copies_each_recorded(self):
         one, two = self.lib("libone.so"), self.lib("libtwo.so")

@@ -8,6 +8,7 @@
 #include "cli/record.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "target/process_objects.h"
 
 /*
  * The first library rules name in a process recorded for its runtime to
@@ -29,7 +30,10 @@ static int adopt(struct record_late *rl, struct symbol_mode *sm, pid_t pid,
 		       (int)pid, label, n);
 		return 0;
 	}
+	/* its maps, and the file it runs now (a shim may have exec'd) */
 	now.spawned = false;
+	if (process_exe(pid, now.exe))
+		return 0;
 	n = symbol_mode_find(sm, &now);
 	if (n <= 0)
 		return n == -ENOMEM ? n : 0;
