@@ -10,13 +10,14 @@ with -- python3 host.py through a pyenv-style shim (a Python service
 loading it with ctypes), with -p on a host that runs one copy already
 (the next is added), with -p --wait-for-runtime before any load.
 Unloaded and loaded again it keeps its probes (they belong to its inode);
-two copies mapped at once are each attached, their sites their own; a
-copy added once the first one's gaps were measured takes one trap a
-kernel from the start; the same where the kernel lacks uprobe_multi
-links, BPF cookies and task storage (6.1, 5.10, forced); --values
-refuses a copy loaded later in one line, the first recorded whole. Each
-ETDump decoded with flatc, its events compared with ETDumpGen's
-(reference/) as test_executorch_symbols.py compares them, run by run.
+two copies mapped at once are each attached, their sites their own (the
+raw capture converts to the same); a copy added once the first one's gaps
+were measured takes one trap a kernel from the start; the same where the
+kernel lacks uprobe_multi links, BPF cookies and task storage (6.1, 5.10,
+forced); --values refuses a copy loaded later in one line, the first
+recorded whole. Each ETDump decoded with flatc, its events compared with
+ETDumpGen's (reference/) as test_executorch_symbols.py compares them, run
+by run.
 """
 import os
 import re
@@ -24,7 +25,7 @@ import signal
 import subprocess
 
 import executorch_env as et
-from etdump_e2e import BUILD, CLI, TempDirTest, decode
+from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
 from test_executorch_symbol_fallbacks import LACKS
 from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
 from test_late_libraries import (LOADED, Host, installed_copy,
@@ -68,11 +69,12 @@ class LateStockLibraryTest(TempDirTest):
                          ["delegate_debug_metadata"]).decode()
             self.assertTrue(meta.startswith(PROBE_TIME), meta)
 
-    def record_cmd(self, libs, loaded_each):
-        """record -- the host loading libs in turn; loaded_each[i]: the
-        recorder says it attached the i-th load's library then."""
+    def record_cmd(self, libs, loaded_each, flags=()):
+        """record flags -- the host loading libs in turn; loaded_each[i]:
+        the recorder says it attached the i-th load's library then."""
         out = self.path("cmd.etdp")
-        host = self.host(libs, self.record_flags(out), "record.log")
+        host = self.host(libs, self.record_flags(out) + list(flags),
+                         "record.log")
         loaded = 0
         for each in loaded_each:
             pid = host.load()
@@ -109,11 +111,18 @@ class LateStockLibraryTest(TempDirTest):
         self.assert_copies(out, 1, err)
 
     def test_cmd_two_copies_each_recorded(self):
+        # and the raw capture, converted, says the same: each record of
+        # the copies carries its site's description
         one, two = self.lib("libone.so"), self.lib("libtwo.so")
-        out, err = self.record_cmd(["--keep", one, two], (True, True))
+        raw, converted = self.path("cmd.raw"), self.path("converted.etdp")
+        out, err = self.record_cmd(["--keep", one, two], (True, True),
+                                   ["--raw", raw])
         self.assertIn(f"loaded {one} {LOADED}", err)
         self.assertIn(f"loaded {two} {LOADED}", err)
         self.assert_copies(out, 2, err)
+        proc = run([CLI, "convert", raw, "-o", converted])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assert_copies(converted, 2, proc.stderr)
 
     def record_p(self, pid, *flags, env=None):
         """record -p pid in the background: it, its stderr's file, its
