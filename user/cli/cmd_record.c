@@ -335,8 +335,15 @@ int cmd_record(int argc, char **argv)
 		       o.pid ? "; Ctrl-C to stop" : "");
 	}
 	record_note_replaced(&t, &objs);
-	/* a runtime loaded from now on (dlopen) is attached when it appears */
-	if (late_libraries_open(&sink.late, t.pid, &objs)) {
+	/*
+	 * A runtime loaded from now on (dlopen) is attached when it appears;
+	 * but in symbol mode's --duty, whose windows put back the probes
+	 * they took out, and whose runs a main loop held up reading a
+	 * library's symbols cuts (5.10's kernel matrix: 2 recordings in 11
+	 * wrote nothing)
+	 */
+	if (!(sink.sm && sink.duty) &&
+	    late_libraries_open(&sink.late, t.pid, &objs)) {
 		p_err("%s", strerror(ENOMEM));
 		goto cleanup;
 	}
@@ -344,7 +351,8 @@ int cmd_record(int argc, char **argv)
 	late.waiting = &unused_sm;
 	late.cap = cap;
 	late.t = &t;
-	late_libraries_on_stock(sink.late, record_late_stock, &late);
+	if (sink.late)
+		late_libraries_on_stock(sink.late, record_late_stock, &late);
 	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||

@@ -440,7 +440,8 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
 
 /*
  * What a library added later cannot have: the programs were loaded for
- * the first sites (values' and allocations' layouts, --duty's windows).
+ * the first sites' layouts (values', allocations'). --duty's recording
+ * looks for none (cmd_record.c).
  */
 static const char *cannot_add(const struct symbol_mode *sm)
 {
@@ -448,8 +449,6 @@ static const char *cannot_add(const struct symbol_mode *sm)
 		return "--values";
 	if (sm->opts.allocations)
 		return "--allocations";
-	if (sm->opts.per_hit)
-		return "--duty";
 	return NULL;
 }
 
