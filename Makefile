@@ -193,7 +193,14 @@ ET_GROUP := $(addprefix $(ET_LIB)/,libportable_kernels.a \
 	libpthreadpool.a libextension_threadpool.a)
 # the same runner with ExecuTorch's ETDumpGen, for make bench (row 8)
 ET_RUNNER_ETDUMPGEN := $(OUT)/executorch-runner-etdumpgen
-ET_TARGETS := $(ET_RUNNER) $(ET_RUNNER_ETDUMPGEN)
+# a stock runtime as a shared library a host loads when it needs it
+# (tests/executorch/runner.cpp as a library: no tracer, no probes, the
+# portable kernels)
+ET_STOCK_LIB := $(OUT)/libexecutorch-stock.so
+ET_STOCK_GROUP := $(addprefix $(ET_LIB)/,libportable_kernels.a \
+	libkernels_util_all_deps.a libextension_runner_util.a \
+	libextension_data_loader.a libexecutorch.a libexecutorch_core.a)
+ET_TARGETS := $(ET_RUNNER) $(ET_RUNNER_ETDUMPGEN) $(ET_STOCK_LIB)
 endif
 
 # A plain `make` (or `make all`) on a machine without the build's packages
@@ -306,6 +313,14 @@ $(ET_RUNNER_ETDUMPGEN): tests/executorch/runner.cpp | $(ET_RUNNER)
 	$(Q)$(CXX) $(ET_CXXFLAGS) -DRUNNER_ETDUMPGEN $< -Wl,--whole-archive \
 		$(ET_WHOLE) -Wl,--no-whole-archive -Wl,--start-group $(ET_GROUP) \
 		$(ET_LIB)/libetdump.a $(ET_LIB)/libflatccrt.a -Wl,--end-group \
+		-lpthread -ldl -lm -o $@
+
+$(ET_STOCK_LIB): tests/executorch/runner.cpp | $(ET_RUNNER)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(ET_CXXFLAGS) -DRUNNER_STOCK_LIB -Dmain=example_main \
+		-fPIC -shared $< -Wl,--whole-archive \
+		$(ET_LIB)/libportable_ops_lib.a -Wl,--no-whole-archive \
+		-Wl,--start-group $(ET_STOCK_GROUP) -Wl,--end-group \
 		-lpthread -ldl -lm -o $@
 
 # The README's two commands: each installs what is missing, builds, runs.

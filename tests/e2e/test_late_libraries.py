@@ -26,10 +26,13 @@ LOADED = "after the attach: attached"
 
 class Host:
     """The host, started by record (record_args: then -- and the host) or
-    alone; its runtime's stdout read, its loads made one at a time."""
+    alone; its runtime's stdout read, its loads made one at a time;
+    runtime_args: the runtime's (the example's, RUNS runs, by default)."""
 
-    def __init__(self, log, libs, record_args=None):
-        cmd = [HOST] + libs + ["--", "--wait-signal", "-n", str(RUNS)]
+    def __init__(self, log, libs, record_args=None, runtime_args=None):
+        if runtime_args is None:
+            runtime_args = ["--wait-signal", "-n", str(RUNS)]
+        cmd = [HOST] + libs + ["--"] + runtime_args
         if record_args is not None:
             cmd = [CLI, "record"] + record_args + ["--"] + cmd
         self.log = log
@@ -73,12 +76,31 @@ class Host:
             self.proc.wait()
 
 
+def load_once_waited_for(host, lib, rec, log):
+    """The recorder rec (its stderr in log) says it waits for host's
+    runtime; then host loads lib, the recorder attaches it, and the
+    runtime runs."""
+    wait_for_line(log, f"PID {host.proc.pid} ({HOST}) carries no runtime "
+                  "yet: waiting for one it loads", rec)
+    host.proc.stdin.write("\n")
+    host.proc.stdin.flush()
+    pid = int(host.line("ready")[1])
+    wait_for_line(log, f"PID {pid} loaded {lib} {LOADED}", rec)
+    os.kill(pid, signal.SIGUSR1)
+
+
+def installed_copy(test, source, name):
+    """A copy of the library source in test's folder, 0644 as libraries
+    are installed (so that no command line arms it)."""
+    path = test.path(name)
+    shutil.copy(source, path)
+    os.chmod(path, 0o644)
+    return path
+
+
 class LateLibraryTest(TempDirTest):
     def lib(self, name):
-        path = self.path(name)
-        shutil.copy(MAIN_LIB, path)
-        os.chmod(path, 0o644)
-        return path
+        return installed_copy(self, MAIN_LIB, name)
 
     def assert_runs(self, out, copies):
         runs = decode(out)["run_data"]
@@ -175,13 +197,7 @@ class LateLibraryTest(TempDirTest):
         self.addCleanup(host.kill)
         host.line("loading")
         rec, log = self.record_p(host.proc.pid, "--wait-for-runtime")
-        wait_for_line(log, f"PID {host.proc.pid} ({HOST}) carries no "
-                      "runtime yet: waiting for one it loads", rec)
-        host.proc.stdin.write("\n")
-        host.proc.stdin.flush()
-        pid = int(host.line("ready")[1])
-        wait_for_line(log, f"PID {pid} loaded {lib} {LOADED}", rec)
-        os.kill(pid, signal.SIGUSR1)
+        load_once_waited_for(host, lib, rec, log)
         self.finish_p(host, rec, log, 1)
 
     def test_p_gives_up_waiting_after_its_duration(self):
@@ -194,7 +210,8 @@ class LateLibraryTest(TempDirTest):
                               stderr=subprocess.PIPE, text=True, timeout=60)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn(f"PID {host.proc.pid} ({HOST}): no runtime with etdump "
-                      "probes was loaded within --duration", proc.stderr)
+                      "probes, nor a library whose functions symbol mode's "
+                      "rules name, was loaded within --duration", proc.stderr)
         self.assertFalse(os.path.exists(out))
 
     def test_p_without_a_runtime_is_refused_unless_asked_to_wait(self):

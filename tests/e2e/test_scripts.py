@@ -34,6 +34,55 @@ exec nice -n 1 env SHIMMED=1 "$REAL_BIN/$program" "$@"
 """
 
 
+def record_released(test, command, env, said, flags=()):
+    """record flags -- command, whose runtime prints "ready PID" and waits
+    for SIGUSR1 until the recorder has said said(pid): its ETDump's path
+    and its stderr, once it exited 0."""
+    out, log = test.path("held.etdp"), test.path("held.log")
+    with open(log, "w") as f:
+        rec = subprocess.Popen([CLI, "record", "-o", out] + list(flags)
+                               + ["--"] + command,
+                               stdout=subprocess.PIPE, stderr=f,
+                               text=True, env=dict(os.environ, **env))
+    try:
+        line = rec.stdout.readline()
+        test.assertTrue(line.startswith("ready "), line)
+        pid = int(line.split()[1])
+        wait_for_line(log, said(pid), rec)
+        os.kill(pid, signal.SIGUSR1)
+        rec.stdout.read()
+        status = rec.wait(timeout=60)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        rec.stdout.close()
+    with open(log) as f:
+        err = f.read()
+    test.assertEqual(status, 0, err)
+    return out, err
+
+
+def python_host_through_a_shim(test, lib):
+    """record's command for a Python host (PYTHON_HOST) loading lib through
+    ctypes, run as `python3 host.py lib` where python3 is a pyenv-style
+    shim (SHIM), and the environment it needs: (command, env, shim)."""
+    shims, real = test.path("shims"), test.path("real")
+    os.mkdir(shims)
+    os.mkdir(real)
+    os.symlink(os.path.realpath(sys.executable),
+               os.path.join(real, "python3"))
+    shim = os.path.join(shims, "python3")
+    with open(shim, "w") as f:
+        f.write(SHIM)
+    os.chmod(shim, 0o755)
+    host = test.path("host.py")
+    with open(host, "w") as f:
+        f.write(PYTHON_HOST)
+    env = {"REAL_BIN": real, "PATH": shims + ":" + os.environ["PATH"]}
+    return ["python3", host, lib], env, shim
+
+
 class ScriptTest(TempDirTest):
     def script(self, name, text):
         path = self.path(name)
@@ -70,28 +119,8 @@ class ScriptTest(TempDirTest):
         """record -- command, whose runtime waits (--wait-signal) until
         the recorder has said said(pid): the runs it writes, whole, and
         its stderr."""
-        out, log = self.path("held.etdp"), self.path("held.log")
-        with open(log, "w") as f:
-            rec = subprocess.Popen([CLI, "record", "-o", out, "--"] + command
-                                   + ["--wait-signal", "-n", str(RUNS)],
-                                   stdout=subprocess.PIPE, stderr=f,
-                                   text=True, env=dict(os.environ, **env))
-        try:
-            line = rec.stdout.readline()
-            self.assertTrue(line.startswith("ready "), line)
-            pid = int(line.split()[1])
-            wait_for_line(log, said(pid), rec)
-            os.kill(pid, signal.SIGUSR1)
-            rec.stdout.read()
-            status = rec.wait(timeout=60)
-        finally:
-            if rec.poll() is None:
-                rec.kill()
-                rec.wait()
-            rec.stdout.close()
-        with open(log) as f:
-            err = f.read()
-        self.assertEqual(status, 0, err)
+        out, err = record_released(self, command + ["--wait-signal", "-n",
+                                                    str(RUNS)], env, said)
         assert_example_runs(self, decode(out))
         return err
 
@@ -109,22 +138,12 @@ class ScriptTest(TempDirTest):
         # record -- python3 host.py, python3 a pyenv-style shim: the host
         # loads the runtime through ctypes once running, and the recorder
         # attaches it then (tests/e2e/test_late_libraries.py)
-        shims, real = self.path("shims"), self.path("real")
-        os.mkdir(shims)
-        os.mkdir(real)
-        os.symlink(os.path.realpath(sys.executable),
-                   os.path.join(real, "python3"))
-        shim = os.path.join(shims, "python3")
-        with open(shim, "w") as f:
-            f.write(SHIM)
-        os.chmod(shim, 0o755)
-        host = self.script("host.py", PYTHON_HOST)
         lib = self.path("libexecutorch.so")
         shutil.copy(MAIN_LIB, lib)
         os.chmod(lib, 0o644)
+        command, env, shim = python_host_through_a_shim(self, lib)
         err = self.record_released(
-            ["python3", host, lib],
-            {"REAL_BIN": real, "PATH": shims + ":" + os.environ["PATH"]},
+            command, env,
             lambda pid: f"PID {pid} loaded {lib} after the attach")
         self.assertIn(f"{shim} is a script: PID ", err)
 

@@ -38,6 +38,13 @@
  * least tracer that times each scope (StampEventTracer, below);
  * --stamp-tracer-last the same, stamping in the last phase only.
  *
+ * Built with -DRUNNER_STOCK_LIB -Dmain=example_main -fPIC -shared
+ * (build/libexecutorch-stock.so) it is a stock runtime as a shared library,
+ * as a Python service loads ExecuTorch through ctypes: no tracer, no
+ * etdump probes (etdump_event_tracer.h left out), --no-tracer always; its
+ * main() is example_main(), what tests/example/dlopen_host.c calls, and
+ * run(model, n) loads a model and executes it n times.
+ *
  * Built with -DRUNNER_ETDUMPGEN (build/executorch-runner-etdumpgen) it
  * passes ExecuTorch's ETDumpGen instead, for the bench to set the two side
  * by side: --etdump_path P writes its ETDump there after the last execution,
@@ -62,7 +69,7 @@
 
 #ifdef RUNNER_ETDUMPGEN
 #include <executorch/devtools/etdump/etdump_flatcc.h>
-#else
+#elif !defined(RUNNER_STOCK_LIB)
 #include "etdump_event_tracer.h"
 #endif
 
@@ -529,6 +536,8 @@ static int run_model(const struct options &o, const char *model)
 		debug_buffer.reset(new uint8_t[o.debug_buffer_size]());
 		tracer.set_debug_buffer({ debug_buffer.get(), o.debug_buffer_size });
 	}
+#elif defined(RUNNER_STOCK_LIB)
+	NullEventTracer tracer;     /* never passed: no tracer at all */
 #else
 	etdump_bpf::UsdtEventTracer tracer;
 #endif
@@ -537,7 +546,11 @@ static int run_model(const struct options &o, const char *model)
 		temp_allocator.track(&tracer, "temp_allocator");
 	}
 	tracer.set_event_tracer_debug_level(o.debug_level);
+#ifdef RUNNER_STOCK_LIB
+	executorch::runtime::EventTracer *chosen = nullptr;
+#else
 	executorch::runtime::EventTracer *chosen = o.tracer ? &tracer : nullptr;
+#endif
 #ifndef RUNNER_ETDUMPGEN
 	NullEventTracer null_tracer;
 	StampEventTracer stamp_tracer;
@@ -596,6 +609,22 @@ static int run_model(const struct options &o, const char *model)
 #endif
 	return 0;
 }
+
+#ifdef RUNNER_STOCK_LIB
+/* main is example_main here (-Dmain=example_main): the host's entry */
+extern "C" __attribute__((visibility("default"))) int main(int argc,
+							   char **argv);
+
+extern "C" __attribute__((visibility("default"))) int run(const char *model,
+							  int n)
+{
+	struct options o;
+
+	o.executions = n;
+	executorch::runtime::runtime_init();
+	return run_model(o, model);
+}
+#endif
 
 int main(int argc, char **argv)
 {

@@ -36,7 +36,7 @@ cases() {
 		slower live top pid children report symbols_stock symbols_stripped \
 		symbols_values duty
 	if [ $arch = amd64 ]; then
-		echo tracer symbols_xnn
+		echo tracer symbols_xnn symbols_late
 	else
 		echo counters_cycles
 	fi
@@ -172,6 +172,47 @@ case_symbols_values() {
 		--model_path "$M/cnn.pte" --num_executions 1 --print_output none
 }
 # the stock XNNPACK runner: XNNPACK's operators as ETDumpGen names them
+# a stock ExecuTorch library a host dlopens after the attach, then a copy
+# of it after dlclose: -p --wait-for-runtime turns to symbol mode at the
+# first (its programs loaded then), the second is added to it. The host
+# reads a line before each load, its runtime waits for SIGUSR1 before its
+# run, sent once the recorder said it attached that library
+case_symbols_late() {
+	mkdir -p "$T"
+	cp "$B/libexecutorch-stock.so" "$T/libone.so"
+	cp "$B/libexecutorch-stock.so" "$T/libtwo.so"
+	mkfifo "$T/in"
+	"$B/example-dlopen-host" "$T/libone.so" "$T/libtwo.so" -- \
+		--wait-signal --model_path "$M/cnn.pte" --num_executions 3 \
+		<"$T/in" >"$d/host.out" &
+	host=$!
+	exec 3>"$T/in"
+	wait_for "$d/host.out" '^loading ' || { kill $host; return 90; }
+	record --program "$M/cnn.pte" --wait-for-runtime -p $host \
+		2>"$d/record.err" &
+	rec=$!
+	wait_for "$d/record.err" 'carries no runtime yet' ||
+		{ kill $host $rec; return 91; }
+	for n in 1 2; do
+		echo >&3
+		while [ "$(grep -c '^ready ' "$d/host.out")" -lt $n ]; do
+			kill -0 $host || return 92
+			sleep 0.1
+		done
+		while [ "$(grep -c 'after the attach: attached' \
+			"$d/record.err")" -lt $n ]; do
+			kill -0 $rec || { kill $host; return 93; }
+			sleep 0.1
+		done
+		kill -USR1 $host
+	done
+	exec 3>&-
+	wait $host
+	wait $rec
+	status=$?
+	cat "$d/record.err" >&2
+	return $status
+}
 case_symbols_xnn() {
 	record -- "$ETBIN/executor_runner_xnn" --model_path "$M/xnn_mlp.pte" \
 		--num_executions 3 --print_output none

@@ -308,6 +308,15 @@ class CaseChecks(unittest.TestCase):
     def check_symbols_stripped(self):
         self.assert_symbols_as_etdumpgen("symbols_stripped")
 
+    def check_symbols_late(self):
+        """Two copies of a stock library loaded after the attach: ETDumpGen's
+        runs once per copy."""
+        ours = self.recorded("symbols_late")
+        ref = decode(et.reference("cnn", EXECUTIONS))
+        self.assertEqual(runs_visible(ours), runs_visible(ref) * 2)
+        err = self.text("symbols_late", "stderr")
+        self.assertEqual(err.count("after the attach: attached"), 2, err)
+
     def check_symbols_xnn(self):
         ours = execute_runs(self.recorded("symbols_xnn"))
         ref = execute_runs(decode(et.reference("xnn_mlp", EXECUTIONS)))

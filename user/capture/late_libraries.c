@@ -24,6 +24,9 @@ struct late_libraries {
 	bool have_image;
 	struct known_file *known;
 	size_t n, cap;
+	/* a library without etdump probes: symbol mode's to look at */
+	late_stock_fn on_stock;
+	void *stock_ctx;
 };
 
 static struct known_file *find(const struct late_libraries *l,
@@ -143,9 +146,14 @@ static int attach_file(struct late_libraries *l, struct capture *cap,
 	char label[2 * PATH_MAX + 48];
 	int n = 0, ret = probe_objects_add_file(&one, files->paths[at]);
 
-	if (ret <= 0)
+	if (ret < 0)
 		return ret;
 	process_file_label(files->paths[at], label, sizeof(label));
+	if (!ret) {
+		ret = l->on_stock ? l->on_stock(l->stock_ctx, l->pid,
+						files->paths[at], label) : 0;
+		return ret < 0 ? ret : 0;
+	}
 	if (!capture_wants_probe(cap, "profile_begin") &&
 	    another_copy_mapped(l, files)) {
 		p_warn("PID %d loaded %s, a second runtime beside one recorded in batched mode: not recorded (the two would share each thread's batches); record with --precise",
@@ -192,6 +200,13 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 	if (ret)
 		p_err("looking for libraries loaded later: %s", strerror(-ret));
 	return ret;
+}
+
+void late_libraries_on_stock(struct late_libraries *l, late_stock_fn fn,
+			     void *ctx)
+{
+	l->on_stock = fn;
+	l->stock_ctx = ctx;
 }
 
 void late_libraries_close(struct late_libraries *l)

@@ -10,7 +10,8 @@
  * of its own. What an exec brings (the executable and the libraries it
  * needs) is whoever follows the exec's (follow_children.h), never here,
  * and so is a file armed for the command (the kernel records it wherever
- * the command's tree maps it).
+ * the command's tree maps it). A library without etdump probes is handed
+ * to symbol mode (late_libraries_on_stock()).
  */
 #ifndef ETDUMP_LATE_LIBRARIES_H
 #define ETDUMP_LATE_LIBRARIES_H
@@ -26,6 +27,15 @@ struct late_libraries;
 /* pid's files so far: those attached (objs), and what is mapped now. */
 int late_libraries_open(struct late_libraries **out, pid_t pid,
 			const struct probe_objects *objs);
+/*
+ * Each new library without etdump probes handed to fn (symbol mode's, a
+ * layer above: the recording's), path as the recorder reaches it, label
+ * as messages name it: 1 recorded, 0 not, -ENOMEM stops the recording.
+ */
+typedef int (*late_stock_fn)(void *ctx, pid_t pid, const char *path,
+			     const char *label);
+void late_libraries_on_stock(struct late_libraries *l, late_stock_fn fn,
+			     void *ctx);
 /*
  * A look at the maps: each new library with etdump probes attached (said
  * in one line). 0, or a negative errno said with p_err().

@@ -128,6 +128,25 @@ void record_note_replaced(const struct target *t,
 			  const struct probe_objects *objs);
 void record_say_replaced(void);
 
+/* record_late.c */
+/*
+ * A library without etdump probes that the target loads after the attach
+ * (late_libraries.h), for symbol mode: added to it when it records
+ * already; else, while waiting for a runtime (a command or -p process
+ * whose functions no rule named), the first such library that rules name
+ * turns the recording to symbol mode (its programs loaded, its probes'
+ * time measured then), sink->sm set from *waiting.
+ */
+struct record_late {
+	struct record_sink *sink;
+	struct symbol_mode **waiting;
+	struct capture *cap;
+	const struct target *t;
+};
+/* A late_stock_fn, ctx a struct record_late. */
+int record_late_stock(void *ctx, pid_t pid, const char *path,
+		      const char *label);
+
 /* record_loop.c */
 /* SIGINT and SIGTERM stop the loop; SIGUSR1 dumps the flight recorder. */
 void record_catch_stop_signals(void);

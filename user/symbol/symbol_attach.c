@@ -31,6 +31,11 @@
  * each in a preallocated map (2.7 MiB); one more sends each hit alone.
  */
 #define BATCH_THREADS 512
+/*
+ * Room in the site table for the libraries the target loads later
+ * (symbol_attach_add()): 140 bytes a site, preallocated.
+ */
+#define LATE_SITES 1024
 /* bpf/value_copy.bpf.h's bound without bpf_loop: 128 chunks of 8 KiB */
 #define VALUE_BOUNDED_KIB 1024u
 
@@ -66,6 +71,7 @@ struct symbol_attach {
 	/* xnn_delete_operator's probe: attached from open to close */
 	struct bpf_link *forget;
 	uint64_t attach_ns;     /* the last attach_all()'s time */
+	size_t room;            /* the site table's entries */
 	/* putting probes back: a target gone meanwhile is no error to say */
 	bool resuming;
 };
@@ -140,7 +146,8 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	target_pid_namespace(&dev, &ino);
 	skel->rodata->pidns_dev = dev;
 	skel->rodata->pidns_ino = ino;
-	err = bpf_map__set_max_entries(skel->maps.sites, sites->n);
+	a->room = sites->n + LATE_SITES;
+	err = bpf_map__set_max_entries(skel->maps.sites, a->room);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.site_outputs, sites->n);
 	/* without record --values the reading of tensors goes at load */
@@ -200,18 +207,21 @@ static int load_said(struct symbol_attach *a, const struct symbol_sites *sites,
 	return err;
 }
 
-static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s)
+/* Sites from `first` on into the site table. */
+static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s,
+		      size_t first)
 {
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < s->n && !err; i++) {
+	for (i = first; i < s->n && !err; i++) {
 		__u32 key = i;
 
 		err = bpf_map__update_elem(a->skel->maps.sites, &key,
 					   sizeof(key), &s->sites[i].desc,
 					   sizeof(s->sites[i].desc), 0);
-		if (!err && s->sites[i].outputs.n)
+		if (!err && s->sites[i].outputs.n && i < bpf_map__max_entries(
+				    a->skel->maps.site_outputs))
 			err = bpf_map__update_elem(
 				a->skel->maps.site_outputs, &key, sizeof(key),
 				&s->sites[i].outputs,
@@ -395,15 +405,15 @@ static int attach_object(struct symbol_attach *a,
  * stayed open in the translator for good, and every kernel after it looked
  * nested in it (no instruction ids).
  */
-static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
-		      pid_t pid)
+static int attach_from(struct symbol_attach *a, const struct symbol_sites *s,
+		       size_t first, pid_t pid)
 {
 	uint64_t t0 = monotonic_ns();
 	size_t i, n;
 	int err = 0;
 
 	a->into = &a->probes;
-	for (i = 0; !err && i < s->n; i += n) {
+	for (i = first; !err && i < s->n; i += n) {
 		n = 1;
 		if (!a->multi) {
 			err = attach_site(a, &s->sites[i], pid);
@@ -415,6 +425,12 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 	}
 	a->attach_ns = monotonic_ns() - t0;
 	return err;
+}
+
+static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
+		      pid_t pid)
+{
+	return attach_from(a, s, 0, pid);
 }
 
 /*
@@ -498,18 +514,33 @@ int symbol_attach_open(struct symbol_attach **out,
 	return err;
 }
 
+/* The probes of the sites from `first` on, the gap probes dropped aside. */
+static int count_probes(const struct symbol_attach *a,
+			const struct symbol_sites *sites, size_t first)
+{
+	int kind, n = 0;
+
+	for (kind = SYMBOL_PROBE_RETURN; kind < SYMBOL_PROBE_KINDS; kind++)
+		if (!a->gaps_dropped || (kind != SYMBOL_PROBE_GAP_RETURN &&
+					 kind != SYMBOL_PROBE_GAP_EXIT_AT))
+			n += (int)symbol_sites_probes(sites->sites + first,
+						      sites->n - first, kind,
+						      NULL, NULL);
+	return n;
+}
+
 int symbol_attach_to_ring(struct symbol_attach **out,
 			  const struct symbol_sites *sites, int ring_fd,
 			  int drops_fd, pid_t pid, int *nprobes)
 {
 	struct symbol_attach *a = calloc(1, sizeof(*a));
-	int err, kind;
+	int err;
 
 	if (!a)
 		return -ENOMEM;
 	err = load_said(a, sites, ring_fd, drops_fd, pid);
 	if (!err)
-		err = fill_sites(a, sites);
+		err = fill_sites(a, sites, 0);
 	if (!err)
 		err = attach_all(a, sites, pid);
 	if (!err)
@@ -522,12 +553,26 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 		sites->n, a->multi ? "uprobe_multi links" : "a link per probe",
 		a->cookies ? "" : ", a program per site",
 		a->attach_ns / 1e6);
-	*nprobes = 0;
-	for (kind = SYMBOL_PROBE_RETURN; kind < SYMBOL_PROBE_KINDS; kind++)
-		*nprobes += (int)symbol_sites_probes(sites->sites, sites->n,
-						     kind, NULL, NULL);
+	*nprobes = count_probes(a, sites, 0);
 	*out = a;
 	return 0;
+}
+
+int symbol_attach_add(struct symbol_attach *a,
+		      const struct symbol_sites *sites, size_t first,
+		      pid_t pid, int *nprobes)
+{
+	int err;
+
+	*nprobes = 0;
+	if (sites->n > a->room)
+		return -ENOSPC;
+	err = fill_sites(a, sites, first);
+	if (!err)
+		err = attach_from(a, sites, first, pid);
+	if (!err)
+		*nprobes = count_probes(a, sites, first);
+	return err;
 }
 
 /*

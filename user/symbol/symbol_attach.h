@@ -35,6 +35,17 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 			  const struct symbol_sites *sites, int ring_fd,
 			  int drops_fd, pid_t pid, int *nprobes);
 /*
+ * A library the target loaded later: the sites from `first` on (its own,
+ * appended to sites) into the site table and attached, as the first
+ * ones were, into the same programs. Their kernels' returns are probed
+ * while the gaps are still measured (they go with the others), not once
+ * they were. -ENOSPC when the table has no room left; else as
+ * symbol_attach_open() (a probe that failed is said).
+ */
+int symbol_attach_add(struct symbol_attach *a,
+		      const struct symbol_sites *sites, size_t first,
+		      pid_t pid, int *nprobes);
+/*
  * record --duty: every probe taken out, the programs and maps kept; then
  * put back at the same sites (says why with p_err(); negative errno, no
  * probe left then).

@@ -427,6 +427,8 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
 	char err[512];
 	int ret;
 
+	/* looked at again (a library loaded since): the last look's go */
+	symbol_sites_free(&sm->sites);
 	ret = symbol_sites_find(&sm->sites, &sm->rules, t->pid, t->exe,
 				!t->spawned, sm->opts.debug_file, err,
 				sizeof(err));
@@ -434,6 +436,85 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t)
 	if (ret)
 		snprintf(sm->find_err, sizeof(sm->find_err), "%s", err);
 	return ret ? ret : (int)sm->sites.n;
+}
+
+/*
+ * What a library added later cannot have: the programs were loaded for
+ * the first sites' layouts (values', allocations'). --duty's recording
+ * looks for none (cmd_record.c).
+ */
+static const char *cannot_add(const struct symbol_mode *sm)
+{
+	if (sm->opts.values)
+		return "--values";
+	if (sm->opts.allocations)
+		return "--allocations";
+	return NULL;
+}
+
+/* The sites from `first` on forgotten: a library not recorded. */
+static void forget_from(struct symbol_mode *sm, size_t first)
+{
+	while (sm->sites.n > first) {
+		struct symbol_site *s = &sm->sites.sites[--sm->sites.n];
+
+		sm->sites.single_step -= s->single_step;
+		free(s->function);
+	}
+}
+
+int symbol_mode_add_library(struct symbol_mode *sm, pid_t pid,
+			    const char *path, const char *label, int *nprobes)
+{
+	size_t first = sm->sites.n;
+	char err[512];
+	int ret;
+
+	*nprobes = 0;
+	if (!sm->attach)
+		return 0;
+	ret = symbol_sites_add_object(&sm->sites, &sm->rules, path, err,
+				      sizeof(err));
+	if (ret < 0 && ret != -ENOMEM)
+		p_debug("symbol mode: %s", err);
+	if (ret <= 0)
+		return ret == -ENOMEM ? ret : 0;
+	if (cannot_add(sm)) {
+		p_warn("PID %d loaded %s, whose %zu function(s) rules name, after the attach: not recorded (symbol mode adds a library loaded later without %s; attach with -p once it is loaded)",
+		       (int)pid, label, sm->sites.n - first, cannot_add(sm));
+		forget_from(sm, first);
+		return 0;
+	}
+	/* as at attach: without --allocations (the first sites have none) */
+	symbol_sites_drop(&sm->sites, ETDUMP_FUNC_ALLOCATE);
+	if (sm->sites.n == first)
+		return 0;
+	mark_ends_at_next(sm);
+	ret = symbol_attach_add(sm->attach, &sm->sites, first, pid, nprobes);
+	if (ret == -ENOSPC)
+		p_warn("PID %d loaded %s after the attach: its %zu function(s) not recorded (the site table is full)",
+		       (int)pid, label, sm->sites.n - first);
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	p_info("PID %d loaded %s after the attach: attached %d probe(s) to %zu function(s) in symbol mode",
+	       (int)pid, label, *nprobes, sm->sites.n - first);
+	return 1;
+}
+
+size_t symbol_mode_sites(const struct symbol_mode *sm)
+{
+	return sm->sites.n;
+}
+
+int symbol_mode_names(const struct symbol_mode *sm, const char *path)
+{
+	struct symbol_sites one = { 0 };
+	char err[512];
+	int n = symbol_sites_add_object(&one, &sm->rules, path, err,
+					sizeof(err));
+
+	symbol_sites_free(&one);
+	return n;
 }
 
 void symbol_mode_explain(const struct symbol_mode *sm, const char *exe)

@@ -103,6 +103,25 @@ int symbol_mode_annotate(const struct symbol_mode *sm, struct collector *col);
  */
 int symbol_mode_find(struct symbol_mode *sm, const struct target *t);
 /*
+ * A library pid loaded after symbol_mode_attach() (path as the recorder
+ * reaches it, label as messages name it): the functions of it the rules
+ * name attached as the first ones were, their events the runtime's own
+ * (each site an id of its own; runs, names and instruction ids as for
+ * the first). The probes' time measured at attach stands for them (the
+ * same programs on the same machine, measured again while recording);
+ * the gaps after its kernels are measured with the others' while those
+ * are (their returns probed until then), else the others' stand for
+ * them (gap_table.h: the least of all pairs'). Said in one line: 1
+ * attached, 0 not (no function a rule names, a file read already, or
+ * what cannot be added, said), -ENOMEM.
+ */
+int symbol_mode_add_library(struct symbol_mode *sm, pid_t pid,
+			    const char *path, const char *label, int *nprobes);
+/* The functions attached (found and kept), all libraries. */
+size_t symbol_mode_sites(const struct symbol_mode *sm);
+/* How many functions of the file at path the rules name, or -errno. */
+int symbol_mode_names(const struct symbol_mode *sm, const char *path);
+/*
  * After symbol_mode_find() found nothing and no child was recorded either:
  * why, in the one line symbol_mode_attach() would have said it.
  */

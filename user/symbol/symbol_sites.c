@@ -190,13 +190,43 @@ static int registered_names(struct symbol_sites *out, const char *path)
 	return ret;
 }
 
+/*
+ * The sites of objects.paths[i] appended (its kernels named as it
+ * registers them; XNNPACK's operators read when xnn): its symbols' facts
+ * in info. Negative errno with the reason in err.
+ */
+static int read_object(struct symbol_sites *out,
+		       const struct symbol_rules *rules, size_t i,
+		       const char *debug_file, bool xnn,
+		       struct elf_symbols_info *info, char *err,
+		       size_t errlen)
+{
+	struct walk w = { .out = out, .rules = rules };
+	int ret;
+
+	w.path = out->objects.paths[i];
+	w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
+	w.machine = elf_machine(w.fd);
+	ret = elf_symbols_read(w.path, debug_file, on_symbol, &w, info, err,
+			       errlen);
+	/* x86-64 code: what xnnpack_ops.h decodes */
+	if (!ret && (registered_names(out, w.path) ||
+		     (xnn && w.machine == EM_X86_64 &&
+		      xnnpack_sites_add(out, w.path, &w.xnn)))) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		ret = -ENOMEM;
+	}
+	if (w.fd >= 0)
+		close(w.fd);
+	return ret;
+}
+
 int symbol_sites_find(struct symbol_sites *out,
 		      const struct symbol_rules *rules, pid_t pid,
 		      const char *exe, bool running, const char *debug_file,
 		      char *err, size_t errlen)
 {
 	struct elf_symbols_info info;
-	struct walk w = { .out = out, .rules = rules };
 	size_t i;
 	int ret;
 
@@ -208,21 +238,8 @@ int symbol_sites_find(struct symbol_sites *out,
 		return ret;
 	}
 	for (i = 0; i < out->objects.n; i++) {
-		w.path = out->objects.paths[i];
-		w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
-		w.machine = elf_machine(w.fd);
-		memset(&w.xnn, 0, sizeof(w.xnn));
-		ret = elf_symbols_read(w.path, i ? NULL : debug_file, on_symbol,
-				       &w, &info, err, errlen);
-		/* x86-64 code: what xnnpack_ops.h decodes */
-		if (!ret && (registered_names(out, w.path) ||
-			     (w.machine == EM_X86_64 &&
-			      xnnpack_sites_add(out, w.path, &w.xnn)))) {
-			snprintf(err, errlen, "%s", strerror(ENOMEM));
-			ret = -ENOMEM;
-		}
-		if (w.fd >= 0)
-			close(w.fd);
+		ret = read_object(out, rules, i, i ? NULL : debug_file, true,
+				  &info, err, errlen);
 		if (!i)
 			out->exe = info;
 		out->functions += info.functions;
@@ -233,4 +250,23 @@ int symbol_sites_find(struct symbol_sites *out,
 			p_debug("symbol mode: %s", err);
 	}
 	return 0;
+}
+
+int symbol_sites_add_object(struct symbol_sites *out,
+			    const struct symbol_rules *rules, const char *path,
+			    char *err, size_t errlen)
+{
+	struct elf_symbols_info info;
+	size_t first = out->n;
+	int ret = path_list_add(&out->objects, path);
+
+	if (ret <= 0) {
+		if (ret)
+			snprintf(err, errlen, "%s", strerror(-ret));
+		return ret;
+	}
+	ret = read_object(out, rules, out->objects.n - 1, NULL, false, &info,
+			  err, errlen);
+	out->functions += info.functions;
+	return ret ? ret : (int)(out->n - first);
 }

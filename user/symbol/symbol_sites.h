@@ -23,6 +23,15 @@ int symbol_sites_find(struct symbol_sites *out,
 		      const struct symbol_rules *rules, pid_t pid,
 		      const char *exe, bool running, const char *debug_file,
 		      char *err, size_t errlen);
+/*
+ * A library the process loaded later (path as late_libraries.h reaches
+ * it): its sites appended after the others', XNNPACK's operators not
+ * read. How many, 0 for a file listed already (by inode), or a negative
+ * errno with the reason in err.
+ */
+int symbol_sites_add_object(struct symbol_sites *out,
+			    const struct symbol_rules *rules, const char *path,
+			    char *err, size_t errlen);
 /* The libraries read beside the executable (none when it was not read). */
 static inline size_t symbol_sites_libraries(const struct symbol_sites *s)
 {

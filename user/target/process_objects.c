@@ -46,7 +46,7 @@ struct dynamic {
  * A /proc/PID/... path reaches a running process's file as it is
  * (process_files.h): resolving it would lose the way there.
  */
-static int add_path(struct path_list *l, const char *path)
+int path_list_add(struct path_list *l, const char *path)
 {
 	char real[PATH_MAX], **paths;
 	struct stat st, *ids;
@@ -76,7 +76,14 @@ static int add_path(struct path_list *l, const char *path)
 	if (!paths[l->n])
 		return -ENOMEM;
 	l->n++;
-	return 0;
+	return 1;
+}
+
+static int add_path(struct path_list *l, const char *path)
+{
+	int ret = path_list_add(l, path);
+
+	return ret < 0 ? ret : 0;
 }
 
 /*

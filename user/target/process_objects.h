@@ -31,6 +31,11 @@ int process_exe(pid_t pid, char out[PATH_MAX]);
 /* exe first; running: read the maps, else follow DT_NEEDED. */
 int process_objects(pid_t pid, const char *exe, bool running,
 		    struct path_list *out);
+/*
+ * One more file, once by inode (a /proc/PID/... path kept as it is, any
+ * other resolved): 1 added, 0 listed already or gone, -ENOMEM.
+ */
+int path_list_add(struct path_list *l, const char *path);
 void path_list_free(struct path_list *l);
 
 #endif /* ETDUMP_PROCESS_OBJECTS_H */

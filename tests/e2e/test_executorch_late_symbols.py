@@ -1,0 +1,225 @@
+"""A stock ExecuTorch runtime loaded after the attach, in symbol mode: the
+host of test_late_libraries.py (example-dlopen-host, as a Python service
+loading ExecuTorch through ctypes) dlopen()s libexecutorch-stock.so (our
+runner built as a library from the ExecuTorch install's static libraries:
+no tracer, no etdump probes; tests/executorch/runner.cpp) when told, and
+runs cnn.pte. The recorder finds the library in the maps, reads its
+symbols and attaches its functions: with -- CMD (a host whose own
+functions no rule names: the recording waits, then turns to symbol mode),
+with -- python3 host.py through a pyenv-style shim (a Python service
+loading it with ctypes), with -p on a host that runs one copy already
+(the next is added), with -p --wait-for-runtime before any load.
+Unloaded and loaded again it keeps its probes (they belong to its inode);
+two copies mapped at once are each attached, their sites their own (the
+raw capture converts to the same); a copy added once the first one's gaps
+were measured takes one trap a kernel from the start; the same where the
+kernel lacks uprobe_multi links, BPF cookies and task storage (6.1, 5.10,
+forced); --values refuses a copy loaded later in one line, the first
+recorded whole. Each ETDump decoded with flatc, its events compared with
+ETDumpGen's (reference/) as test_executorch_symbols.py compares them, run
+by run.
+"""
+import os
+import re
+import signal
+import subprocess
+
+import executorch_env as et
+from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
+from test_executorch_symbol_fallbacks import LACKS
+from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
+from test_late_libraries import (LOADED, Host, installed_copy,
+                                 load_once_waited_for)
+from test_replaced_files import wait_for_line
+from test_scripts import python_host_through_a_shim, record_released
+
+STOCK_LIB = os.path.join(BUILD, "libexecutorch-stock.so")
+MODEL = "cnn"
+# user/symbol/symbol_mode.c: the kernels' returns taken out
+GAPS_DONE = "one trap a kernel call from then on"
+
+
+class LateStockLibraryTest(TempDirTest):
+    def lib(self, name):
+        return installed_copy(self, STOCK_LIB, name)
+
+    def host(self, libs, record_args=None, log="host.log",
+             executions=EXECUTIONS):
+        host = Host(self.path(log), libs, record_args,
+                    ["--wait-signal", "--model_path", et.model(MODEL),
+                     "--num_executions", str(executions)])
+        self.addCleanup(host.kill)
+        return host
+
+    def record_flags(self, out):
+        return ["-o", out, "--program", et.model(MODEL)]
+
+    def assert_copies(self, out, copies, stderr, executions=EXECUTIONS):
+        """ETDumpGen's runs once per load (its Default run, then its
+        Execute run each execution), each kernel's ids the plan's; every
+        run says the probes' time taken out."""
+        ours = decode(out)
+        ref = runs_visible(decode(et.reference(MODEL, EXECUTIONS)))
+        self.assertEqual([r[0] for r in ref],
+                         ["Default"] + ["Execute"] * EXECUTIONS)
+        load = [ref[0]] + [ref[1]] * executions
+        self.assertEqual(runs_visible(ours), load * copies, stderr)
+        for r in ours["run_data"]:
+            meta = bytes(r["events"][-1]["profile_event"]
+                         ["delegate_debug_metadata"]).decode()
+            self.assertTrue(meta.startswith(PROBE_TIME), meta)
+
+    def record_cmd(self, libs, loaded_each, flags=()):
+        """record flags -- the host loading libs in turn; loaded_each[i]:
+        the recorder says it attached the i-th load's library then."""
+        out = self.path("cmd.etdp")
+        host = self.host(libs, self.record_flags(out) + list(flags),
+                         "record.log")
+        loaded = 0
+        for each in loaded_each:
+            pid = host.load()
+            if each:
+                loaded += 1
+                host.wait_said(LOADED, loaded)
+            os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        return out, host.said()
+
+    def test_cmd_loaded_after_the_attach_and_again_after_dlclose(self):
+        lib = self.lib("libexecutorch.so")
+        out, err = self.record_cmd([lib, lib], (True, False))
+        # once: the same inode loaded again keeps its probes
+        self.assertEqual(err.count(LOADED), 1, err)
+        self.assertIn(f"loaded {lib} {LOADED}", err)
+        self.assertIn("in symbol mode", err)
+        self.assertIn("symbol mode (no 'etdump' USDT probes in the target)",
+                      err)
+        self.assert_copies(out, 2, err)
+
+    def test_cmd_a_python_host_through_a_shim(self):
+        # record -- python3 host.py: python3 a pyenv-style shim, the host
+        # loading the stock library through ctypes once it runs
+        lib = self.lib("libexecutorch.so")
+        command, env, shim = python_host_through_a_shim(self, lib)
+        out, err = record_released(
+            self, command + ["--wait-signal", "--model_path", et.model(MODEL),
+                             "--num_executions", str(EXECUTIONS)],
+            env, lambda pid: f"PID {pid} loaded {lib} {LOADED}",
+            ["--program", et.model(MODEL)])
+        self.assertIn(f"{shim} is a script: PID ", err)
+        self.assertIn("to 19 function(s) in symbol mode", err)
+        self.assert_copies(out, 1, err)
+
+    def test_cmd_two_copies_each_recorded(self):
+        # and the raw capture, converted, says the same: each record of
+        # the copies carries its site's description
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        raw, converted = self.path("cmd.raw"), self.path("converted.etdp")
+        out, err = self.record_cmd(["--keep", one, two], (True, True),
+                                   ["--raw", raw])
+        self.assertIn(f"loaded {one} {LOADED}", err)
+        self.assertIn(f"loaded {two} {LOADED}", err)
+        self.assert_copies(out, 2, err)
+        proc = run([CLI, "convert", raw, "-o", converted])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assert_copies(converted, 2, proc.stderr)
+
+    def record_p(self, pid, *flags, env=None):
+        """record -p pid in the background: it, its stderr's file, its
+        ETDump's."""
+        out = self.path(f"p{len(os.listdir(self.tmp))}.etdp")
+        log = self.path("record.log")
+        with open(log, "w") as f:
+            rec = subprocess.Popen([CLI, "record"] + self.record_flags(out)
+                                   + list(flags) + ["-p", str(pid)], stderr=f,
+                                   env=env)
+        self.addCleanup(lambda: rec.poll() is None and rec.kill())
+        return rec, log, out
+
+    def finish_p(self, host, rec, log, out, copies, executions=EXECUTIONS):
+        self.assertEqual(host.finish(), 0, host.said())
+        status = rec.wait(timeout=60)
+        with open(log) as f:
+            err = f.read()
+        self.assertEqual(status, 0, err)
+        self.assert_copies(out, copies, err, executions)
+        return err
+
+    def add_a_copy(self, env=None, executions=EXECUTIONS, first_said=None):
+        """-p on a host running one copy, which loads a second one after
+        the attach (once the recorder said first_said, if given): both
+        recorded; the recorder's stderr."""
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        host = self.host([one, two], executions=executions)
+        pid = host.load()
+        rec, log, out = self.record_p(pid, env=env)
+        wait_for_line(log, "attached", rec)
+        os.kill(pid, signal.SIGUSR1)
+        if first_said:
+            wait_for_line(log, first_said, rec)
+        pid = host.load()
+        wait_for_line(log, f"PID {pid} loaded {two} {LOADED}", rec)
+        os.kill(pid, signal.SIGUSR1)
+        err = self.finish_p(host, rec, log, out, 2, executions)
+        self.assertNotIn(f"loaded {one} ", err)
+        return err
+
+    def test_p_adds_a_copy_after_the_gaps_were_measured(self):
+        # the first copy's runs measured the gaps after its kernels and
+        # their returns went out: the second copy's kernels take one trap
+        # from the start, the gaps measured standing for theirs
+        executions = 8
+        err = self.add_a_copy(executions=executions, first_said=GAPS_DONE)
+        ended = re.findall(r"symbol mode: (\d+) kernel call\(s\) ended "
+                           r"where the thread's next event began", err)
+        self.assertEqual(len(ended), 1, err)
+        # each of the second copy's kernel calls (10 an execution), at least
+        self.assertGreaterEqual(int(ended[0]), 10 * executions, err)
+
+    def test_p_adds_a_copy_loaded_after_the_attach(self):
+        self.add_a_copy()
+
+    def test_p_adds_a_copy_where_the_kernel_lacks_what_6_18_has(self):
+        # a link per probe (6.1), and a program per site, hits by thread
+        # id (5.10): the copy's sites get links and programs of their own
+        for name in ("6.1", "5.10"):
+            with self.subTest(kernel=name):
+                lacks, lines = LACKS[name]
+                err = self.add_a_copy(dict(os.environ,
+                                           ETDUMP_KERNEL_LACKS=lacks))
+                for line in lines:
+                    self.assertIn(line, err)
+
+    def test_p_with_values_refuses_a_copy_loaded_later(self):
+        # the programs were loaded for the first copy's values: the
+        # second is said not recorded, the first recorded whole
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        host = self.host(["--keep", one, two])
+        pid = host.load()
+        rec, log, out = self.record_p(pid, "--values")
+        wait_for_line(log, "attached", rec)
+        os.kill(pid, signal.SIGUSR1)
+        pid = host.load()
+        wait_for_line(log, "function(s) rules name, after the attach: not "
+                      "recorded (symbol mode adds a library loaded later "
+                      "without --values", rec)
+        with open(log) as f:
+            self.assertIn(f"PID {pid} loaded {two}, whose ", f.read())
+        os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        self.assertEqual(rec.wait(timeout=60), 0)
+        self.assertEqual([r["name"] for r in decode(out)["run_data"]],
+                         ["Default"] + ["Execute"] * EXECUTIONS)
+
+    def test_p_waits_for_a_stock_runtime_not_loaded_yet(self):
+        lib = self.lib("libexecutorch.so")
+        host = self.host([lib])
+        host.line("loading")
+        rec, log, out = self.record_p(host.proc.pid, "--wait-for-runtime")
+        load_once_waited_for(host, lib, rec, log)
+        self.finish_p(host, rec, log, out, 1)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
