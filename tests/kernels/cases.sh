@@ -34,7 +34,7 @@ CASE_TIMEOUT=300
 cases() {
 	echo doctor batched precise values allocations counters every flight \
 		slower live top pid children report symbols_stock symbols_stripped \
-		symbols_values duty
+		symbols_values duty one_trap
 	if [ $arch = amd64 ]; then
 		echo tracer symbols_xnn symbols_late
 	else
@@ -224,6 +224,33 @@ case_duty() {
 	record --program "$M/cnn.pte" --duty 50 -- \
 		"$ETBIN/executor_runner" --model_path "$M/cnn.pte" \
 		--num_executions 2000 --print_output none
+}
+# one trap a kernel: a long-running stock runner recorded with -p until
+# the kernels' returns came out (after the first runs measured the gaps),
+# then 8 s more (a link per probe comes out in seconds on a guest) of runs
+# taking a trap a kernel call
+case_one_trap() {
+	"$ETBIN/executor_runner" --model_path "$M/cnn.pte" \
+		--num_executions 100000000 --print_output none &
+	runner=$!
+	# the recorder itself in the background, not a function's subshell:
+	# SIGINT reaches it (it catches the signal a shell's job ignores)
+	"$CLI" record -o "$d/out.etdp" --program "$M/cnn.pte" -p $runner \
+		2>"$d/record.err" &
+	rec=$!
+	wait_for "$d/record.err" 'one trap a kernel call from then on' ||
+		{ kill $runner $rec; cat "$d/record.err" >&2; return 90; }
+	sleep 8
+	kill -INT $rec
+	wait $rec
+	status=$?
+	kill $runner
+	wait $runner
+	cat "$d/record.err" >&2
+	# what is judged is the summary (check.py): the ETDump of a fast
+	# host's seconds of runs is large
+	rm -f "$d/out.etdp"
+	return $status
 }
 
 if [ "${1:-}" = --one ]; then

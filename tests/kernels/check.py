@@ -39,7 +39,7 @@ from test_record import (COUNTER_CLOCKSOURCES,  # noqa: E402
                          COUNTER_STAMP_BOUND_NS)
 
 EXECUTIONS = 3  # the real runners' cases: reference/*-x3.etdp
-AMD64_ONLY = {"tracer", "symbols_xnn"}
+AMD64_ONLY = {"tracer", "symbols_xnn", "symbols_late"}
 ARM64_ONLY = {"counters_cycles"}
 # the host row's case a case's events are compared with
 SAME_EVENTS_AS = {"counters_cycles": "precise"}
@@ -344,6 +344,21 @@ class CaseChecks(unittest.TestCase):
         for got, want in zip(ours_floats, ref_floats):
             self.assertTrue(math.isclose(got, want, rel_tol=1e-5,
                                          abs_tol=1e-6), (got, want))
+
+    def check_one_trap(self):
+        """Once the first runs measured the gaps, a kernel call takes one
+        trap: cnn.pte's 10 kernels and Method::execute's entry and
+        return, 12 traps an execution; on arm64 Method::execute's first
+        instruction is single-stepped (two traps), 13."""
+        self.ran("one_trap")
+        err = self.text("one_trap", "stderr")
+        arm64 = self.kernel != kernels.HOST and \
+            kernels.arch_of(self.kernel) == "arm64"
+        want = "13 traps per 'Execute' run (1 single-stepped hits)" \
+            if arm64 else "12 traps per 'Execute' run (0 single-stepped hits)"
+        self.assertIn(want, err, self.kernel)
+        self.assertIn("that measured the gaps", err)
+        self.assertRegex(err, r"wrote \S+: \d+ runs \(\d+ Execute\)")
 
     def check_duty(self):
         self.ran("duty")
