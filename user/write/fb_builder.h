@@ -114,6 +114,8 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
  * strings are found by content again (a cache keyed by address forgets).
  */
 void fb_builder_forget_addresses(struct fb_builder *b);
+/* The same for one string given so far (NULL: none), the others kept. */
+void fb_builder_forget_address(struct fb_builder *b, const char *s);
 /* An empty one is made once, and referred to by every table naming one. */
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);
