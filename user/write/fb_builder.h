@@ -73,6 +73,8 @@ struct fb_builder {
 	unsigned int nspares;
 	int spill_fd;           /* fb_builder_spill(); -1: none */
 	size_t spilled;         /* bytes at the end now only in spill_fd */
+	struct background_write *spill_write; /* the chunk being written */
+	void *spill_mem;        /* its memory, NULL when none is */
 	/*
 	 * fb_table_typed: by type, size % 8 at the start (the padding between
 	 * fields may differ with it) and fields present, the table's layout;
