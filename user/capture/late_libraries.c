@@ -177,7 +177,7 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 {
 	struct path_list files;
 	char exe[PATH_MAX];
-	uint64_t digest;
+	uint64_t digest = 0;
 	bool digest_ok = !maps_digest(l->pid, &digest);
 	size_t i;
 	int ret;
