@@ -7,6 +7,7 @@
 #   make test-valgrind  unit tests and recordings under valgrind's leak check
 #   make fuzz       every libFuzzer target FUZZ_SECONDS (60) each; fuzz-short 10
 #   make bench      what tracing costs: a table of ratios (docs/benchmark.md)
+#   make bench-short  its headline rows, cut down (about 3 minutes)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 #   V=1             show commands
 
@@ -215,7 +216,7 @@ endif
 endif
 
 .PHONY: install man
-.PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench vmlinux clean
+.PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench bench-short vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
@@ -376,6 +377,13 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_LOOPS) $(BENCH_TOOLS) \
 		$(OUT)/bench-tracer
 	$(Q)$(PYTHON) scripts/bench.py --build $(OUT) --out $(OUT)/bench.txt
+
+# the rows the README and docs quote, each in its quick form: a change's
+# quick check (scripts/bench.py --short)
+bench-short: deps
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_LOOPS) $(BENCH_TOOLS)
+	$(Q)$(PYTHON) scripts/bench.py --short --build $(OUT) \
+		--out $(OUT)/bench-short.txt
 
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SAN=1 test

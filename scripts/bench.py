@@ -22,6 +22,10 @@ stay out of the numbers. The rows:
   5. writer: ETDump write rate and peak memory for 1M events
   5b. memory: the recorder's peak RSS against the ETDump it wrote, for
      10k, 100k and 1M executions of 16 events
+  5c. the recorder as a user measures it (/usr/bin/time of record -p on
+     the example runtime's 200,000 executions, 3.2 M events, at the pace
+     the runtime runs them): its CPU per event and peak RSS against the
+     ETDump; convert of a raw capture of the same
   6. per model: the example runtime, untraced vs traced
   7a. the EventTracer inside the execution loop (scripts/bench_tracer.py):
      cnn.pte and xnn_mlp.pte, untraced / null tracer / detached / ETDumpGen
@@ -43,10 +47,14 @@ Recording modes are described by their `etdump-bpf record` flags
 (RECORD_MODES): a new mode is one more line there, and rows 2, 4 and 6
 measure it.
 
+--short: the headline rows the README and the docs quote (4b, 5, 5b,
+5c, 7), each cut to its quick form (SHORT below), in about 3 minutes.
+
 usage: scripts/bench.py [--build DIR] [--reps N] [--out FILE] [--rows A,B]
-                        [--against OLD_BUILD]
+                        [--against OLD_BUILD] [--short]
 """
 import argparse
+import contextlib
 import os
 import platform
 import re
@@ -108,6 +116,10 @@ MEMORY_EVENTS_PER_EXEC = 16      # as the example runtime's executions
 MEMORY_RATE = 2_000_000          # events/s: what the collector holds
 HELD_FRACTION = 0.95             # a trial holds if it fired this much on time
 
+DEFAULT_REPS = 5
+USER_EXECUTIONS = 200_000       # row 5c: as the issue measured it
+USER_TRIALS = 2                  # recordings of it (80 s each here)
+USER_TOGETHER = False            # the raw capture beside the last one
 WRITER_EVENTS = 1_000_000
 CONVERT_EVENTS = 3_200_000       # row 5: a raw capture of runs of 16
 MODEL_EXECUTIONS = 1000
@@ -632,6 +644,18 @@ def row_writer(b, table, reps):
     row_convert(b, table, reps)
 
 
+def convert_walls(b, raw, out, reps):
+    """The wall time of each of reps converts of raw into out, from start
+    to the file written (synced, as convert writes it)."""
+    walls = []
+    for _ in range(reps):
+        t0 = time.monotonic()
+        subprocess.run([os.path.join(b.dir, "etdump-bpf"), "convert", "-f",
+                        raw, "-o", out], stderr=subprocess.PIPE, check=True)
+        walls.append(time.monotonic() - t0)
+    return walls
+
+
 def row_convert(b, table, reps):
     """convert of a raw capture record wrote: events a second, wall time
     from start to the file written."""
@@ -641,13 +665,7 @@ def row_convert(b, table, reps):
                     str(MEMORY_RATE), "--run-events",
                     str(MEMORY_EVENTS_PER_EXEC)],
                    Record(b.dir, ["--raw", raw]))
-        walls = []
-        for _ in range(reps):
-            t0 = time.monotonic()
-            subprocess.run([os.path.join(b.dir, "etdump-bpf"), "convert",
-                            "-f", raw, "-o", os.path.join(tmp, "c.etdp")],
-                           stderr=subprocess.PIPE, check=True)
-            walls.append(time.monotonic() - t0)
+        walls = convert_walls(b, raw, os.path.join(tmp, "c.etdp"), reps)
     wall = median(walls)
     table.add(f"convert of a raw capture ({CONVERT_EVENTS:,} events, "
               f"runs of {MEMORY_EVENTS_PER_EXEC})",
@@ -681,6 +699,110 @@ def row_memory(b, table, _reps):
                   f"{dropped:,} dropped; recorder CPU "
                   f"{r['tracer']['cpu_s'] * 1e9 / max(events, 1):.0f} "
                   f"ns/event")
+
+
+def user_recordings(b, specs):
+    """record -p of the example runtime as a user runs it, for each spec
+    (record flags, executions, ETDump or None), all at the same time (one
+    runtime a CPU); each recorder's rusage (its CPU, attach, load and write
+    included: what /usr/bin/time says) and its summary."""
+    with contextlib.ExitStack() as stack:
+        started = []
+        for flags, n, output in specs:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(
+                prefix="etdump-bench-"))
+            target = subprocess.Popen([b.example, "-n", str(n),
+                                       "--wait-signal"],
+                                      stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+            stack.callback(lambda p=target: p.poll() is None and p.kill())
+            if not target.stdout.readline().startswith("ready "):
+                raise RuntimeError("example-runtime not ready")
+            t = Record(b.dir, BATCHED_MODE[1] + flags, output).start(
+                target.pid, b.example, tmp)
+            stack.callback(t.kill)
+            started.append((target, t))
+        settle()
+        t0 = time.monotonic()
+        for target, _ in started:
+            os.kill(target.pid, signal.SIGUSR1)
+        results = []
+        for target, t in started:
+            _, err = target.communicate(timeout=600)
+            if target.returncode != 0:
+                raise RuntimeError("example-runtime failed: " + err)
+            results.append({"wall_s": time.monotonic() - t0,
+                            "tracer": t.output("wrote ")})
+        settle()
+    out = []
+    for r in results:
+        t = r["tracer"]
+        if t["rc"] != 0:
+            raise RuntimeError("record failed: " + t["err"][-300:])
+        events, dropped, _ = record_summary(t["err"])
+        out.append({"events": events, "dropped": dropped,
+                    "cpu_s": t["cpu_s"], "user_s": t["user_s"],
+                    "sys_s": t["sys_s"], "rss": t["maxrss_kb"] * 1024,
+                    "wall_s": r["wall_s"]})
+    return out
+
+
+def row_recorder(b, table, reps):
+    """Row 5c: what the issue measured: the recorder's CPU per event of a
+    recording of the example runtime at the pace it runs (~40,000 events
+    a second here), everything of the process included; its peak RSS
+    against the ETDump; convert of a raw capture of the same."""
+    log(f"5c. the recorder on example-runtime -n {USER_EXECUTIONS:,}")
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        out = os.path.join(tmp, "user.etdp")
+        raw = os.path.join(tmp, "user.raw")
+        etdump = (["-f"], USER_EXECUTIONS, out)
+        capture = (["--raw", raw], USER_EXECUTIONS, None)
+        trials = []
+        for i in range(USER_TRIALS):
+            together = USER_TOGETHER and i == USER_TRIALS - 1
+            got = user_recordings(b, [etdump] + [capture] * together)
+            got[0]["size"] = os.path.getsize(out)
+            trials.append(got[0])
+            rr = got[-1]
+            log(f"  recording {i + 1}/{USER_TRIALS}: "
+                f"{got[0]['cpu_s'] * 1e9 / got[0]['events']:.0f} ns/event")
+        if not USER_TOGETHER:
+            rr = user_recordings(b, [capture])[0]
+        walls = convert_walls(b, raw, os.path.join(tmp, "c.etdp"), reps)
+    per_event = [r["cpu_s"] * 1e9 / r["events"] for r in trials]
+    events = trials[0]["events"]
+    table.section(f"5c. the recorder as a user measures it: record -p of "
+                  f"example-runtime -n {USER_EXECUTIONS:,} at the pace it "
+                  f"runs; the recorder's CPU (user + sys of the whole "
+                  f"process, as /usr/bin/time: load, attach and the write "
+                  f"included) per event; {len(trials)} recording(s)" +
+                  ("; the raw capture recorded at the same time, of "
+                   "another runtime on the other CPU" if USER_TOGETHER
+                   else ""))
+    user, sys_, wall = (median([r[k] for r in trials])
+                        for k in ("user_s", "sys_s", "wall_s"))
+    table.add(f"record -p: recorder CPU per event ({events:,} events)",
+              f"{median(per_event):.0f} ns", "",
+              f"{min(per_event):.0f} to {max(per_event):.0f}; user / sys "
+              f"{user:.2f} / {sys_:.2f} s over {wall:.0f} s of the "
+              f"runtime's; {max(r['dropped'] for r in trials):,} dropped "
+              f"(goal: 100 ns)")
+    rss = median([r["rss"] for r in trials])
+    size = median([r["size"] for r in trials])
+    table.add("record -p: peak memory (max RSS) / ETDump size",
+              f"{rss / 2**20:.0f} / {size / 2**20:.0f} MiB",
+              fmt_ratio(rss / size), "goal: 1.5x at most")
+    table.add(f"record --raw -p (and its ETDump): recorder CPU per event "
+              f"({rr['events']:,} events)",
+              f"{rr['cpu_s'] * 1e9 / rr['events']:.0f} ns", "",
+              "the capture converted below")
+    wall = median(walls)
+    table.add(f"convert of that raw capture ({rr['events']:,} events)",
+              f"{rr['events'] / wall:,.0f} ev/s", "",
+              f"{wall:.2f} s a convert, {min(walls):.2f} to "
+              f"{max(walls):.2f} s, {len(walls)} converts (goal: "
+              f"5,000,000 ev/s)")
 
 
 def row_model(b, table, reps):
@@ -755,17 +877,42 @@ def row_diff(b, table, reps):
         table.add(what, f"{k} of {n}", "", rest)
 
 
+# make bench-short: the rows the README and docs quote, each cut down
+SHORT_ROWS = "producers,writer,memory,recorder,executorch"
+SHORT_REPS = 3
+
+
+def shorten(args):
+    """--short: SHORT_ROWS (unless --rows), SHORT_REPS repetitions (unless
+    --reps), fewer producer threads and recording sizes, one recording of
+    the example for row 5c's CPU with the raw capture it converts recorded
+    at the same time, of another runtime on the other CPU."""
+    global PRODUCER_THREADS, MEMORY_EXECUTIONS, USER_TRIALS, USER_TOGETHER
+    args.rows = args.rows or SHORT_ROWS
+    if args.reps == DEFAULT_REPS:
+        args.reps = SHORT_REPS
+    PRODUCER_THREADS = (1, 2)
+    MEMORY_EXECUTIONS = (1_000_000,)
+    USER_TRIALS = 1
+    USER_TOGETHER = True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=DEFAULT_REPS)
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--against", help="row 4b: also another build's "
                     "recorder, alternated with this one's")
     ap.add_argument("--rows", help="only these rows, by name: "
                     "detached,attached,throughput,producers,writer,memory,"
-                    "model,tracer,executorch,xnnpack,duty,values,diff")
+                    "recorder,model,tracer,executorch,xnnpack,duty,values,"
+                    "diff")
+    ap.add_argument("--short", action="store_true", help="the headline "
+                    "rows, each in its quick form (make bench-short)")
     args = ap.parse_args()
+    if args.short:
+        shorten(args)
     if os.geteuid() != 0:
         sys.exit("bench.py: attaching uprobes needs root")
     b = Build(os.path.abspath(args.build))
@@ -774,7 +921,7 @@ def main():
     table = Table()
     failed = 0
     for row in (row_detached, row_attached, row_throughput, row_producers,
-                row_writer, row_memory, row_model, row_tracer, row_executorch,
+                row_writer, row_memory, row_recorder, row_model, row_tracer, row_executorch,
                 row_xnnpack, row_duty, row_values, row_diff):
         if args.rows and row.__name__[4:] not in args.rows.split(","):
             continue
@@ -786,7 +933,8 @@ def main():
             failed += 1
             table.section(f"{row.__name__}: FAILED: {e}")
         log(f"  ({time.monotonic() - t0:.0f} s)")
-    text = (f"etdump-bpf benchmark: medians of {args.reps} repetitions, "
+    text = (f"etdump-bpf benchmark{' (short form)' if args.short else ''}"
+            f": medians of {args.reps} repetitions, "
             f"variants alternated within each row "
             f"({time.monotonic() - start:.0f} s)\n{machine()}\n\n" +
             table.render())

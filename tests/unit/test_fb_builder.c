@@ -717,6 +717,34 @@ static fb_ref build_many(struct fb_builder *b, int n)
 	return t;
 }
 
+/*
+ * A string is known by its address until the builder is told it may
+ * change: then by its text. Forgetting one address keeps the others.
+ */
+TEST(a_forgotten_address_is_looked_at_again)
+{
+	struct fb_builder b;
+	char kept[8] = "conv", reused[8] = "relu";
+	fb_ref k, r, again;
+
+	fb_builder_init(&b);
+	CHECK_EQ_INT(fb_create_shared_string(&b, kept, &k), 0);
+	CHECK_EQ_INT(fb_create_shared_string(&b, reused, &r), 0);
+	CHECK(k != r);
+	/* changed without a word: still the string made for that address */
+	memcpy(reused, "gelu", 5);
+	CHECK_EQ_INT(fb_create_shared_string(&b, reused, &again), 0);
+	CHECK(again == r);
+	fb_builder_forget_address(&b, reused);
+	CHECK_EQ_INT(fb_create_shared_string(&b, reused, &again), 0);
+	CHECK(again != r && again != k);
+	/* the one not forgotten: its string, even with new text */
+	memcpy(kept, "mul", 4);
+	CHECK_EQ_INT(fb_create_shared_string(&b, kept, &again), 0);
+	CHECK(again == k);
+	fb_builder_free(&b);
+}
+
 TEST(spilled_buffer_gives_the_same_bytes)
 {
 	struct fb_builder a, b;
@@ -785,6 +813,7 @@ int main(void)
 	RUN(typed_tables_are_the_same_bytes);
 	RUN(typed_tables_of_one_shape_at_every_alignment);
 	RUN(typed_table_misuse_is_refused);
+	RUN(a_forgotten_address_is_looked_at_again);
 	RUN(spilled_buffer_gives_the_same_bytes);
 	RUN(spilling_leaves_no_hole_in_the_reservation);
 	RUN(reader_refuses_bad_offsets_with_a_message);

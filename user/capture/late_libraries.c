@@ -8,6 +8,7 @@
 #include "capture/late_libraries.h"
 #include "lib/grow_array.h"
 #include "lib/log.h"
+#include "target/maps_digest.h"
 #include "target/process_files.h"
 #include "target/process_objects.h"
 
@@ -27,6 +28,9 @@ struct late_libraries {
 	/* a library without etdump probes: symbol mode's to look at */
 	late_stock_fn on_stock;
 	void *stock_ctx;
+	/* the executable mappings last looked at in full (maps_digest.h) */
+	uint64_t digest;
+	bool have_digest;
 };
 
 static struct known_file *find(const struct late_libraries *l,
@@ -181,9 +185,15 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 {
 	struct path_list files;
 	char exe[PATH_MAX];
-	int ret = new_image(l, exe);
+	uint64_t digest = 0;
+	bool digest_ok = !maps_digest(l->pid, &digest);
 	size_t i;
+	int ret;
 
+	/* the same files at the same places: nothing new (nor an exec) */
+	if (digest_ok && l->have_digest && digest == l->digest)
+		return 0;
+	ret = new_image(l, exe);
 	/* a new image: what it brings is its follower's; gone: nothing */
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;
@@ -199,6 +209,9 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 	path_list_free(&files);
 	if (ret)
 		p_err("looking for libraries loaded later: %s", strerror(-ret));
+	/* every file of these maps is known now: until they change */
+	l->digest = digest;
+	l->have_digest = digest_ok && !ret;
 	return ret;
 }
 

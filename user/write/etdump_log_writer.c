@@ -234,10 +234,14 @@ static int write_events(struct etdump_stream *w, struct run_view *r,
 	/*
 	 * A full event's names are its own copies, freed with the run: the
 	 * next run's may be made at the same addresses, so the builder must
-	 * not know them by address beyond this run.
+	 * not know them by address beyond this run. The interned names of the
+	 * others live on, and stay known (a run of the example runtime has a
+	 * full event: forgetting all made each name hashed again every run).
 	 */
-	if (r->nfull)
-		fb_builder_forget_addresses(&w->b);
+	for (i = 0; i < r->nfull; i++) {
+		fb_builder_forget_address(&w->b, r->full[i].name);
+		fb_builder_forget_address(&w->b, r->full[i].delegate_id_str);
+	}
 	return err;
 }
 

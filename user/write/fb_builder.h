@@ -73,6 +73,8 @@ struct fb_builder {
 	unsigned int nspares;
 	int spill_fd;           /* fb_builder_spill(); -1: none */
 	size_t spilled;         /* bytes at the end now only in spill_fd */
+	struct background_write *spill_write; /* the chunk being written */
+	void *spill_mem;        /* its memory, NULL when none is */
 	/*
 	 * fb_table_typed: by type, size % 8 at the start (the padding between
 	 * fields may differ with it) and fields present, the table's layout;
@@ -114,6 +116,8 @@ int fb_create_shared_string(struct fb_builder *b, const char *s, fb_ref *out);
  * strings are found by content again (a cache keyed by address forgets).
  */
 void fb_builder_forget_addresses(struct fb_builder *b);
+/* The same for one string given so far (NULL: none), the others kept. */
+void fb_builder_forget_address(struct fb_builder *b, const char *s);
 /* An empty one is made once, and referred to by every table naming one. */
 int fb_create_vector_u8(struct fb_builder *b, const uint8_t *v, size_t count,
 			fb_ref *out);

@@ -111,6 +111,17 @@ void fb_builder_forget_addresses(struct fb_builder *b)
 	memset(b->shared_hits, 0, sizeof(b->shared_hits));
 }
 
+void fb_builder_forget_address(struct fb_builder *b, const char *s)
+{
+	struct fb_shared_hit *hit;
+
+	if (!s)
+		return;
+	hit = &b->shared_hits[((uintptr_t)s >> 3) % FB_SHARED_HITS];
+	if (hit->s == s)
+		hit->s = NULL;
+}
+
 int fb_create_string(struct fb_builder *b, const char *s, fb_ref *out)
 {
 	if (!s) {

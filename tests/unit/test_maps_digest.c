@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * test_maps_digest.c - the digest of a process's executable mappings
+ * (user/target/maps_digest.h) moves when a file is mapped executable and
+ * comes back when it is unmapped; a mapping that cannot run code leaves
+ * it alone.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "target/maps_digest.h"
+#include "testlib.h"
+
+/* this test's own executable, mapped once more with prot */
+static void *map_self(int prot)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, 4096, prot, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return p;
+}
+
+TEST(an_executable_mapping_moves_it)
+{
+	uint64_t before, during, after;
+	void *p;
+
+	CHECK_EQ_INT(maps_digest(getpid(), &before), 0);
+	p = map_self(PROT_READ | PROT_EXEC);
+	CHECK(p != MAP_FAILED);
+	CHECK_EQ_INT(maps_digest(getpid(), &during), 0);
+	CHECK(during != before);
+	munmap(p, 4096);
+	CHECK_EQ_INT(maps_digest(getpid(), &after), 0);
+	CHECK(after == before);
+}
+
+TEST(a_mapping_that_cannot_run_code_does_not)
+{
+	uint64_t before, during;
+	void *p;
+
+	CHECK_EQ_INT(maps_digest(getpid(), &before), 0);
+	p = map_self(PROT_READ);
+	CHECK(p != MAP_FAILED);
+	CHECK_EQ_INT(maps_digest(getpid(), &during), 0);
+	CHECK(during == before);
+	munmap(p, 4096);
+}
+
+TEST(a_process_that_is_gone_is_an_error)
+{
+	uint64_t d;
+
+	CHECK(maps_digest(0x3fffffff, &d) < 0);
+}
+
+int main(void)
+{
+	RUN(an_executable_mapping_moves_it);
+	RUN(a_mapping_that_cannot_run_code_does_not);
+	RUN(a_process_that_is_gone_is_an_error);
+	return TEST_SUMMARY();
+}
