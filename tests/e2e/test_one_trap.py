@@ -67,6 +67,7 @@ class OneTrapTest(TempDirTest):
                 rec.proc.wait()
         ran = re.search(r"^(\d+) executions$", rec.stdout, re.M)
         self.assertTrue(ran, rec.stdout)
+        self.last_stdout = rec.stdout
         return rec.stderr, out, int(ran.group(1))
 
     def assert_nested_right(self, dump, executions=int(EXECUTIONS)):
@@ -136,6 +137,39 @@ class OneTrapTest(TempDirTest):
         self.assert_nested_right(dump, ran)
         proc, _ = self.record("--exact-returns", extra=["--side-thread"])
         self.assertNotIn(OUTSIDE, proc.stderr)
+
+    def test_an_instruction_that_fails_ends_at_method_executes_return(self):
+        """Every 7th execution's second instruction fails (op_fail) and
+        method_execute returns at once: the failing kernel, probed at its
+        entry alone, ends at Method::execute's return, inside it and after
+        the kernel before; its run holds no kernel that did not run."""
+        err, out, ran = self.record_one_trap(extra=["--fail-every", "7"])
+        self.assertIn(DROPPED, err)
+        runs = decode(out)["run_data"]
+        self.assertEqual(len(runs), ran)
+        failed = 0
+        for i, r in enumerate(runs):
+            ev = events_by_name(r)
+            (execute,), (outer,) = ev["Method::execute"], \
+                ev["native_call_outer.out"]
+            (es, ee), (os_, oe) = span(execute), span(outer)
+            fail = ev.get("native_call_fail.out", [])
+            plain = ev.get("native_call_plain.out", [])
+            if (i + 1) % 7:
+                self.assertEqual((len(fail), len(plain)), (0, 1),
+                                 f"run {i}: {sorted(ev)}")
+                continue
+            failed += 1
+            self.assertEqual((len(fail), len(plain)), (1, 0),
+                             f"run {i}: {sorted(ev)}")
+            fs, fe = span(fail[0])
+            self.assertTrue(es <= os_ < oe <= fs < fe <= ee,
+                            f"run {i}: Method::execute {es, ee}, outer "
+                            f"{os_, oe}, fail {fs, fe}")
+        self.assertEqual(failed, ran // 7)
+        said = re.search(r"^(\d+) failed$", self.last_stdout, re.M)
+        self.assertTrue(said and int(said.group(1)) == failed,
+                        self.last_stdout)
 
     def test_raw_capture_converts_the_same(self):
         """The gaps are measured again from the raw capture's records: the

@@ -5,7 +5,10 @@
  * ExecuTorch kernels built on others do), for symbol mode's one trap a
  * kernel (tests/e2e/test_one_trap.py, rules in nested_kernels.rules).
  * With --side-thread a second thread calls a kernel in a loop outside any
- * method_execute, as a runtime's own helper thread might.
+ * method_execute, as a runtime's own helper thread might. With
+ * --fail-every K every Kth execution's second instruction is op_fail,
+ * which fails: method_execute returns at once, as ExecuTorch's does when
+ * a kernel sets an error, and op_plain does not run.
  *
  * Each kernel spins a number of clock reads, so that what runs inside one
  * and after one stays apart whatever the machine's speed.
@@ -56,14 +59,26 @@ NOINLINE void op_plain(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* an instruction that fails: its kernel returns an error at once */
+NOINLINE int op_fail(void)
+{
+	spin(5);
+	__asm__ volatile("" ::: "memory");
+	return -1;
+}
+
 /* through pointers, as a runtime's instructions call their kernels */
 static void (*volatile const program[])(void) = { op_outer, op_plain };
+static int (*volatile const failing)(void) = op_fail;
 
-NOINLINE void method_execute(void)
+NOINLINE int method_execute(bool fail)
 {
-	for (size_t i = 0; i < sizeof(program) / sizeof(program[0]); i++)
-		program[i]();
+	program[0]();
+	if (fail && failing())
+		return -1;
+	program[1]();
 	__asm__ volatile("" ::: "memory");
+	return 0;
 }
 
 static atomic_bool done;
@@ -92,7 +107,7 @@ int main(int argc, char **argv)
 {
 	pthread_t side;
 	bool with_side = false, until_usr1 = false;
-	long n = 100, done_n;
+	long n = 100, done_n, fail_every = 0, failed = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -101,8 +116,10 @@ int main(int argc, char **argv)
 			with_side = true;
 		else if (!strcmp(argv[i], "--until-usr1"))
 			until_usr1 = true;
+		else if (!strcmp(argv[i], "--fail-every") && i + 1 < argc)
+			fail_every = atol(argv[++i]);
 		else {
-			fprintf(stderr, "usage: nested-kernels [-n N] [--side-thread] [--until-usr1]\n");
+			fprintf(stderr, "usage: nested-kernels [-n N] [--side-thread] [--until-usr1] [--fail-every K]\n");
 			return 2;
 		}
 	}
@@ -112,14 +129,19 @@ int main(int argc, char **argv)
 	}
 	if (until_usr1)
 		signal(SIGUSR1, on_usr1);
+	/* execution k (from 1) fails when K divides it */
 	for (done_n = 0; until_usr1 && !told_to_stop; done_n++)
-		method_execute();
+		failed -= method_execute(fail_every &&
+					 (done_n + 1) % fail_every == 0);
 	for (long i = 0; i < n; i++, done_n++)
-		method_execute();
+		failed -= method_execute(fail_every &&
+					 (done_n + 1) % fail_every == 0);
 	if (with_side) {
 		atomic_store(&done, true);
 		pthread_join(side, NULL);
 	}
 	printf("%ld executions\n", done_n);
+	if (fail_every)
+		printf("%ld failed\n", failed);
 	return 0;
 }
