@@ -40,7 +40,18 @@ struct capture {
 	bool child_gone_quiet;   /* capture_attach_child(): its exit is no error */
 	capture_record_fn on_record;
 	void *ctx;
+	uint32_t taken;          /* records handed over in this consume */
 };
+
+/*
+ * Records one consume hands over at most: a target whose probes fill the
+ * ring faster than the recorder reads it would otherwise keep libbpf's
+ * consume going for as long as it runs, and the recorder's loop (a stop
+ * signal, --duration, the raw capture's flush) would never come round.
+ */
+#define CONSUME_MAX 65536
+/* what the callback returns to end a consume there (never a record's) */
+#define CONSUME_PAUSE (-ECANCELED)
 
 /*
  * A batched buffer comes in a ring record of the largest size; its header
@@ -51,9 +62,15 @@ static int handle_record(void *ctx, void *data, size_t len)
 	const struct etdump_rec_hdr *h = data;
 	struct capture *cap = ctx;
 
+	int err;
+
 	if (len >= sizeof(*h) && h->size < len)
 		len = h->size;
-	return cap->on_record(cap->ctx, data, len);
+	err = cap->on_record(cap->ctx, data, len);
+	/* libbpf has moved past the record: the next consume goes on */
+	if (!err && ++cap->taken >= CONSUME_MAX)
+		return CONSUME_PAUSE;
+	return err;
 }
 
 /* Before load: what to read, and room for every CPU's perf event. */
@@ -531,7 +548,11 @@ int capture_fd(const struct capture *cap)
 
 int capture_consume(struct capture *cap)
 {
-	return ring_buffer__consume(cap->rb);
+	int n;
+
+	cap->taken = 0;
+	n = ring_buffer__consume(cap->rb);
+	return n == CONSUME_PAUSE ? (int)cap->taken : n;
 }
 
 int capture_ring_map_fd(const struct capture *cap)

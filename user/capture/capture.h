@@ -90,7 +90,10 @@ void capture_own_tracefs(struct capture *cap, struct tracefs_uprobes *t);
 const char *const *capture_probe_names(const struct capture *cap, size_t *n);
 /* An fd that polls readable when the ring buffer asks for a read. */
 int capture_fd(const struct capture *cap);
-/* Hand every waiting record to the callback; count or negative errno. */
+/*
+ * Hand the waiting records to the callback, 65536 at most (more may wait
+ * then); count or negative errno.
+ */
 int capture_consume(struct capture *cap);
 /* Records the kernel could not reserve room for, summed over CPUs. */
 uint64_t capture_drops(const struct capture *cap);
