@@ -317,7 +317,10 @@ void site_tally_describe(const struct site_tally *t, char *buf, size_t len)
 	int n = 0;
 
 	buf[0] = '\0';
-	sorted = malloc(t->nruns * sizeof(*sorted) + 1);
+	/* no run opened once every probe was in: nothing to say */
+	if (!t->nruns)
+		return;
+	sorted = malloc(t->nruns * sizeof(*sorted));
 	if (!sorted)
 		return;
 	memcpy(sorted, t->runs, t->nruns * sizeof(*sorted));
