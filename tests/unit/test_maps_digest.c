@@ -53,6 +53,21 @@ TEST(a_mapping_that_cannot_run_code_does_not)
 	munmap(p, 4096);
 }
 
+/* a JIT's code, or valgrind's translations: no file, no library */
+TEST(anonymous_code_does_not)
+{
+	uint64_t before, during;
+	void *p;
+
+	CHECK_EQ_INT(maps_digest(getpid(), &before), 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	CHECK(p != MAP_FAILED);
+	CHECK_EQ_INT(maps_digest(getpid(), &during), 0);
+	CHECK(during == before);
+	munmap(p, 4096);
+}
+
 TEST(a_process_that_is_gone_is_an_error)
 {
 	uint64_t d;
@@ -64,6 +79,7 @@ int main(void)
 {
 	RUN(an_executable_mapping_moves_it);
 	RUN(a_mapping_that_cannot_run_code_does_not);
+	RUN(anonymous_code_does_not);
 	RUN(a_process_that_is_gone_is_an_error);
 	return TEST_SUMMARY();
 }

@@ -16,12 +16,19 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 	return h;
 }
 
-/* A maps line's permissions (its second field) allow running code? */
+/*
+ * A maps line of a file's that can run code: its permissions (the second
+ * field) allow it, and it has an inode (the fifth). Anonymous code (a
+ * JIT's, or valgrind's translations) is no library, and would move the
+ * digest while no file came.
+ */
 static int executable(const char *line)
 {
 	const char *perms = strchr(line, ' ');
+	unsigned long inode = 0;
 
-	return perms && strlen(perms) > 4 && perms[3] == 'x';
+	return perms && strlen(perms) > 4 && perms[3] == 'x' &&
+	       sscanf(line, "%*s %*s %*s %*s %lu", &inode) == 1 && inode;
 }
 
 int maps_digest(pid_t pid, uint64_t *out)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * maps_digest.h - one number for what a process maps executable: a hash
- * of every line of /proc/PID/maps whose mapping can run code (its range,
- * offset, device, inode and name). Two equal digests are the same files at
+ * maps_digest.h - one number for the files a process maps executable: a
+ * hash of every line of /proc/PID/maps whose mapping of a file can run
+ * code (its range, offset, device, inode and name). Two equal digests are the same files at
  * the same places, so whoever looked at them last has nothing new to look
  * at; reading the maps is a fraction of looking at each of their files.
  */
