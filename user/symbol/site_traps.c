@@ -179,19 +179,26 @@ static long run_of(struct site_tally *t, const char *name, size_t len)
 	return (long)t->nruns++;
 }
 
+/* The counted run open on th (the innermost), or NULL. */
+static struct site_tally_run *open_run(struct site_tally *t,
+				       const struct site_tally_thread *th)
+{
+	if (!th->depth || th->depth > TALLY_DEPTH ||
+	    th->run[th->depth - 1] == NOT_COUNTED)
+		return NULL;
+	return &t->runs[th->run[th->depth - 1]];
+}
+
 /* Traps to the run open on th (the innermost), else outside any. */
 static void count(struct site_tally *t, const struct site_tally_thread *th,
 		  unsigned int traps, int stepped)
 {
-	struct site_tally_run *r;
+	struct site_tally_run *r = open_run(t, th);
 
-	if (!th->depth || th->depth > TALLY_DEPTH) {
+	if (!th->depth || th->depth > TALLY_DEPTH)
 		t->outside += traps;
+	if (!r)
 		return;
-	}
-	if (th->run[th->depth - 1] == NOT_COUNTED)
-		return;
-	r = &t->runs[th->run[th->depth - 1]];
 	r->open_traps += traps;
 	r->open_stepped += stepped;
 }
@@ -201,6 +208,7 @@ static int on_call(struct site_tally *t, struct site_tally_thread *th,
 {
 	const struct etdump_func_site *d = &s->desc;
 	enum site_treatment e = site_traps_entry(s);
+	struct site_tally_run *r;
 	long run;
 
 	if (d->kind == ETDUMP_FUNC_BLOCK) {
@@ -214,9 +222,9 @@ static int on_call(struct site_tally *t, struct site_tally_thread *th,
 		}
 		th->depth++;
 	}
-	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH &&
-	    th->run[th->depth - 1] != NOT_COUNTED)
-		t->runs[th->run[th->depth - 1]].open_next_calls++;
+	r = s->ends_at_next ? open_run(t, th) : NULL;
+	if (r)
+		r->open_next_calls++;
 	count(t, th, traps_of(e), e == SITE_SINGLE_STEPPED);
 	return 0;
 }
@@ -229,9 +237,9 @@ static void on_return(struct site_tally *t, struct site_tally_thread *th,
 
 	count(t, th, traps_of(x), x == SITE_SINGLE_STEPPED);
 	/* a kernel's return probed only to measure the gap after it */
-	if (s->ends_at_next && th->depth && th->depth <= TALLY_DEPTH &&
-	    th->run[th->depth - 1] != NOT_COUNTED)
-		t->runs[th->run[th->depth - 1]].open_next_returns++;
+	r = s->ends_at_next ? open_run(t, th) : NULL;
+	if (r)
+		r->open_next_returns++;
 	if (s->desc.kind != ETDUMP_FUNC_BLOCK || !th->depth)
 		return;
 	th->depth--;
