@@ -201,7 +201,11 @@ ET_STOCK_LIB := $(OUT)/libexecutorch-stock.so
 ET_STOCK_GROUP := $(addprefix $(ET_LIB)/,libportable_kernels.a \
 	libkernels_util_all_deps.a libextension_runner_util.a \
 	libextension_data_loader.a libexecutorch.a libexecutorch_core.a)
-ET_TARGETS := $(ET_RUNNER) $(ET_RUNNER_ETDUMPGEN) $(ET_STOCK_LIB)
+# the same with the XNNPACK delegate (a library loaded later whose
+# XNNPACK operators symbol mode reads: test_executorch_late_symbols.py)
+ET_STOCK_XNN_LIB := $(OUT)/libexecutorch-stock-xnn.so
+ET_TARGETS := $(ET_RUNNER) $(ET_RUNNER_ETDUMPGEN) $(ET_STOCK_LIB) \
+	$(ET_STOCK_XNN_LIB)
 endif
 
 # A plain `make` (or `make all`) on a machine without the build's packages
@@ -323,6 +327,13 @@ $(ET_STOCK_LIB): tests/executorch/runner.cpp | $(ET_RUNNER)
 		$(ET_LIB)/libportable_ops_lib.a -Wl,--no-whole-archive \
 		-Wl,--start-group $(ET_STOCK_GROUP) -Wl,--end-group \
 		-lpthread -ldl -lm -o $@
+
+$(ET_STOCK_XNN_LIB): tests/executorch/runner.cpp | $(ET_RUNNER)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(ET_CXXFLAGS) -DRUNNER_STOCK_LIB -Dmain=example_main \
+		-fPIC -shared $< -Wl,--whole-archive $(ET_WHOLE) \
+		-Wl,--no-whole-archive -Wl,--start-group $(ET_GROUP) \
+		-Wl,--end-group -lpthread -ldl -lm -o $@
 
 # The README's two commands: each installs what is missing, builds, runs.
 example: deps

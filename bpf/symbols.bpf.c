@@ -19,8 +19,8 @@
  * scope: its entry keeps the allocator and the size asked, its return
  * sends them with what it handed out, nothing when that was NULL.
  *
- * XNNPACK operators (ETDUMP_FUNC_XNN_OP): the entry is a plain uprobe on
- * the call of xnn_run_operator_with_index, the operator in the first
+ * XNNPACK operators (ETDUMP_FUNC_XNN_OP): the entry is on_xnn_call, a
+ * plain uprobe on the call of xnn_run_operator_with_index, the operator in the first
  * argument register; the recorder names it from the fields read there
  * (user/symbol/entry_expand.h, xnnpack_ops.h). The exit is on_func_exit
  * attached as a plain uprobe where the call returns, the entry site's id
@@ -141,8 +141,11 @@ static __always_inline void alloc_exit(struct pt_regs *ctx, __u32 id,
 	submit(r);
 }
 
-/* Sites of kind ETDUMP_FUNC_XNN_OP are attached, and where they read. */
-const volatile bool xnn_sites = false;
+/*
+ * Where on_xnn_call reads an operator's fields: the one layout the
+ * recorder reads (user/symbol/xnnpack_ops.h), set whether or not an
+ * XNNPACK is there yet (a library loaded later may bring one).
+ */
 const volatile struct etdump_xnn_layout xnn_layout = {};
 
 /*
@@ -370,16 +373,12 @@ int on_func_entry(struct pt_regs *ctx)
 	if (hits_stopped)
 		return 0;
 	/* the sites that are more than an entry are looked up */
-	if (allocate_sites || xnn_sites) {
+	if (allocate_sites) {
 		site = bpf_map_lookup_elem(&sites, &id);
 		if (!site)
 			return 0;
-		if (allocate_sites && site->kind == ETDUMP_FUNC_ALLOCATE) {
+		if (site->kind == ETDUMP_FUNC_ALLOCATE) {
 			alloc_entry(ctx, id);
-			return 0;
-		}
-		if (xnn_sites && site->kind == ETDUMP_FUNC_XNN_OP) {
-			xnn_entry(ctx, id);
 			return 0;
 		}
 	}
@@ -397,6 +396,22 @@ int on_func_entry(struct pt_regs *ctx)
 	r->id = id;
 	r->pad = 0;
 	submit(r);
+	return 0;
+}
+
+/*
+ * An XNNPACK operator's entry (ETDUMP_FUNC_XNN_OP): a program of its own,
+ * attached at those sites alone, so that no other entry looks its site
+ * up, and loaded whether or not an XNNPACK is there at the start (a
+ * library loaded later may bring one).
+ */
+SEC("uprobe")
+int on_xnn_call(struct pt_regs *ctx)
+{
+	__u32 id = site_id(ctx);
+
+	if (!hits_stopped)
+		xnn_entry(ctx, id);
 	return 0;
 }
 

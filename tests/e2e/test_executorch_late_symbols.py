@@ -17,7 +17,14 @@ kernel lacks uprobe_multi links, BPF cookies and task storage (6.1, 5.10,
 forced); --values refuses a copy loaded later in one line, the first
 recorded whole. Each ETDump decoded with flatc, its events compared with
 ETDumpGen's (reference/) as test_executorch_symbols.py compares them, run
-by run.
+by run. A library with the XNNPACK delegate (libexecutorch-stock-xnn.so)
+loaded later has its XNNPACK operators read as the first libraries' are:
+loaded first (the recording turns to symbol mode then), added as a second
+copy to one that has XNNPACK (its operators named from its own tables),
+and added to a recording whose first library had no XNNPACK at all (its
+programs loaded before any XNNPACK was there), also without uprobe_multi,
+cookies and task storage; the operators compared with ETDumpGen's as
+test_executorch_xnn_symbols.py compares them.
 """
 import os
 import re
@@ -28,12 +35,16 @@ import executorch_env as et
 from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
 from test_executorch_symbol_fallbacks import LACKS
 from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
+from test_executorch_xnn_symbols import execute_runs, operators
 from test_late_libraries import (LOADED, Host, installed_copy,
                                  load_once_waited_for)
 from test_replaced_files import wait_for_line
 from test_scripts import python_host_through_a_shim, record_released
 
 STOCK_LIB = os.path.join(BUILD, "libexecutorch-stock.so")
+# the same with the XNNPACK delegate linked in
+STOCK_XNN_LIB = os.path.join(BUILD, "libexecutorch-stock-xnn.so")
+XNN_MODEL = "xnn_mlp"
 MODEL = "cnn"
 # user/symbol/symbol_mode.c: the kernels' returns taken out
 GAPS_DONE = "one trap a kernel call from then on"
@@ -219,6 +230,125 @@ class LateStockLibraryTest(TempDirTest):
         load_once_waited_for(host, lib, rec, log)
         self.finish_p(host, rec, log, out, 1)
 
+
+def runtime_args(model, executions=EXECUTIONS):
+    return ["--wait-signal", "--model_path", et.model(model),
+            "--num_executions", str(executions)]
+
+
+class LateXnnpackLibraryTest(TempDirTest):
+    """A stock library with XNNPACK loaded after the attach: its XNNPACK
+    operators in the ETDump as ETDumpGen's XNNPACK runner writes them."""
+
+    def lib(self, name, source=STOCK_XNN_LIB):
+        return installed_copy(self, source, name)
+
+    def host(self, libs, args, record_args=None):
+        host = Host(self.path("record.log" if record_args is not None
+                              else "host.log"), libs, record_args, args)
+        self.addCleanup(host.kill)
+        return host
+
+    def assert_xnn_runs(self, runs, stderr):
+        """Each Execute run of runs (key lists) ETDumpGen's operators of
+        XNN_MODEL, in its order, right before their DELEGATE_CALL."""
+        ref = execute_runs(decode(et.reference(XNN_MODEL, EXECUTIONS)))
+        want = operators(ref[0])
+        self.assertTrue(want)
+        self.assertEqual(len(runs), EXECUTIONS, stderr)
+        for run_got in runs:
+            self.assertEqual(operators(run_got), want, stderr)
+            names = [k[1] for k in run_got]
+            self.assertEqual(names.index("DELEGATE_CALL"),
+                             names.index(want[0][1]) + len(want))
+        self.assertNotIn("XNNPACK's operators are not recorded", stderr)
+
+    def assert_inside_delegate_calls(self, dump):
+        for r in dump["run_data"]:
+            evs = [e["profile_event"] for e in r["events"]]
+            calls = [e for e in evs if e.get("name") == "DELEGATE_CALL"]
+            for e in evs:
+                if e.get("delegate_debug_id_str"):
+                    self.assertTrue(any(
+                        c["start_time"] <= e["start_time"] <= e["end_time"]
+                        <= c["end_time"] for c in calls), r["name"])
+
+    def load_each(self, host, libs, said):
+        """Each of libs loaded in turn, the recorder's line for it
+        awaited in said (its log) before its runtime goes on."""
+        for lib in libs:
+            pid = host.load()
+            wait_for_line(said, f"PID {pid} loaded {lib} {LOADED}",
+                          host.proc)
+            os.kill(pid, signal.SIGUSR1)
+
+    def test_cmd_loaded_first(self):
+        # -- CMD: the host carries no runtime; the XNNPACK library loaded
+        # later turns the recording to symbol mode, XNNPACK read then
+        lib = self.lib("libexecutorch.so")
+        out = self.path("cmd.etdp")
+        host = self.host([lib], runtime_args(XNN_MODEL), ["-o", out])
+        self.load_each(host, [lib], host.log)
+        self.assertEqual(host.finish(), 0, host.said())
+        dump = decode(out)
+        self.assert_xnn_runs(execute_runs(dump), host.said())
+        self.assert_inside_delegate_calls(dump)
+
+    def test_p_adds_a_copy_with_xnnpack(self):
+        # -p on a host running one XNNPACK copy: the second copy's
+        # operators named from its own tables, its deletions probed too
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        host = self.host([one, two], runtime_args(XNN_MODEL))
+        pid = host.load()
+        out, log = self.path("p.etdp"), self.path("p.log")
+        with open(log, "w") as f:
+            rec = subprocess.Popen([CLI, "record", "-o", out, "-p",
+                                    str(pid)], stderr=f)
+        self.addCleanup(lambda: rec.poll() is None and rec.kill())
+        wait_for_line(log, "attached", rec)
+        os.kill(pid, signal.SIGUSR1)
+        self.load_each(host, [two], log)
+        self.assertEqual(host.finish(), 0, host.said())
+        self.assertEqual(rec.wait(timeout=60), 0)
+        with open(log) as f:
+            err = f.read()
+        dump = decode(out)
+        runs = execute_runs(dump)
+        self.assert_xnn_runs(runs[:EXECUTIONS], err)
+        self.assert_xnn_runs(runs[EXECUTIONS:], err)
+        self.assert_inside_delegate_calls(dump)
+
+    def test_cmd_adds_xnnpack_to_a_recording_begun_without(self):
+        # the first library has no XNNPACK (cnn.pte on the portable
+        # kernels): symbol mode's programs are loaded then; the XNNPACK
+        # library after it runs xnn_mlp.pte, its operators recorded; the
+        # same where the kernel lacks what 6.18 has (an operator's program
+        # copied per site without cookies)
+        cnn = [[k[0] for k in r[1]] for r in
+               runs_visible(decode(et.reference(MODEL, EXECUTIONS)))]
+        for name in ("6.18", "5.10"):
+            with self.subTest(kernel=name):
+                plain = self.lib(f"libplain{name}.so", STOCK_LIB)
+                xnn = self.lib(f"libxnn{name}.so")
+                out = self.path(f"cmd{name}.etdp")
+                env = None if name == "6.18" else dict(
+                    os.environ, ETDUMP_KERNEL_LACKS=LACKS[name][0])
+                host = Host(self.path(f"record{name}.log"), [plain, xnn],
+                            ["-o", out], runtime_args(MODEL) + ["--"]
+                            + runtime_args(XNN_MODEL), env=env)
+                self.addCleanup(host.kill)
+                self.load_each(host, [plain, xnn], host.log)
+                self.assertEqual(host.finish(), 0, host.said())
+                dump = decode(out)
+                runs = [[k[0] for k in r[1]] for r in runs_visible(dump)]
+                # the cnn.pte runs as ETDumpGen's, by name (call-order ids)
+                self.assertEqual(runs[:EXECUTIONS + 1], cnn, host.said())
+                self.assertEqual([r["name"] for r in dump["run_data"]
+                                  [EXECUTIONS + 1:]],
+                                 ["Default"] + ["Execute"] * EXECUTIONS)
+                self.assert_xnn_runs(execute_runs(dump)[EXECUTIONS:],
+                                     host.said())
+                self.assert_inside_delegate_calls(dump)
 
 if __name__ == "__main__":
     import unittest

@@ -27,9 +27,11 @@ LOADED = "after the attach: attached"
 class Host:
     """The host, started by record (record_args: then -- and the host) or
     alone; its runtime's stdout read, its loads made one at a time;
-    runtime_args: the runtime's (the example's, RUNS runs, by default)."""
+    runtime_args: the runtime's (the example's, RUNS runs, by default);
+    env: the environment of what it starts."""
 
-    def __init__(self, log, libs, record_args=None, runtime_args=None):
+    def __init__(self, log, libs, record_args=None, runtime_args=None,
+                 env=None):
         if runtime_args is None:
             runtime_args = ["--wait-signal", "-n", str(RUNS)]
         cmd = [HOST] + libs + ["--"] + runtime_args
@@ -39,7 +41,7 @@ class Host:
         with open(log, "w") as f:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=f,
-                                         text=True)
+                                         text=True, env=env)
 
     def line(self, prefix):
         while True:

@@ -96,15 +96,17 @@ TEST(xnnpack_operator_named_as_the_binary_names_it)
 	struct etdump_rec_func_entry e;
 	struct symbol_site site[2];
 	struct symbol_sites s;
+	struct xnn_object x = { 0 };
 
 	two_sites(&s, site);
 	site[1].desc.kind = ETDUMP_FUNC_XNN_OP;
-	s.xnn.type_names = type_names;
-	s.xnn.ntypes = 4;
-	s.xnn.sub[0] = (struct xnn_subswitch){ 2, sub_names, 3 };
-	s.xnn.copy_first = s.xnn.copy_last = 0;
-	s.xnn.ukernel_names = ukernel_names;
-	s.xnn.nukernels = 2;
+	site[1].xnn = &x;
+	x.ops.type_names = type_names;
+	x.ops.ntypes = 4;
+	x.ops.sub[0] = (struct xnn_subswitch){ 2, sub_names, 3 };
+	x.ops.copy_first = x.ops.copy_last = 0;
+	x.ops.ukernel_names = ukernel_names;
+	x.ops.nukernels = 2;
 	CHECK(xnn_entry(&s, 2, 0, 1, &e));
 	CHECK_EQ_INT(e.hdr.type, ETDUMP_REC_FUNC_ENTRY);
 	CHECK_EQ_INT(e.site.part, 3 << 3 | 1);
@@ -126,10 +128,50 @@ TEST(xnnpack_operator_named_as_the_binary_names_it)
 	CHECK_EQ_INT(e.site.name_len, 0);
 }
 
+/* Two objects with XNNPACK (a library loaded later): each its own names. */
+static char other_types[2][XNN_NAME_MAX] = { "", "Add (ND) of the other" };
+
+TEST(xnnpack_operators_named_by_their_own_objects_tables)
+{
+	struct etdump_rec_func_entry e;
+	struct symbol_site site[3];
+	struct symbol_sites s;
+	struct xnn_object one = { 0 }, two = { 0 };
+
+	memset(site, 0, sizeof(site));
+	two_sites(&s, site);
+	site[2].desc.id = 2;
+	s.n = 3;
+	site[1].desc.kind = site[2].desc.kind = ETDUMP_FUNC_XNN_OP;
+	site[1].xnn = &one;
+	site[2].xnn = &two;
+	one.ops.type_names = type_names;
+	one.ops.ntypes = 4;
+	two.ops.type_names = other_types;
+	two.ops.ntypes = 2;
+	CHECK(xnn_entry(&s, 1, 0, 0, &e));
+	CHECK_EQ_STR(e.site.name, "Add (ND)");
+	{
+		struct etdump_rec_xnn_call c = { 0 };
+
+		c.hdr.type = ETDUMP_REC_XNN_CALL;
+		c.hdr.size = sizeof(c);
+		c.id = 2;
+		c.type = 1;
+		CHECK(entry_expand(&s, &c, sizeof(c), &e));
+		CHECK_EQ_STR(e.site.name, "Add (ND) of the other");
+		/* an operator site with no XNNPACK read: no name */
+		site[2].xnn = NULL;
+		CHECK(entry_expand(&s, &c, sizeof(c), &e));
+		CHECK_EQ_INT(e.site.name_len, 0);
+	}
+}
+
 int main(void)
 {
 	RUN(call_becomes_the_entry_it_stands_for);
 	RUN(anything_else_left_as_it_is);
 	RUN(xnnpack_operator_named_as_the_binary_names_it);
+	RUN(xnnpack_operators_named_by_their_own_objects_tables);
 	return TEST_SUMMARY();
 }

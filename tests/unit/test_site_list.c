@@ -36,6 +36,13 @@ TEST(each_exit_a_probe_with_its_sites_id)
 	CHECK_EQ_INT(offsets[1], 0x2080);
 	CHECK_EQ_INT(cookies[0], 11);
 	CHECK_EQ_INT(cookies[1], 11);
+	/* an XNNPACK operator's entry runs a program of its own */
+	sites[2].desc.kind = ETDUMP_FUNC_XNN_OP;
+	CHECK_EQ_INT(symbol_sites_probes(sites, 3, SYMBOL_PROBE_XNN_CALL,
+					 offsets, cookies), 1);
+	CHECK(offsets[0] == 0x3000 && cookies[0] == 12);
+	CHECK_EQ_INT(symbol_sites_probes(sites, 3, SYMBOL_PROBE_ENTRY, NULL,
+					 NULL), 2);
 }
 
 int main(void)

@@ -66,7 +66,10 @@ bool entry_expand(const struct symbol_sites *s, const void *rec, size_t len,
 		entry_head(out, &x->hdr);
 		out->site = s->sites[x->id].desc;
 		out->site.part = x->part;
-		xnn_name(&s->xnn, x, &out->site);
+		if (s->sites[x->id].xnn)
+			xnn_name(&s->sites[x->id].xnn->ops, x, &out->site);
+		else
+			out->site.name_len = out->site.arg_len = 0;
 		return true;
 	}
 	if (len < sizeof(*c) || c->hdr.type != ETDUMP_REC_FUNC_CALL ||

@@ -50,7 +50,11 @@ void symbol_sites_free(struct symbol_sites *s)
 	for (i = 0; i < s->n; i++)
 		free(s->sites[i].function);
 	free(s->sites);
-	xnn_ops_free(&s->xnn);
+	for (i = 0; i < s->nxnn; i++) {
+		xnn_ops_free(&s->xnn[i]->ops);
+		free(s->xnn[i]);
+	}
+	free(s->xnn);
 	path_list_free(&s->objects);
 	memset(s, 0, sizeof(*s));
 }
@@ -67,8 +71,10 @@ size_t symbol_sites_probes(const struct symbol_site *first, size_t n,
 			   kind == SYMBOL_PROBE_GAP_EXIT_AT;
 		bool exits = kind == SYMBOL_PROBE_EXIT_AT ||
 			     kind == SYMBOL_PROBE_GAP_EXIT_AT;
+		bool xnn = s->desc.kind == ETDUMP_FUNC_XNN_OP;
 		/* an entry, a return, or each of the exits */
-		size_t probes = kind == SYMBOL_PROBE_ENTRY ? 1 :
+		size_t probes = kind == SYMBOL_PROBE_ENTRY ? !xnn :
+				kind == SYMBOL_PROBE_XNN_CALL ? xnn :
 				gap != s->ends_at_next ? 0 :
 				exits ? s->nexits : !s->nexits;
 

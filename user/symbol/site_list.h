@@ -19,6 +19,17 @@
    uretprobe */
 #define SYMBOL_SITE_EXITS 16
 
+/*
+ * An object's XNNPACK, named from its own tables (xnnpack_sites.h): each
+ * object that links it in has its own, a library loaded later too.
+ */
+struct xnn_object {
+	const char *path;       /* the object, in symbol_sites.objects */
+	struct xnn_ops ops;
+	/* its xnn_delete_operator's file offset; 0: none */
+	uint64_t forget_offset;
+};
+
 struct symbol_site {
 	const char *path;       /* the object, in symbol_sites.objects */
 	uint64_t offset;        /* file offset to attach at: the entry, just
@@ -51,6 +62,9 @@ struct symbol_site {
 	   `ret` of an aarch64 function (arm64_exits.h); a call passes one */
 	size_t nexits;
 	uint64_t exit_offsets[SYMBOL_SITE_EXITS];
+	/* an XNNPACK operator's (ETDUMP_FUNC_XNN_OP): its object's XNNPACK,
+	   which names it; in symbol_sites.xnn */
+	const struct xnn_object *xnn;
 	struct etdump_func_site desc;  /* id = index in symbol_sites.sites */
 	/* record --values: its out tensors at return (value_sites.h) */
 	struct etdump_func_outputs outputs;
@@ -67,11 +81,9 @@ struct symbol_sites {
 	bool values;
 	uint64_t value_max;
 	struct etdump_tensor_layout tensor;
-	/* XNNPACK's operators, named from its tables (xnnpack_sites.h) */
-	struct xnn_ops xnn;
-	bool xnn_read;
-	/* its xnn_delete_operator's file offset in that object; 0: none */
-	uint64_t xnn_forget_offset;
+	/* the objects with XNNPACK, each apart: where symbol_site.xnn point */
+	struct xnn_object **xnn;
+	size_t nxnn;
 	/* every hit into the ring as it comes (--duty), not kept per thread */
 	bool per_hit;
 };
@@ -93,6 +105,9 @@ enum symbol_probe_kind {
 	   probed only while the gaps are measured (gap_table.h) */
 	SYMBOL_PROBE_GAP_RETURN,
 	SYMBOL_PROBE_GAP_EXIT_AT,
+	/* the entry of an XNNPACK operator's site, which runs a program of
+	   its own (the others' entries are SYMBOL_PROBE_ENTRY) */
+	SYMBOL_PROBE_XNN_CALL,
 	SYMBOL_PROBE_KINDS
 };
 

@@ -39,6 +39,12 @@
 /* bpf/value_copy.bpf.h's bound without bpf_loop: 128 chunks of 8 KiB */
 #define VALUE_BOUNDED_KIB 1024u
 
+/*
+ * The programs a site's probes run: its entry's (an XNNPACK operator's
+ * one of its own, symbols.bpf.c's on_xnn_call), its return's or exits'.
+ */
+enum site_prog { PROG_ENTRY, PROG_EXIT, PROG_XNN_CALL, SITE_PROGS };
+
 /* Probes attached: uprobe_multi links or perf events, and libbpf's links. */
 struct probe_links {
 	int *fds;
@@ -56,8 +62,8 @@ struct symbol_attach {
 	/* without cookies, with --values: the exit's copies are stubs */
 	bool stub;
 	struct bpf_program *exit;  /* on_func_exit, or its bounded twin */
-	/* without cookies: the entry's and the exit's copies per site */
-	struct site_programs *copies[2];
+	/* without cookies: each program's copies per site */
+	struct site_programs *copies[SITE_PROGS];
 	struct probe_links probes;
 	/* the returns of the kernels that end at the next event, until the
 	   gaps are measured (symbol_attach_drop_gap_probes()) */
@@ -68,8 +74,11 @@ struct symbol_attach {
 	pthread_t gap_dropper;
 	bool dropping;
 	struct probe_links *into;  /* where attach_*() put their probes */
-	/* xnn_delete_operator's probe: attached from open to close */
-	struct bpf_link *forget;
+	/* each XNNPACK's xnn_delete_operator's probe, from open to close */
+	struct bpf_link **forgets;
+	size_t nforgets;
+	/* an XNNPACK without it: every thread reads fields at every run */
+	bool forget_missing;
 	uint64_t attach_ns;     /* the last attach_all()'s time */
 	size_t room;            /* the site table's entries */
 	/* putting probes back: a target gone meanwhile is no error to say */
@@ -156,10 +165,10 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 							  ETDUMP_FUNC_ALLOCATE);
 	skel->rodata->value_max = sites->value_max;
 	skel->rodata->tensor_layout = sites->tensor;
-	skel->rodata->xnn_sites = symbol_sites_count(sites, ETDUMP_FUNC_XNN_OP);
-	skel->rodata->xnn_layout.type = sites->xnn.type_off;
-	skel->rodata->xnn_layout.sub = sites->xnn.sub_off;
-	skel->rodata->xnn_layout.ukernel = sites->xnn.ukernel_off;
+	/* the one layout read: a library loaded later has it too */
+	skel->rodata->xnn_layout.type = XNN_TYPE_OFF;
+	skel->rodata->xnn_layout.sub = XNN_SUB_OFF;
+	skel->rodata->xnn_layout.ukernel = XNN_UKERNEL_OFF;
 	skel->rodata->batch_hits = !sites->per_hit;
 	if (!err)
 		err = choose_ways(a, skel, sites);
@@ -172,6 +181,8 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		err = uprobe_multi_prepare(skel->progs.on_func_entry);
 	if (!err && a->multi)
 		err = uprobe_multi_prepare(a->exit);
+	if (!err && a->multi)
+		err = uprobe_multi_prepare(skel->progs.on_xnn_call);
 	if (err)
 		return err;
 	/* as capture.c: wake the collector once a quarter of the ring is used */
@@ -179,12 +190,15 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		bpf_map__max_entries(skel->maps.events) / 4;
 	err = symbols_bpf__load(skel);
 	if (!err && !a->cookies)
-		err = site_programs_open(&a->copies[0],
+		err = site_programs_open(&a->copies[PROG_ENTRY],
 					 skel->progs.on_func_entry);
 	if (!err && !a->cookies)
-		err = site_programs_open(&a->copies[1], a->stub ?
+		err = site_programs_open(&a->copies[PROG_EXIT], a->stub ?
 					 skel->progs.on_func_exit_stub :
 					 a->exit);
+	if (!err && !a->cookies)
+		err = site_programs_open(&a->copies[PROG_XNN_CALL],
+					 skel->progs.on_xnn_call);
 	if (!err && a->stub) {
 		__u32 zero = 0;
 		int fd = bpf_program__fd(a->exit);
@@ -233,9 +247,18 @@ static int fill_sites(struct symbol_attach *a, const struct symbol_sites *s,
 	return err;
 }
 
-static struct bpf_program *prog_for(const struct symbol_attach *a, bool ret)
+static struct bpf_program *prog_for(const struct symbol_attach *a,
+				    enum site_prog p)
 {
-	return ret ? a->exit : a->skel->progs.on_func_entry;
+	return p == PROG_EXIT ? a->exit : p == PROG_XNN_CALL ?
+	       a->skel->progs.on_xnn_call : a->skel->progs.on_func_entry;
+}
+
+/* What a probe of the site runs: at its exit, or at its entry. */
+static enum site_prog site_prog(const struct symbol_site *s, bool exit)
+{
+	return exit ? PROG_EXIT : s->desc.kind == ETDUMP_FUNC_XNN_OP ?
+	       PROG_XNN_CALL : PROG_ENTRY;
 }
 
 /* Room for one more fd in a->fds. */
@@ -260,7 +283,7 @@ static int attach_copy(struct symbol_attach *a, const struct symbol_site *s,
 
 	if (err)
 		return err;
-	prog_fd = site_programs_fd(a->copies[exit], s->desc.id);
+	prog_fd = site_programs_fd(a->copies[site_prog(s, exit)], s->desc.id);
 	if (prog_fd < 0)
 		return prog_fd;
 	fd = perf_uprobe_attach(prog_fd, pid, s->path, offset, retprobe);
@@ -288,8 +311,8 @@ static int attach_at(struct symbol_attach *a, const struct symbol_site *s,
 	if (!links)
 		return -ENOMEM;
 	a->into->links = links;
-	link = bpf_program__attach_uprobe_opts(prog_for(a, exit), pid, s->path,
-					       offset, &opts);
+	link = bpf_program__attach_uprobe_opts(prog_for(a, site_prog(s, exit)),
+					       pid, s->path, offset, &opts);
 	err = link ? 0 : -errno;
 	if (link)
 		a->into->links[a->into->nlinks++] = link;
@@ -324,6 +347,14 @@ entry:
 	return err ? err : attach_at(a, s, pid, false, false, s->offset);
 }
 
+/* What the probes of a kind run. */
+static enum site_prog kind_prog(enum symbol_probe_kind kind)
+{
+	if (kind == SYMBOL_PROBE_ENTRY)
+		return PROG_ENTRY;
+	return kind == SYMBOL_PROBE_XNN_CALL ? PROG_XNN_CALL : PROG_EXIT;
+}
+
 /*
  * One link for the probes of one kind of the n sites from `first` on, all
  * in one object; none when no site has such a probe.
@@ -339,6 +370,7 @@ static int attach_kind(struct symbol_attach *a,
 		[SYMBOL_PROBE_ENTRY] = "uprobes",
 		[SYMBOL_PROBE_GAP_RETURN] = "kernels' uretprobes",
 		[SYMBOL_PROBE_GAP_EXIT_AT] = "kernels' exit uprobes",
+		[SYMBOL_PROBE_XNN_CALL] = "XNNPACK operators' uprobes",
 	};
 	bool gap = kind == SYMBOL_PROBE_GAP_RETURN ||
 		   kind == SYMBOL_PROBE_GAP_EXIT_AT;
@@ -353,7 +385,7 @@ static int attach_kind(struct symbol_attach *a,
 	a->into = &a->probes;
 	if (err)
 		return err;
-	fd = uprobe_multi_attach(prog_for(a, kind != SYMBOL_PROBE_ENTRY), pid,
+	fd = uprobe_multi_attach(prog_for(a, kind_prog(kind)), pid,
 				 first->path, offsets, cookies, m,
 				 kind == SYMBOL_PROBE_RETURN ||
 				 kind == SYMBOL_PROBE_GAP_RETURN);
@@ -378,6 +410,7 @@ static int attach_object(struct symbol_attach *a,
 	static const enum symbol_probe_kind order[] = {
 		SYMBOL_PROBE_GAP_RETURN, SYMBOL_PROBE_GAP_EXIT_AT,
 		SYMBOL_PROBE_RETURN, SYMBOL_PROBE_EXIT_AT, SYMBOL_PROBE_ENTRY,
+		SYMBOL_PROBE_XNN_CALL,
 	};
 	size_t most = n + symbol_sites_probes(first, n, SYMBOL_PROBE_EXIT_AT,
 					      NULL, NULL) +
@@ -434,32 +467,49 @@ static int attach_all(struct symbol_attach *a, const struct symbol_sites *s,
 }
 
 /*
- * XNNPACK operators' fields kept per thread, once the probe that forgets
- * them is in: without it (no xnn_delete_operator called where expected,
- * or no attach) each run reads them, as before.
+ * XNNPACK operators' fields kept per thread, once the probes that forget
+ * them are in, one on each XNNPACK's xnn_delete_operator (the sites from
+ * `first` on: a library loaded later brings its own): without one (no
+ * xnn_delete_operator called where expected, or no attach) each run
+ * reads them, as before, for every XNNPACK (a thread keeps one set of
+ * them, and a deletion in that one would go unseen).
  */
-static void attach_forget(struct symbol_attach *a,
-			  const struct symbol_sites *s, pid_t pid)
+static int attach_forgets(struct symbol_attach *a,
+			  const struct symbol_sites *s, size_t first,
+			  pid_t pid)
 {
-	const struct symbol_site *xnn = NULL;
+	struct bpf_link **links, *link;
+	const struct symbol_site *xnn;
 	size_t i;
 
-	for (i = 0; i < s->n && !xnn; i++)
-		if (s->sites[i].desc.kind == ETDUMP_FUNC_XNN_OP)
-			xnn = &s->sites[i];
-	if (!xnn || !s->xnn_forget_offset)
-		return;
-	a->forget = bpf_program__attach_uprobe(a->skel->progs.on_xnn_forget,
-					       false, pid, xnn->path,
-					       s->xnn_forget_offset);
-	if (!a->forget) {
-		p_debug("symbol mode: %s: no probe on xnn_delete_operator (%s): XNNPACK operators' fields read at every run",
-			xnn->path, strerror(errno));
-		return;
+	for (i = first; i < s->n; i++) {
+		xnn = &s->sites[i];
+		if (xnn->desc.kind != ETDUMP_FUNC_XNN_OP || !xnn->xnn)
+			continue;
+		link = NULL;
+		if (xnn->xnn->forget_offset)
+			link = bpf_program__attach_uprobe(
+				a->skel->progs.on_xnn_forget, false, pid,
+				xnn->path, xnn->xnn->forget_offset);
+		if (!link) {
+			p_debug("symbol mode: %s: no probe on xnn_delete_operator (%s): XNNPACK operators' fields read at every run",
+				xnn->path, xnn->xnn->forget_offset ?
+				strerror(errno) : "not seen called");
+			a->forget_missing = true;
+			continue;
+		}
+		links = realloc(a->forgets, (a->nforgets + 1) * sizeof(*links));
+		if (!links) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		a->forgets = links;
+		a->forgets[a->nforgets++] = link;
+		p_debug("symbol mode: %s: XNNPACK operators' fields kept per thread, read again after xnn_delete_operator (+0x%llx) runs",
+			xnn->path, (unsigned long long)xnn->xnn->forget_offset);
 	}
-	a->skel->bss->xnn_keep_fields = true;
-	p_debug("symbol mode: %s: XNNPACK operators' fields kept per thread, read again after xnn_delete_operator (+0x%llx) runs",
-		xnn->path, (unsigned long long)s->xnn_forget_offset);
+	a->skel->bss->xnn_keep_fields = a->nforgets && !a->forget_missing;
+	return 0;
 }
 
 /* The first kernel with a feature, as kernel_features.h names it. */
@@ -477,8 +527,8 @@ static const char *since(const char *name)
 static void note_ways(const struct symbol_attach *a,
 		      const struct symbol_sites *sites)
 {
-	uint64_t ns, exit_ns;
-	size_t n;
+	uint64_t ns = 0, one;
+	size_t n = 0, k;
 
 	if (!a->multi)
 		kernel_features_note("uprobe_multi links need Linux %s: a link per probe instead (%zu links, made in %.0f ms; each waits for a grace period of its own to come out)",
@@ -487,11 +537,12 @@ static void note_ways(const struct symbol_attach *a,
 				     a->gaps.nfds + a->gaps.nlinks,
 				     a->attach_ns / 1e6);
 	if (!a->cookies) {
-		n = site_programs_loaded(a->copies[0], &ns);
-		n += site_programs_loaded(a->copies[1], &exit_ns);
+		for (k = 0; k < SITE_PROGS; k++) {
+			n += site_programs_loaded(a->copies[k], &one);
+			ns += one;
+		}
 		kernel_features_note("BPF cookies need Linux %s: loaded the entry and exit programs once per site (%zu copies, verified in %.0f ms)",
-				     since("bpf_cookie"), n,
-				     (ns + exit_ns) / 1e6);
+				     since("bpf_cookie"), n, ns / 1e6);
 	}
 	if (a->bounded && sites->values)
 		kernel_features_note("bpf_loop needs Linux %s: values copied by a bounded loop, at most %u KiB of each",
@@ -544,7 +595,7 @@ int symbol_attach_to_ring(struct symbol_attach **out,
 	if (!err)
 		err = attach_all(a, sites, pid);
 	if (!err)
-		attach_forget(a, sites, pid);
+		err = attach_forgets(a, sites, 0, pid);
 	if (err) {
 		symbol_attach_close(a);
 		return err;
@@ -570,6 +621,8 @@ int symbol_attach_add(struct symbol_attach *a,
 	err = fill_sites(a, sites, first);
 	if (!err)
 		err = attach_from(a, sites, first, pid);
+	if (!err)
+		err = attach_forgets(a, sites, first, pid);
 	if (!err)
 		*nprobes = count_probes(a, sites, first);
 	return err;
@@ -760,19 +813,23 @@ int symbol_attach_hand_over(struct symbol_attach *a)
 
 void symbol_attach_close(struct symbol_attach *a)
 {
+	size_t i;
+
 	if (!a)
 		return;
 	detach_all(a);
-	if (a->forget)
+	if (a->nforgets)
 		p_debug("symbol mode: xnn_delete_operator ran %u time(s) while recording",
 			a->skel->bss->xnn_forgets);
-	bpf_link__destroy(a->forget);
+	for (i = 0; i < a->nforgets; i++)
+		bpf_link__destroy(a->forgets[i]);
+	free(a->forgets);
 	free(a->probes.fds);
 	free(a->probes.links);
 	free(a->gaps.fds);
 	free(a->gaps.links);
-	site_programs_free(a->copies[0]);
-	site_programs_free(a->copies[1]);
+	for (i = 0; i < SITE_PROGS; i++)
+		site_programs_free(a->copies[i]);
 	symbols_bpf__destroy(a->skel);
 	free(a);
 }

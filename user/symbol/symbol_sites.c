@@ -192,14 +192,13 @@ static int registered_names(struct symbol_sites *out, const char *path)
 
 /*
  * The sites of objects.paths[i] appended (its kernels named as it
- * registers them; XNNPACK's operators read when xnn): its symbols' facts
+ * registers them; its XNNPACK's operators read): its symbols' facts
  * in info. Negative errno with the reason in err.
  */
 static int read_object(struct symbol_sites *out,
 		       const struct symbol_rules *rules, size_t i,
-		       const char *debug_file, bool xnn,
-		       struct elf_symbols_info *info, char *err,
-		       size_t errlen)
+		       const char *debug_file, struct elf_symbols_info *info,
+		       char *err, size_t errlen)
 {
 	struct walk w = { .out = out, .rules = rules };
 	int ret;
@@ -211,7 +210,7 @@ static int read_object(struct symbol_sites *out,
 			       errlen);
 	/* x86-64 code: what xnnpack_ops.h decodes */
 	if (!ret && (registered_names(out, w.path) ||
-		     (xnn && w.machine == EM_X86_64 &&
+		     (w.machine == EM_X86_64 &&
 		      xnnpack_sites_add(out, w.path, &w.xnn)))) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		ret = -ENOMEM;
@@ -238,8 +237,8 @@ int symbol_sites_find(struct symbol_sites *out,
 		return ret;
 	}
 	for (i = 0; i < out->objects.n; i++) {
-		ret = read_object(out, rules, i, i ? NULL : debug_file, true,
-				  &info, err, errlen);
+		ret = read_object(out, rules, i, i ? NULL : debug_file, &info,
+				  err, errlen);
 		if (!i)
 			out->exe = info;
 		out->functions += info.functions;
@@ -265,8 +264,8 @@ int symbol_sites_add_object(struct symbol_sites *out,
 			snprintf(err, errlen, "%s", strerror(-ret));
 		return ret;
 	}
-	ret = read_object(out, rules, out->objects.n - 1, NULL, false, &info,
-			  err, errlen);
+	ret = read_object(out, rules, out->objects.n - 1, NULL, &info, err,
+			  errlen);
 	out->functions += info.functions;
 	return ret ? ret : (int)(out->n - first);
 }

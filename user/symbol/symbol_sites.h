@@ -25,8 +25,8 @@ int symbol_sites_find(struct symbol_sites *out,
 		      char *err, size_t errlen);
 /*
  * A library the process loaded later (path as late_libraries.h reaches
- * it): its sites appended after the others', XNNPACK's operators not
- * read. How many, 0 for a file listed already (by inode), or a negative
+ * it): its sites appended after the others', its XNNPACK's operators
+ * read as the first objects' are (its own names). How many, 0 for a file listed already (by inode), or a negative
  * errno with the reason in err.
  */
 int symbol_sites_add_object(struct symbol_sites *out,

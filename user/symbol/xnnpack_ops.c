@@ -60,10 +60,6 @@ static const char string_case[] = "48 8d 05 T c3";
 static const char ukernel_read[] = "8b ?? c0 00 00 00 85 ff 74 ??";
 static const char call_rel32[] = "e8 T";
 
-#define XNN_TYPE_OFF 0xb8
-#define XNN_SUB_OFF 0x5c
-#define XNN_UKERNEL_OFF 0xc0
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

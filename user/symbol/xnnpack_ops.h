@@ -49,6 +49,15 @@ struct xnn_image {
 	uint64_t size[XNN_NFUNCS];
 };
 
+/*
+ * The one layout this reads (struct xnn_operator at 92a7ad5): every
+ * xnn_ops read has it, so the probes are loaded reading there before any
+ * XNNPACK is found (one a library loaded later brings).
+ */
+#define XNN_TYPE_OFF 0xb8
+#define XNN_SUB_OFF 0x5c
+#define XNN_UKERNEL_OFF 0xc0
+
 #define XNN_NAME_MAX 64
 /* A type that takes its name from a sub-type field (binary, unary ops). */
 struct xnn_subswitch {

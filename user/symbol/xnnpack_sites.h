@@ -25,8 +25,8 @@ struct xnn_found {
 void xnnpack_sites_symbol(struct xnn_found *f, const char *symbol,
 			  uint64_t offset, uint64_t size);
 /*
- * After the walk of `path`: its operators read into s->xnn and their site
- * added, when it has XNNPACK and none was added before. 0, or -ENOMEM;
+ * After the walk of `path`: when it has XNNPACK, its operators read into
+ * an xnn_object of its own (s->xnn) and their site added. 0, or -ENOMEM;
  * a layout not known is said (p_warn) and is no error.
  */
 int xnnpack_sites_add(struct symbol_sites *s, const char *path,
