@@ -36,7 +36,8 @@ from etdump_e2e import BUILD, CLI, TempDirTest, decode, run
 from test_executorch_symbol_fallbacks import LACKS
 from test_executorch_symbols import EXECUTIONS, PROBE_TIME, runs_visible
 from test_executorch_xnn_symbols import execute_runs, operators
-from test_late_libraries import (LOADED, Host, installed_copy,
+from test_late_libraries import (LOADED, SCRIPT_PARENT, Host,
+                                 a_child_loads_once, installed_copy,
                                  load_once_waited_for)
 from test_replaced_files import wait_for_line
 from test_scripts import python_host_through_a_shim, record_released
@@ -120,6 +121,21 @@ class LateStockLibraryTest(TempDirTest):
         self.assertIn(f"{shim} is a script: PID ", err)
         self.assertIn("to 19 function(s) in symbol mode", err)
         self.assert_copies(out, 1, err)
+
+    def test_cmd_a_child_of_a_script_loads_it(self):
+        # record -- sh -c 'host ...; echo done': the shell names no
+        # function a rule names; its child, the host, loads the stock
+        # library later, which turns the recording to symbol mode for it
+        lib = self.lib("libexecutorch.so")
+        out = self.path("child.etdp")
+        host = Host(self.path("record.log"), [lib], self.record_flags(out),
+                    ["--wait-signal", "--model_path", et.model(MODEL),
+                     "--num_executions", str(EXECUTIONS)],
+                    parent=SCRIPT_PARENT)
+        self.addCleanup(host.kill)
+        a_child_loads_once(self, host, lib)
+        self.assertIn("in symbol mode", host.said())
+        self.assert_copies(out, 1, host.said())
 
     def test_cmd_two_copies_each_recorded(self):
         # and the raw capture, converted, says the same: each record of

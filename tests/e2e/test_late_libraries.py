@@ -28,13 +28,14 @@ class Host:
     """The host, started by record (record_args: then -- and the host) or
     alone; its runtime's stdout read, its loads made one at a time;
     runtime_args: the runtime's (the example's, RUNS runs, by default);
-    env: the environment of what it starts."""
+    env: the environment of what it starts; parent: what starts the host
+    (a script whose child it is), the host's words its arguments."""
 
     def __init__(self, log, libs, record_args=None, runtime_args=None,
-                 env=None):
+                 env=None, parent=()):
         if runtime_args is None:
             runtime_args = ["--wait-signal", "-n", str(RUNS)]
-        cmd = [HOST] + libs + ["--"] + runtime_args
+        cmd = list(parent) + [HOST] + libs + ["--"] + runtime_args
         if record_args is not None:
             cmd = [CLI, "record"] + record_args + ["--"] + cmd
         self.log = log
@@ -76,6 +77,24 @@ class Host:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+# a script whose host is a child of its shell, not its last command (sh
+# forks for it, and the host execs): test_late_libraries.py's and
+# test_executorch_late_symbols.py's
+SCRIPT_PARENT = ("sh", "-c", '"$@"; echo done', "sh")
+
+
+def a_child_loads_once(test, host, lib):
+    """host, started by SCRIPT_PARENT under record, loads lib once: the
+    recorder attaches it, its runtime runs, the script ends; the host's
+    PID."""
+    pid = host.load()
+    test.assertNotEqual(pid, host.proc.pid)
+    host.wait_said(f"PID {pid} loaded {lib} {LOADED}")
+    os.kill(pid, signal.SIGUSR1)
+    test.assertEqual(host.finish(), 0, host.said())
+    return pid
 
 
 def load_once_waited_for(host, lib, rec, log):
@@ -179,6 +198,21 @@ class LateLibraryTest(TempDirTest):
         os.kill(pid, signal.SIGUSR1)
         self.assertEqual(host.finish(), 0, host.said())
         self.assert_runs(out, 1)
+
+    def test_a_child_of_a_script_loads_it(self):
+        # record -- sh -c 'host ...; echo done': the host, a child the
+        # recorder follows, loads the runtime later; batched and per-scope
+        lib = self.lib("libruntime.so")
+        for flags in ([], ["--precise"]):
+            with self.subTest(flags=flags):
+                out = self.path(f"child{len(flags)}.etdp")
+                host = Host(self.path(f"child{len(flags)}.log"), [lib],
+                            ["-o", out] + flags, parent=SCRIPT_PARENT)
+                self.addCleanup(host.kill)
+                pid = a_child_loads_once(self, host, lib)
+                self.assertIn(f"followed 1 process(es), each in its own "
+                              f"runs: PID {pid} ({HOST})", host.said())
+                self.assert_runs(out, 1)
 
     def test_p_records_a_runtime_loaded_after_the_attach(self):
         one, two = self.lib("libone.so"), self.lib("libtwo.so")

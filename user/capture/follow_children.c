@@ -18,6 +18,7 @@
 #include "lib/log.h"
 #include "schema/etdump_follow.h"
 #include "target/probe_objects.h"
+#include "target/process_objects.h"
 #include "target/usdt_notes.h"
 
 /* The summary names this many followed processes, then counts the rest. */
@@ -32,6 +33,7 @@ struct attached {
 	int pidfd;              /* -1: a target (target.h waits for it) */
 	bool exited;
 	bool followed;          /* attached here, not by record at start */
+	bool events;            /* marked recorded in the map (hold()) */
 	struct armed_events anchor;  /* an armed file's: its own events */
 };
 
@@ -48,6 +50,9 @@ struct follow_children {
 	char *first_note;       /* said before the first attach */
 	__u64 execs_read;       /* records the ring gave, whole or not */
 	struct armed_binaries armed;  /* recorded from their exec by the kernel */
+	/* told of each exec seen (follow_children_on_exec()) */
+	follow_exec_fn on_exec;
+	void *exec_ctx;
 };
 
 static bool is_root(const struct follow_children *fc, pid_t pid)
@@ -136,25 +141,36 @@ static int pidfd_open(pid_t pid)
 }
 
 /*
- * Attach to pid, which exec'd. A descendant is marked recorded in the
- * map only once its pidfd is held and while the map still follows it: the
- * exit program has removed it otherwise, and the pid may be another's.
+ * A descendant's pidfd, held: -1 when it is gone. With events, it is
+ * marked recorded in the map (its probes' events count), only once its
+ * pidfd is held and while the map still follows it: the exit program has
+ * removed it otherwise, and the pid may be another's.
  */
+static int hold(struct follow_children *fc, pid_t pid, bool events)
+{
+	__u8 recorded = FOLLOW_TRACKED | FOLLOW_RECORDED | FOLLOW_EXECED;
+	int pidfd = pidfd_open(pid);
+
+	if (pidfd < 0 || !events)
+		return pidfd;
+	if (bpf_map_update_elem(capture_followed_map_fd(fc->cap), &pid,
+				&recorded, BPF_EXIST)) {
+		close(pidfd);
+		return -1;
+	}
+	return pidfd;
+}
+
+/* Attach to pid, which exec'd. */
 static int attach(struct follow_children *fc, pid_t pid, const char *exe,
 		  const struct stat *st, const struct probe_objects *objs)
 {
-	__u8 recorded = FOLLOW_TRACKED | FOLLOW_RECORDED | FOLLOW_EXECED;
-	int n, err, pidfd = -1, map;
+	int n, err, pidfd = -1;
 
 	if (!is_root(fc, pid)) {
-		pidfd = pidfd_open(pid);
+		pidfd = hold(fc, pid, true);
 		if (pidfd < 0)
 			return 0; /* gone already */
-		map = capture_followed_map_fd(fc->cap);
-		if (bpf_map_update_elem(map, &pid, &recorded, BPF_EXIST)) {
-			close(pidfd);
-			return 0;
-		}
 	}
 	err = capture_attach_child(fc->cap, objs, pid, &n);
 	/* exited before its probes were in: it ran untraced */
@@ -176,6 +192,7 @@ static int attach(struct follow_children *fc, pid_t pid, const char *exe,
 		return err;
 	}
 	fc->v[fc->n - 1].followed = true;
+	fc->v[fc->n - 1].events = pidfd >= 0;
 	fc->followed++;
 	said_first(fc);
 	p_info("following PID %d (%s): attached %d probe(s)", (int)pid, exe,
@@ -265,6 +282,7 @@ static int armed_seen(struct follow_children *fc, const struct follow_exec *e,
 		return err;
 	}
 	fc->v[fc->n - 1].followed = true;
+	fc->v[fc->n - 1].events = true;  /* the kernel marked it at its exec */
 	fc->v[fc->n - 1].exited = pidfd < 0;
 	fc->followed++;
 	said_first(fc);
@@ -355,6 +373,9 @@ static int on_exec(void *ctx, void *data, size_t len)
 		(unsigned long long)e->ino, armed ? ": armed" : "");
 	if (!fc->err)
 		fc->err = exec_seen(fc, e);
+	/* a descendant's (the targets' own are record's to watch) */
+	if (!fc->err && fc->on_exec && !is_root(fc, (pid_t)e->tgid))
+		fc->err = fc->on_exec(fc->exec_ctx, (pid_t)e->tgid);
 	/* stopped at its exec (follow_children.bpf.h), attached now or never */
 	if (armed && !armed->nevents)
 		kill((pid_t)e->tgid, SIGCONT);
@@ -442,6 +463,58 @@ int follow_children_attached(struct follow_children *fc, pid_t pid,
 	if (stat(exe, &st))
 		return 0; /* then its exec is looked at as any other */
 	return add(fc, pid, &st, exe, -1);
+}
+
+void follow_children_on_exec(struct follow_children *fc, follow_exec_fn fn,
+			     void *ctx)
+{
+	fc->on_exec = fn;
+	fc->exec_ctx = ctx;
+}
+
+int follow_children_record(struct follow_children *fc, pid_t pid,
+			   bool events)
+{
+	char exe[PATH_MAX];
+	struct attached *v;
+	size_t i;
+	int pidfd, err;
+
+	if (is_root(fc, pid))
+		return 0;
+	for (i = 0; i < fc->n; i++) {
+		v = &fc->v[i];
+		if (v->pid != pid || v->exited || !v->followed)
+			continue;
+		/* listed: its events count already, or from now on */
+		if (!events || v->events)
+			return 0;
+		pidfd = hold(fc, pid, true);
+		if (pidfd < 0)
+			return -ESRCH;
+		close(pidfd);
+		v->events = true;
+		return 0;
+	}
+	pidfd = hold(fc, pid, events);
+	if (pidfd < 0 || process_exe(pid, exe)) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return -ESRCH;
+	}
+	/* named as it runs; no file of its own (find() never takes it for
+	   an exec it attached to) */
+	err = add(fc, pid, &(struct stat){ 0 }, exe, pidfd);
+	if (err) {
+		close(pidfd);
+		return err;
+	}
+	v = &fc->v[fc->n - 1];
+	v->followed = true;
+	v->events = events;
+	fc->followed++;
+	said_first(fc);
+	return 0;
 }
 
 int follow_children_first_note(struct follow_children *fc, const char *line)

@@ -49,6 +49,23 @@ int follow_children_first_note(struct follow_children *fc, const char *line);
  */
 bool follow_children_is_armed(const struct follow_children *fc,
 			      const struct stat *st);
+/*
+ * Told of each descendant's exec (the targets' own aside), once the
+ * exec is looked at: 0, or -ENOMEM, which stops the recording.
+ */
+typedef int (*follow_exec_fn)(void *ctx, pid_t pid);
+void follow_children_on_exec(struct follow_children *fc, follow_exec_fn fn,
+			     void *ctx);
+/*
+ * A descendant recorded after its exec by someone else (a library it
+ * loaded later: late_libraries.h): waited for and named as the others;
+ * with events, its probes' events count from now on (marked in the map,
+ * as follow_children's own attaches are; symbol mode's programs take a
+ * process of their own instead). Before its probes go in. 0 (a target:
+ * nothing to do), -ESRCH gone, -ENOMEM.
+ */
+int follow_children_record(struct follow_children *fc, pid_t pid,
+			   bool events);
 /* How many processes were attached to since the start. */
 size_t follow_children_count(const struct follow_children *fc);
 /*

@@ -144,6 +144,7 @@ int late_libraries_open(struct late_libraries **out, pid_t pid,
 }
 
 static int attach_file(struct late_libraries *l, struct capture *cap,
+		       struct follow_children *fc,
 		       const struct path_list *files, size_t at)
 {
 	struct probe_objects one = { 0 };
@@ -165,7 +166,10 @@ static int attach_file(struct late_libraries *l, struct capture *cap,
 		probe_objects_free(&one);
 		return 0;
 	}
-	ret = capture_attach_child(cap, &one, l->pid, &n);
+	/* a followed child's events count from now on (a target's do) */
+	ret = fc ? follow_children_record(fc, l->pid, true) : 0;
+	if (!ret)
+		ret = capture_attach_child(cap, &one, l->pid, &n);
 	probe_objects_free(&one);
 	/* gone meanwhile, or said by the attach: the recording goes on */
 	if (ret)
@@ -181,7 +185,7 @@ static int attach_file(struct late_libraries *l, struct capture *cap,
 }
 
 int late_libraries_check(struct late_libraries *l, struct capture *cap,
-			 const struct follow_children *fc)
+			 struct follow_children *fc)
 {
 	struct path_list files;
 	char exe[PATH_MAX];
@@ -204,7 +208,7 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 			continue;
 		ret = remember(l, &files.ids[i], false);
 		if (!ret && !follow_children_is_armed(fc, &files.ids[i]))
-			ret = attach_file(l, cap, &files, i);
+			ret = attach_file(l, cap, fc, &files, i);
 	}
 	path_list_free(&files);
 	if (ret)

@@ -38,10 +38,11 @@ void late_libraries_on_stock(struct late_libraries *l, late_stock_fn fn,
 			     void *ctx);
 /*
  * A look at the maps: each new library with etdump probes attached (said
- * in one line). 0, or a negative errno said with p_err().
+ * in one line; a followed child's events counted from then on:
+ * follow_children_record()). 0, or a negative errno said with p_err().
  */
 int late_libraries_check(struct late_libraries *l, struct capture *cap,
-			 const struct follow_children *fc);
+			 struct follow_children *fc);
 void late_libraries_close(struct late_libraries *l);
 
 #endif /* ETDUMP_LATE_LIBRARIES_H */

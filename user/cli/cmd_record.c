@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include "capture/attach_at_exec.h"
 #include "capture/kernel_clock.h"
+#include "capture/late_followed.h"
 #include "capture/late_libraries.h"
 #include "capture/kernel_features.h"
 #include "capture/tracefs_leftovers.h"
@@ -373,8 +374,16 @@ int cmd_record(int argc, char **argv)
 	late.waiting = &unused_sm;
 	late.cap = cap;
 	late.t = &t;
+	late.fc = fc;
 	if (sink.late)
 		late_libraries_on_stock(sink.late, record_late_stock, &late);
+	/* and what the children it follows load, each watched likewise */
+	if (sink.late && fc &&
+	    late_followed_open(&sink.late_followed, fc, record_late_stock,
+			       &late)) {
+		p_err("%s", strerror(ENOMEM));
+		goto cleanup;
+	}
 	kernel_features_print_notes();
 	snprintf(title, sizeof(title), "PID %d (%s)", t.pid, t.exe);
 	if (more_targets_attach(&more, cap, &nattached) ||
@@ -519,6 +528,7 @@ cleanup:
 	target_stop(&t);
 	target_close(&t);
 	more_targets_close(&more);
+	late_followed_close(sink.late_followed);
 	follow_children_free(fc);
 	symbol_mode_free(unused_sm);
 	symbol_mode_free(sink.sm);

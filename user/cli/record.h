@@ -79,6 +79,8 @@ struct record_sink {
 	struct symbol_mode *sm;  /* symbol mode: its records translated first */
 	struct record_duty *duty; /* --duty: probes out between windows */
 	struct late_libraries *late; /* libraries the target loads later */
+	/* and those its followed children load later (late_followed.h) */
+	struct late_followed *late_followed;
 	struct kernel_clock *clock; /* batched: the kernel's clock, its line */
 	struct thread_names names; /* --raw: each thread's comm */
 	uint32_t every;          /* --every N: said first (kept_every) */
@@ -142,6 +144,8 @@ struct record_late {
 	struct symbol_mode **waiting;
 	struct capture *cap;
 	const struct target *t;
+	/* a child's runtime, recorded: waited for as the others (or NULL) */
+	struct follow_children *fc;
 };
 /* A late_stock_fn, ctx a struct record_late. */
 int record_late_stock(void *ctx, pid_t pid, const char *path,

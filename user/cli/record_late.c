@@ -30,14 +30,19 @@ static int adopt(struct record_late *rl, struct symbol_mode *sm, pid_t pid,
 		       (int)pid, label, n);
 		return 0;
 	}
-	/* its maps, and the file it runs now (a shim may have exec'd) */
+	/* its maps, and the file it runs now (a shim may have exec'd); a
+	   followed child's, when it is the one that loaded it */
 	now.spawned = false;
+	now.pid = pid;
 	if (process_exe(pid, now.exe))
 		return 0;
 	n = symbol_mode_find(sm, &now);
 	if (n <= 0)
 		return n == -ENOMEM ? n : 0;
-	err = symbol_mode_attach(sm, rl->cap, &now, &n);
+	/* a child: waited for, its events symbol mode's programs' alone */
+	err = rl->fc ? follow_children_record(rl->fc, pid, false) : 0;
+	if (!err)
+		err = symbol_mode_attach(sm, rl->cap, &now, &n);
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	if (symbol_mode_annotate(sm, rl->sink->col))

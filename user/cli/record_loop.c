@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "capture/kernel_clock.h"
+#include "capture/late_followed.h"
 #include "capture/late_libraries.h"
 #include "cli/record.h"
 #include "collect/batch_pull.h"
@@ -219,9 +220,14 @@ int record_collect(const struct record_opts *o, struct target *t,
 			if (err)
 				return err;
 		}
-		if (sink->late && !t->exited && now - last_late >= LATE_INTERVAL_NS) {
+		if (now - last_late >= LATE_INTERVAL_NS) {
 			last_late = now;
-			err = late_libraries_check(sink->late, cap, fc);
+			err = sink->late && !t->exited ?
+				late_libraries_check(sink->late, cap, fc) : 0;
+			/* its children's, alive after it too */
+			if (!err && sink->late_followed)
+				err = late_followed_check(sink->late_followed,
+							  cap);
 			if (err)
 				return err;
 		}

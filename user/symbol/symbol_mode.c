@@ -473,6 +473,18 @@ int symbol_mode_add_library(struct symbol_mode *sm, pid_t pid,
 	*nprobes = 0;
 	if (!sm->attach)
 		return 0;
+	/*
+	 * Another process (a child followed): the programs take one
+	 * process's hits (bpf/ring.bpf.h's target); its file stays unread,
+	 * for the process recorded to load it yet.
+	 */
+	if (pid != sm->pid) {
+		ret = symbol_mode_names(sm, path);
+		if (ret > 0)
+			p_warn("PID %d loaded %s, whose %d function(s) rules name, after the attach: not recorded (symbol mode records PID %d alone)",
+			       (int)pid, label, ret, (int)sm->pid);
+		return ret == -ENOMEM ? ret : 0;
+	}
 	ret = symbol_sites_add_object(&sm->sites, &sm->rules, path, err,
 				      sizeof(err));
 	if (ret < 0 && ret != -ENOMEM)
