@@ -291,11 +291,13 @@ class LateXnnpackLibraryTest(TempDirTest):
 
     def load_each(self, host, libs, said):
         """Each of libs loaded in turn, the recorder's line for it
-        awaited in said (its log) before its runtime goes on."""
+        awaited in said (its log) before its runtime goes on (a turn to
+        symbol mode measures the probes first, and 5.10's ways verify a
+        program per site: longer than a line's usual wait under ASan)."""
         for lib in libs:
             pid = host.load()
             wait_for_line(said, f"PID {pid} loaded {lib} {LOADED}",
-                          host.proc)
+                          host.proc, timeout=120)
             os.kill(pid, signal.SIGUSR1)
 
     def test_cmd_loaded_first(self):

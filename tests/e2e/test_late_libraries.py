@@ -6,7 +6,9 @@ recorder finds it in the maps and attaches it, with -- CMD and with -p;
 unloaded and loaded again it keeps its probes (they belong to its inode);
 two copies of it (two files) are each recorded, with per-scope probes, and
 batched mode refuses the second in one line; -p --wait-for-runtime waits
-for a host that has not loaded it yet (--duration gives up). Each ETDump decoded with
+for a host that has not loaded it yet (--duration gives up); a host that is
+a child of its script's shell (not its last command) is watched as the
+command is, 32 live children at once (one beyond said once). Each ETDump decoded with
 flatc, its events compared.
 """
 import os
@@ -213,6 +215,32 @@ class LateLibraryTest(TempDirTest):
                 self.assertIn(f"followed 1 process(es), each in its own "
                               f"runs: PID {pid} ({HOST})", host.said())
                 self.assert_runs(out, 1)
+
+    def test_children_watched_at_once_are_bounded(self):
+        # 33 children alive (sleeps the script ends) when the host execs:
+        # 32 are watched, the next is said once, the host is not watched,
+        # so the runtime it loads is not recorded. The script runs the
+        # host once each sleep has exec'd (its comm says so), with
+        # builtins only: no other exec comes between
+        lib = self.lib("libruntime.so")
+        script = ('i=0; while [ $i -lt 33 ]; do i=$((i + 1)); '
+                  'sleep 1000 </dev/null >/dev/null & pids="$pids $!"; '
+                  'done; for p in $pids; do c=; while [ "$c" != sleep ]; '
+                  'do read c </proc/$p/comm; done; done; "$@"; kill $pids')
+        host = Host(self.path("bounded.log"), [lib],
+                    ["-o", self.path("bounded.etdp")],
+                    parent=("sh", "-c", script, "sh"))
+        self.addCleanup(host.kill)
+        full = ("the libraries it loads later are not looked for (32 "
+                "followed processes are watched at once)")
+        pid = host.load()
+        # the sleeps live until the host is done: each exec is looked at
+        host.wait_said(full)
+        os.kill(pid, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 1, host.said())
+        said = host.said()
+        self.assertEqual(said.count(full), 1, said)
+        self.assertNotIn(LOADED, said)
 
     def test_p_records_a_runtime_loaded_after_the_attach(self):
         one, two = self.lib("libone.so"), self.lib("libtwo.so")
