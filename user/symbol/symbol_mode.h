@@ -111,9 +111,11 @@ int symbol_mode_find(struct symbol_mode *sm, const struct target *t);
  * same programs on the same machine, measured again while recording);
  * the gaps after its kernels are measured with the others' while those
  * are (their returns probed until then), else the others' stand for
- * them (gap_table.h: the least of all pairs'). Said in one line: 1
- * attached, 0 not (no function a rule names, a file read already, or
- * what cannot be added, said), -ENOMEM.
+ * them (gap_table.h: the least of all pairs'); its XNNPACK's operators
+ * are read as the first objects' are. Said in one line: 1 attached, 0
+ * not (no function a rule names, a file read already, or what cannot be
+ * added, said: a library another process than the one recorded loaded
+ * among them), -ENOMEM.
  */
 int symbol_mode_add_library(struct symbol_mode *sm, pid_t pid,
 			    const char *path, const char *label, int *nprobes);
