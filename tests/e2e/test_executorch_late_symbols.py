@@ -8,7 +8,10 @@ symbols and attaches its functions: with -- CMD (a host whose own
 functions no rule names: the recording waits, then turns to symbol mode),
 with -- python3 host.py through a pyenv-style shim (a Python service
 loading it with ctypes), with -p on a host that runs one copy already
-(the next is added), with -p --wait-for-runtime before any load.
+(the next is added), with -p --wait-for-runtime before any load, with
+-- sh -c 'host ...; echo done' (the host a child of the script's shell:
+the recording turns to symbol mode for it; a second child's load is said
+and not recorded, symbol mode recording one process).
 Unloaded and loaded again it keeps its probes (they belong to its inode);
 two copies mapped at once are each attached, their sites their own (the
 raw capture converts to the same); a copy added once the first one's gaps
@@ -56,10 +59,10 @@ class LateStockLibraryTest(TempDirTest):
         return installed_copy(self, STOCK_LIB, name)
 
     def host(self, libs, record_args=None, log="host.log",
-             executions=EXECUTIONS):
+             executions=EXECUTIONS, parent=()):
         host = Host(self.path(log), libs, record_args,
                     ["--wait-signal", "--model_path", et.model(MODEL),
-                     "--num_executions", str(executions)])
+                     "--num_executions", str(executions)], parent=parent)
         self.addCleanup(host.kill)
         return host
 
@@ -128,13 +131,29 @@ class LateStockLibraryTest(TempDirTest):
         # library later, which turns the recording to symbol mode for it
         lib = self.lib("libexecutorch.so")
         out = self.path("child.etdp")
-        host = Host(self.path("record.log"), [lib], self.record_flags(out),
-                    ["--wait-signal", "--model_path", et.model(MODEL),
-                     "--num_executions", str(EXECUTIONS)],
-                    parent=SCRIPT_PARENT)
-        self.addCleanup(host.kill)
+        host = self.host([lib], self.record_flags(out), "record.log",
+                         parent=SCRIPT_PARENT)
         a_child_loads_once(self, host, lib)
         self.assertIn("in symbol mode", host.said())
+        self.assert_copies(out, 1, host.said())
+
+    def test_cmd_a_second_child_is_refused_once_one_is_recorded(self):
+        # sh -c 'host; host': the first host's load turns the recording
+        # to symbol mode for it; symbol mode records one process, so the
+        # second host's load of the same library is said, not recorded
+        lib = self.lib("libexecutorch.so")
+        out = self.path("second.etdp")
+        host = self.host([lib], self.record_flags(out), "record.log",
+                         parent=("sh", "-c", '"$@"; "$@"', "sh"))
+        first = host.load()
+        host.wait_said(f"PID {first} loaded {lib} {LOADED}")
+        os.kill(first, signal.SIGUSR1)
+        second = host.load()
+        host.wait_said("function(s) rules name, after the attach: not "
+                       f"recorded (symbol mode records PID {first} alone)")
+        os.kill(second, signal.SIGUSR1)
+        self.assertEqual(host.finish(), 0, host.said())
+        self.assertIn(f"PID {second} loaded {lib}, whose ", host.said())
         self.assert_copies(out, 1, host.said())
 
     def test_cmd_two_copies_each_recorded(self):
