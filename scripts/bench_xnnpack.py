@@ -101,10 +101,13 @@ def variants(build, tmp, model, stock, etdumpgen):
     }
 
 
-# programs per kind of probe, as bench_floor.bpf.c and symbols.bpf.c name them
-PROGRAMS = {"floor": ("count_call", "count_return"),
-            "stamped": ("stamp_call", "stamp_return"),
-            "symbol mode": ("on_func_entry", "on_func_exit")}
+# programs per kind of probe, as bench_floor.bpf.c and symbols.bpf.c name
+# them: the entries', the returns' (symbol mode's XNNPACK operators'
+# entries run a program of their own, on_xnn_call)
+PROGRAMS = {"floor": (("count_call",), ("count_return",)),
+            "stamped": (("stamp_call",), ("stamp_return",)),
+            "symbol mode": (("on_func_entry", "on_xnn_call"),
+                            ("on_func_exit",))}
 WINDOW = 1.0  # seconds of a runner's hits a program's time is read over
 WINDOW_RUNS = 10 ** 7  # executions: more than the windows take
 
@@ -117,23 +120,27 @@ def program_times(argv, attached):
     times = {}
     two_traps = {"floor": "floor, exact returns",
                  "symbol mode": "symbol mode, exact returns"}
-    for kind, names in PROGRAMS.items():
+    for kind, groups in PROGRAMS.items():
+        names = set(n for group in groups for n in group)
         tracer = attached[two_traps.get(kind, kind)]
         with row7.let_go_attached(argv, tracer) as (target, _):
             time.sleep(WINDOW)  # past the model's load
-            before = bpf_stats.programs(set(names))
+            before = bpf_stats.programs(names)
             time.sleep(WINDOW)
-            after = bpf_stats.programs(set(names))
+            after = bpf_stats.programs(names)
             if target.poll() is not None:
                 raise RuntimeError(f"{argv[0]} ended inside the window")
         per_hit = []
-        for name in names:
-            if name not in before or name not in after:
-                raise RuntimeError(f"no program {name} was loaded")
-            cnt = after[name][0] - before[name][0]
+        for group in groups:
+            missing = [n for n in group if n not in before or n not in after]
+            if missing:
+                raise RuntimeError(f"no program {missing[0]} was loaded")
+            # a hit of the group's programs, whichever ran it
+            cnt = sum(after[n][0] - before[n][0] for n in group)
             if cnt <= 0:
-                raise RuntimeError(f"{name} ran no hit")
-            per_hit.append((after[name][1] - before[name][1]) / cnt)
+                raise RuntimeError(f"{'/'.join(group)} ran no hit")
+            per_hit.append(sum(after[n][1] - before[n][1]
+                               for n in group) / cnt)
         times[kind] = tuple(per_hit)
     return times
 
