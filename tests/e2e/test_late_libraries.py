@@ -7,7 +7,7 @@ unloaded and loaded again it keeps its probes (they belong to its inode);
 two copies of it (two files) are each recorded, with per-scope probes and
 batched, also taking turns on one thread (--alternate: each copy's buffer
 there holds its runs while the other's run and flush), with -- CMD and -p,
-the second loaded before the attach or after; -p --wait-for-runtime waits
+the second loaded before the attach or after, the host stopped or killed; -p --wait-for-runtime waits
 for a host that has not loaded it yet (--duration gives up). Each ETDump decoded with
 flatc, its events compared.
 """
@@ -224,39 +224,50 @@ class LateLibraryTest(TempDirTest):
                 self.assertEqual(host.finish(), 0, host.said())
                 self.assert_turns(out, 2, threads)
 
+    def turns_p(self, before_attach):
+        """record -p on a host of two copies taking turns, the first
+        `before_attach` loaded before the attach, the other after; the
+        copies done, the host and the recorder still running."""
+        libs = [self.lib("libone.so"), self.lib("libtwo.so")]
+        host = self.turns_host(self.path("host.log"), libs)
+        for _ in libs[:before_attach]:
+            host.let_load()
+        rec, log = self.record_p(host.proc.pid)
+        wait_for_line(log, "attached", rec)
+        for lib in libs[before_attach:]:
+            host.let_load()
+            wait_for_line(log, f"PID {host.proc.pid} loaded {lib} {LOADED}",
+                          rec)
+        host.start_turns(2)
+        host.line("done")
+        return host, rec, log
+
+    def assert_turns_p(self, rec, log):
+        """The recorder done: each copy's runs written."""
+        status = rec.wait(timeout=60)
+        with open(log) as f:
+            self.assertEqual(status, 0, f.read())
+        self.assert_turns(self.path("p.etdp"), 2)
+
     def test_p_batched_two_copies_mapped_at_the_attach(self):
         """Stopped while the host lives on: each copy's last runs, still
         in its buffer on the main thread, are read from the process."""
-        one, two = self.lib("libone.so"), self.lib("libtwo.so")
-        host = self.turns_host(self.path("host.log"), [one, two])
-        host.let_load()
-        host.let_load()
-        rec, log = self.record_p(host.proc.pid)
-        wait_for_line(log, "attached", rec)
-        host.start_turns(2)
-        host.line("done")
+        host, rec, log = self.turns_p(2)
         rec.send_signal(signal.SIGINT)
-        status = rec.wait(timeout=60)
-        with open(log) as f:
-            self.assertEqual(status, 0, f.read())
-        self.assert_turns(self.path("p.etdp"), 2)
+        self.assert_turns_p(rec, log)
         self.assertEqual(host.finish(), 0, host.said())
 
+    def test_p_batched_two_copies_killed(self):
+        """The host killed once done: each copy's last runs, still in its
+        buffer on the main thread, are read as the thread exits."""
+        host, rec, log = self.turns_p(2)
+        host.kill()
+        self.assert_turns_p(rec, log)
+
     def test_p_batched_second_copy_loaded_after_the_attach(self):
-        one, two = self.lib("libone.so"), self.lib("libtwo.so")
-        host = self.turns_host(self.path("host.log"), [one, two])
-        host.let_load()
-        rec, log = self.record_p(host.proc.pid)
-        wait_for_line(log, "attached", rec)
-        host.let_load()
-        wait_for_line(log, f"PID {host.proc.pid} loaded {two} {LOADED}", rec)
-        host.start_turns(2)
-        host.line("done")
+        host, rec, log = self.turns_p(1)
         self.assertEqual(host.finish(), 0, host.said())
-        status = rec.wait(timeout=60)
-        with open(log) as f:
-            self.assertEqual(status, 0, f.read())
-        self.assert_turns(self.path("p.etdp"), 2)
+        self.assert_turns_p(rec, log)
 
     def test_p_records_a_runtime_loaded_after_the_attach(self):
         one, two = self.lib("libone.so"), self.lib("libtwo.so")
