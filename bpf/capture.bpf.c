@@ -447,14 +447,24 @@ int BPF_USDT(on_delegate_log, const char *id_str, long id_int, __u64 start,
 #define BATCH_MASK (ETDUMP_REC_BATCH_MAX * 2 - 1)
 
 /*
- * Each thread's batched buffer, from its flushes: what it holds when it
- * exits or execs without a flush (killed, _exit, exec) is read there.
+ * Each thread's batched buffers, from its flushes, one in each copy of the
+ * runtime it runs (two libraries carrying the probes keep one each): what
+ * they hold when it exits or execs without a flush (killed, _exit, exec)
+ * is read there.
  */
+#define BATCH_COPIES 4
+
+struct thread_buffers {
+	__u32 ns_tid;  /* the thread's tid as its buffers' heads say it */
+	__u32 n;
+	__u64 addr[BATCH_COPIES];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct thread_buffers);
 } batch_buffers SEC(".maps");
 
 /*
@@ -553,50 +563,78 @@ static __always_inline void emit_buffer(__u64 id, const void *buf, __u64 len,
 		&events, BPF_RB_PROD_POS), BATCH_REC_BYTES(cap)));
 }
 
+/*
+ * A buffer the thread flushes, among its own: the first is, and another
+ * whose head says the same tid (a runtime of an older header handed over
+ * the other threads' buffers at exit too).
+ */
+static __always_inline void remember_buffer(__u32 tid, const void *buf)
+{
+	struct thread_buffers first = { .n = 1, .addr = { (__u64)buf } };
+	struct thread_buffers *known;
+	__u32 head_tid, i;
+
+	if (bpf_probe_read_user(&head_tid, sizeof(head_tid),
+				buf + offsetof(struct etdump_batch_head, tid)))
+		return;
+	known = bpf_map_lookup_elem(&batch_buffers, &tid);
+	if (!known) {
+		first.ns_tid = head_tid;
+		bpf_map_update_elem(&batch_buffers, &tid, &first, BPF_NOEXIST);
+		return;
+	}
+	for (i = 0; i < BATCH_COPIES; i++)
+		if (i < known->n && known->addr[i] == (__u64)buf)
+			return;
+	if (known->n < BATCH_COPIES && head_tid == known->ns_tid)
+		known->addr[known->n++ & (BATCH_COPIES - 1)] = (__u64)buf;
+}
+
 SEC("usdt")
 int BPF_USDT(on_flush, const void *buf, __u64 len, __u64 nevents)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	__u64 addr = (__u64)buf;
 
 	if (!is_target(id))
 		return 0;
-	/* at exit a thread hands over others' buffers too: its own is first */
-	if (!bpf_map_lookup_elem(&batch_buffers, &tid))
-		bpf_map_update_elem(&batch_buffers, &tid, &addr, BPF_ANY);
+	remember_buffer((__u32)id, buf);
 	say_thread_name(true);
 	emit_buffer(id, buf, len, nevents, 0);
 	return 0;
 }
 
 /*
- * What thread `id`'s buffer holds, as a flush would hand it over (flags
- * 0), or only its head (ETDUMP_REC_F_NOT_ITS_OWN). Its memory must be the
- * current task's.
+ * What thread `id`'s buffers hold, as a flush would hand each over (flags
+ * 0), or only their heads (ETDUMP_REC_F_NOT_ITS_OWN). Its memory must be
+ * the current task's.
  */
 static __always_inline void flush_left(__u64 id, __u16 flags)
 {
 	struct etdump_batch_head head;
-	__u32 tid = (__u32)id;
-	__u64 *addr;
+	struct thread_buffers *known;
+	__u32 tid = (__u32)id, i;
+	const void *addr;
 
-	addr = bpf_map_lookup_elem(&batch_buffers, &tid);
-	if (!addr)
+	known = bpf_map_lookup_elem(&batch_buffers, &tid);
+	if (!known)
 		return;
-	/*
-	 * The address is this thread's own, from its flush (the head's tid
-	 * is the thread's in its PID namespace, not the kernel's).
-	 */
-	if (bpf_probe_read_user(&head, sizeof(head), (const void *)*addr) ||
-	    !ETDUMP_BATCH_MAGIC_READ(head.magic) ||
-	    head.len > ETDUMP_REC_BATCH_MAX - sizeof(head))
-		return;
-	if (flags)
-		emit_buffer(id, (const void *)*addr, sizeof(head), 0, flags);
-	else if (head.len)
-		emit_buffer(id, (const void *)*addr, sizeof(head) + head.len,
-			    head.nevents, 0);
+	for (i = 0; i < BATCH_COPIES && i < known->n; i++) {
+		/*
+		 * The address is this thread's own, from its flush (the
+		 * head's tid is the thread's in its PID namespace, not the
+		 * kernel's).
+		 */
+		addr = (const void *)known->addr[i];
+		if (bpf_probe_read_user(&head, sizeof(head), addr) ||
+		    !ETDUMP_BATCH_MAGIC_READ(head.magic) ||
+		    head.len > ETDUMP_REC_BATCH_MAX - sizeof(head))
+			continue;
+		if (flags)
+			emit_buffer(id, addr, sizeof(head), 0, flags);
+		else if (head.len)
+			emit_buffer(id, addr, sizeof(head) + head.len,
+				    head.nevents, 0);
+	}
 }
 
 /*

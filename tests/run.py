@@ -68,6 +68,25 @@ def viewer_modules():
     return ok, why
 
 
+class TimedResult(unittest.TextTestResult):
+    """Each test's wall time, for the slowest list at the end (where the
+    suite's minutes go: not a check of any test's speed)."""
+
+    def startTest(self, test):
+        self._t0 = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.times.append((time.monotonic() - self._t0, test.id()))
+
+
+def print_slowest(times, n=15):
+    print(f"# the {n} slowest end-to-end tests:")
+    for spent, name in sorted(times, reverse=True)[:n]:
+        print(f"#   {spent:6.1f} s  {name}")
+
+
 def run_e2e(build, pattern):
     os.environ["ETDUMP_BUILD"] = os.path.abspath(build)
     e2e_dir = os.path.join(ROOT, "tests", "e2e")
@@ -84,8 +103,11 @@ def run_e2e(build, pattern):
         if f.startswith("test_") and f.endswith(".py")
         and (et_ok or not f.startswith("test_executorch_"))
         and (viewer_ok or "viewer" not in f))
-    runner = unittest.TextTestRunner(verbosity=2, stream=sys.stdout)
+    TimedResult.times = []
+    runner = unittest.TextTestRunner(verbosity=2, stream=sys.stdout,
+                                     resultclass=TimedResult)
     result = runner.run(suite)
+    print_slowest(TimedResult.times)
     # a test counts once however many of its subtests failed
     failed_tests = {getattr(test, "test_case", test).id()
                     for test, _ in result.failures + result.errors}

@@ -4,8 +4,10 @@ ctypes) dlopen()s the runtime (libexample-main.so, installed 0644 as
 libraries are, so that no command line arms it) when the test says so. The
 recorder finds it in the maps and attaches it, with -- CMD and with -p;
 unloaded and loaded again it keeps its probes (they belong to its inode);
-two copies of it (two files) are each recorded, with per-scope probes, and
-batched mode refuses the second in one line; -p --wait-for-runtime waits
+two copies of it (two files) are each recorded, with per-scope probes and
+batched, also taking turns on one thread (--alternate: each copy's buffer
+there holds its runs while the other's run and flush), with -- CMD and -p,
+the second loaded before the attach or after, the host stopped or killed; -p --wait-for-runtime waits
 for a host that has not loaded it yet (--duration gives up); a host that is
 a child of its script's shell (not its last command) is watched as the
 command is, 32 live children at once (one beyond said once). Each ETDump decoded with
@@ -23,6 +25,10 @@ from test_replaced_files import wait_for_line
 HOST = os.path.join(BUILD, "example-dlopen-host")
 MAIN_LIB = os.path.join(BUILD, "libexample-main.so")
 RUNS = 3
+# executions of each copy taking turns: the last are still in the copies'
+# buffers when the host is done (a run is handed over 20 ms after the
+# buffer's last flush), the first flushed while the other copy runs
+TURNS = 10
 LOADED = "after the attach: attached"
 
 
@@ -54,12 +60,22 @@ class Host:
             if line.startswith(prefix):
                 return line.split()
 
-    def load(self):
-        """The next library: loaded, its runtime waiting; its PID."""
+    def let_load(self):
+        """The next library loaded (--alternate: its runtime starts when
+        every library is)."""
         self.line("loading")
         self.proc.stdin.write("\n")
         self.proc.stdin.flush()
+
+    def load(self):
+        """The next library: loaded, its runtime waiting; its PID."""
+        self.let_load()
         return int(self.line("ready")[1])
+
+    def start_turns(self, copies):
+        """--alternate: each copy's runtime, waiting in turn, started."""
+        for _ in range(copies):
+            os.kill(int(self.line("ready")[1]), signal.SIGUSR1)
 
     def said(self):
         with open(self.log) as f:
@@ -133,6 +149,29 @@ class LateLibraryTest(TempDirTest):
             self.assertEqual(run_keys(r), DEFAULT_EVENTS if i % (RUNS + 1) == 0
                              else EXECUTE_EVENTS, f"run {i}")
 
+    def assert_turns(self, out, copies, threads=1):
+        """Each copy's runs written whole, copies taking turns (--alternate,
+        TURNS executions a thread): on one thread, in the order they ran."""
+        runs = decode(out)["run_data"]
+        names = [r["name"] for r in runs]
+        if threads == 1:
+            self.assertEqual(names, ["Default", "Execute"] * copies +
+                             ["Execute"] * (copies * (TURNS - 1)))
+        else:
+            self.assertEqual(sorted(names), sorted(
+                (["Default"] + ["Execute"] * TURNS * threads) * copies))
+        for i, r in enumerate(runs):
+            self.assertEqual(run_keys(r), DEFAULT_EVENTS
+                             if r["name"] == "Default" else EXECUTE_EVENTS,
+                             f"run {i}")
+
+    def turns_host(self, log, libs, threads=1, record_args=None):
+        host = Host(log, ["--alternate"] + libs, record_args,
+                    ["--wait-signal", "-n", str(TURNS), "--threads",
+                     str(threads)])
+        self.addCleanup(host.kill)
+        return host
+
     def record(self, libs, flags=(), loaded_each=()):
         """record -- the host loading libs in turn; loaded_each[i]: the
         i-th load is a library the recorder attaches then."""
@@ -185,21 +224,73 @@ class LateLibraryTest(TempDirTest):
         self.assertIn(f"loaded {two} {LOADED}", err)
         self.assert_runs(out, 2)
 
-    def test_batched_refuses_a_second_copy_beside_the_first(self):
+    def test_batched_two_copies_each_recorded(self):
         one, two = self.lib("libone.so"), self.lib("libtwo.so")
-        out = self.path("batched.etdp")
-        host = Host(self.path("record.log"), ["--keep", one, two],
-                    ["-o", out])
-        self.addCleanup(host.kill)
-        pid = host.load()
-        host.wait_said(LOADED)
-        os.kill(pid, signal.SIGUSR1)
-        pid = host.load()
-        host.wait_said(f"PID {pid} loaded {two}, a second runtime beside "
-                       "one recorded in batched mode: not recorded")
-        os.kill(pid, signal.SIGUSR1)
+        out, err = self.record(["--keep", one, two], [], (True, True))
+        self.assertIn(f"loaded {two} {LOADED}", err)
+        self.assert_runs(out, 2)
+
+    def test_batched_two_copies_taking_turns(self):
+        """-- CMD, both loaded after the attach; on the main thread alone,
+        and with a thread more in each copy (each its own)."""
+        one, two = self.lib("libone.so"), self.lib("libtwo.so")
+        for threads in (1, 2):
+            with self.subTest(threads=threads):
+                out = self.path(f"turns{threads}.etdp")
+                host = self.turns_host(self.path("record.log"), [one, two],
+                                       threads, ["-o", out])
+                for lib in (one, two):
+                    host.let_load()
+                    host.wait_said(f"loaded {lib} {LOADED}")
+                host.start_turns(2)
+                host.line("done")
+                self.assertEqual(host.finish(), 0, host.said())
+                self.assert_turns(out, 2, threads)
+
+    def turns_p(self, before_attach):
+        """record -p on a host of two copies taking turns, the first
+        `before_attach` loaded before the attach, the other after; the
+        copies done, the host and the recorder still running."""
+        libs = [self.lib("libone.so"), self.lib("libtwo.so")]
+        host = self.turns_host(self.path("host.log"), libs)
+        for _ in libs[:before_attach]:
+            host.let_load()
+        rec, log = self.record_p(host.proc.pid)
+        wait_for_line(log, "attached", rec)
+        for lib in libs[before_attach:]:
+            host.let_load()
+            wait_for_line(log, f"PID {host.proc.pid} loaded {lib} {LOADED}",
+                          rec)
+        host.start_turns(2)
+        host.line("done")
+        return host, rec, log
+
+    def assert_turns_p(self, rec, log):
+        """The recorder done: each copy's runs written."""
+        status = rec.wait(timeout=60)
+        with open(log) as f:
+            self.assertEqual(status, 0, f.read())
+        self.assert_turns(self.path("p.etdp"), 2)
+
+    def test_p_batched_two_copies_mapped_at_the_attach(self):
+        """Stopped while the host lives on: each copy's last runs, still
+        in its buffer on the main thread, are read from the process."""
+        host, rec, log = self.turns_p(2)
+        rec.send_signal(signal.SIGINT)
+        self.assert_turns_p(rec, log)
         self.assertEqual(host.finish(), 0, host.said())
-        self.assert_runs(out, 1)
+
+    def test_p_batched_two_copies_killed(self):
+        """The host killed once done: each copy's last runs, still in its
+        buffer on the main thread, are read as the thread exits."""
+        host, rec, log = self.turns_p(2)
+        host.kill()
+        self.assert_turns_p(rec, log)
+
+    def test_p_batched_second_copy_loaded_after_the_attach(self):
+        host, rec, log = self.turns_p(1)
+        self.assertEqual(host.finish(), 0, host.said())
+        self.assert_turns_p(rec, log)
 
     def test_a_child_of_a_script_loads_it(self):
         # record -- sh -c 'host ...; echo done': the host, a child the

@@ -243,6 +243,13 @@ static void worker_setup(struct worker *w)
 		w->tracer.mark = w->round * w->opts->threads + w->index;
 }
 
+/*
+ * Called after each execution when set: a host that runs two copies of
+ * this runtime on one thread (dlopen_host.c --alternate) turns to the
+ * other copy there.
+ */
+void (*example_after_execution)(void);
+
 static void worker_respawn(struct worker *w);
 
 static void worker_run(struct worker *w)
@@ -257,6 +264,8 @@ static void worker_run(struct worker *w)
 		if (i && w->opts->sleep_ms)
 			sleep_ms(w->opts->sleep_ms);
 		method_execute(w->method, a, &w->tracer);
+		if (example_after_execution)
+			example_after_execution();
 	}
 	memcpy(w->probabilities, method_output(a), sizeof(w->probabilities));
 	activations_free(a);

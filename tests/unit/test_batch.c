@@ -485,7 +485,7 @@ TEST(a_flush_repeats_nothing_read_before)
 	CHECK_EQ_INT(skipped, 1);
 	CHECK_EQ_INT(take(&bt, 2, 0x2000, 3, 8, 0, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, 0);
-	CHECK(batch_threads_find(&bt, 5)->pid == 2);
+	CHECK(batch_threads_find(&bt, 5, 0x2000)->pid == 2);
 	free(b);
 	batch_threads_free(&bt);
 }
@@ -922,38 +922,76 @@ TEST(a_named_log_without_metadata_is_short_and_comes_back_whole)
 }
 
 /*
- * A buffer read from the process whose flush the ring lost: the next
- * flush of the thread says how many of the events the kernel counted lost
- * were written; a flush that came says none.
+ * A buffer of thread 7's at `addr`, numbered `seq`, as its head says it,
+ * flushed `at` (0: read from the process), holding `len` bytes and `ev`
+ * events; what the recorder had of it before (`skip` bytes) and the events
+ * it said read from the process and lost.
  */
-TEST(events_read_before_their_flush_was_lost_are_told)
+struct take_step {
+	uint64_t addr, seq, at;
+	uint32_t len, ev, skip, lost;
+};
+
+static void take_steps(const struct take_step *steps, size_t n, size_t entries)
 {
 	struct batch_threads bt;
-	struct batch_buffer b = { .pid = 1, .tid = 7, .addr = 0x1000,
-				  .seq = 10, .len = 64, .nevents = 3 };
+	struct batch_buffer b = { .pid = 1, .tid = 7 };
 	uint32_t skip, skipped, read_lost;
-
-	/* (seq, flushed at, bytes, events) and the events said read and lost */
-	static const struct { uint64_t seq, at; uint32_t len, ev, lost; } steps[] = {
-		{ 10, 0, 64, 3, 0 },  /* read from the process */
-		{ 11, 5, 64, 9, 3 },  /* the next flush: 10's was lost */
-		{ 12, 0, 64, 2, 0 },  /* read again... */
-		{ 12, 6, 128, 4, 0 }, /* ...then its own flush came */
-		{ 13, 6, 128, 4, 0 },
-	};
-	unsigned int i;
+	size_t i;
 
 	batch_threads_init(&bt);
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+	for (i = 0; i < n; i++) {
+		b.addr = steps[i].addr;
 		b.seq = steps[i].seq;
 		b.flushed_at = steps[i].at;
 		b.len = steps[i].len;
 		b.nevents = steps[i].ev;
 		CHECK_EQ_INT(batch_threads_take(&bt, &b, &skip, &skipped,
 						&read_lost), 0);
+		CHECK_EQ_INT(skip, steps[i].skip);
 		CHECK_EQ_INT(read_lost, steps[i].lost);
+		CHECK_EQ_INT(batch_threads_find(&bt, 7, b.addr)->seq, b.seq);
 	}
+	CHECK_EQ_INT(bt.n, entries);
 	batch_threads_free(&bt);
+}
+
+/*
+ * A buffer read from the process whose flush the ring lost: the next
+ * flush of the thread says how many of the events the kernel counted lost
+ * were written; a flush that came says none.
+ */
+TEST(events_read_before_their_flush_was_lost_are_told)
+{
+	static const struct take_step steps[] = {
+		{ 0x1000, 10, 0, 64, 3, 0, 0 },   /* read from the process */
+		{ 0x1000, 11, 5, 64, 9, 0, 3 },   /* the next flush: 10's was lost */
+		{ 0x1000, 12, 0, 64, 2, 0, 0 },   /* read again... */
+		{ 0x1000, 12, 6, 128, 4, 64, 0 }, /* ...then its own flush came */
+		{ 0x1000, 13, 6, 128, 4, 0, 0 },
+	};
+
+	take_steps(steps, sizeof(steps) / sizeof(steps[0]), 1);
+}
+
+/*
+ * A thread's buffers in two copies of the runtime are two entries: one
+ * copy's flush moves nothing of the other's, whose flush then repeats
+ * nothing read before, and a read whose flush the ring lost is counted
+ * lost for its own buffer alone.
+ */
+TEST(a_threads_buffers_in_two_copies_are_kept_apart)
+{
+	static const struct take_step steps[] = {
+		{ 0x1000, 100, 0, 64, 3, 0, 0 },    /* the first's, read */
+		{ 0x2000, 900, 7, 32, 2, 0, 0 },    /* the second's flush */
+		{ 0x1000, 100, 8, 128, 6, 64, 0 },  /* the first's, after the read */
+		{ 0x1000, 100, 0, 160, 7, 128, 0 }, /* read again... */
+		{ 0x2000, 901, 9, 32, 2, 0, 0 },    /* ...the second's next loses none */
+		{ 0x1000, 101, 9, 32, 1, 0, 7 },    /* the first's next: its read's lost */
+	};
+
+	take_steps(steps, sizeof(steps) / sizeof(steps[0]), 2);
 }
 
 /*
@@ -995,6 +1033,141 @@ TEST(a_run_before_lost_buffers_that_began_with_the_next_is_whole)
 	}
 }
 
+/* Buffer `addr`'s flush, its number `seq`: one copy's of the runtime. */
+static struct etdump_rec_batch *flush_of_copy(uint32_t tid, uint64_t addr,
+					      uint64_t seq)
+{
+	struct etdump_rec_batch *b = flush_of(tid);
+
+	b->addr = addr;
+	((struct etdump_batch_head *)b->data)->seq = seq;
+	return b;
+}
+
+static void count_named(void *ctx, const struct etd_event *ev, uint32_t tid,
+			const char *thread)
+{
+	int *named = ctx;
+
+	(void)ev;
+	(void)tid;
+	*named += !strcmp(thread, "host");
+}
+
+/* The run's last event carries the note naming the thread "host". */
+static bool notes_host(const struct etd_run *r)
+{
+	const struct etd_event *ev = &r->events[r->nevents - 1];
+
+	return ev->has_metadata &&
+	       memmem(ev->metadata, ev->metadata_len, "thread=host", 11);
+}
+
+/*
+ * Two copies of the runtime on one thread, each with its buffer there:
+ * the first copy's buffer filled mid-run, and the second's run came
+ * before the rest of it. Each copy's run is whole and its own, both named
+ * as the thread is (its name was said once, before either).
+ */
+TEST(two_copies_on_one_thread_keep_their_runs_apart)
+{
+	struct etdump_rec_thread_name n = {
+		.hdr = { .type = ETDUMP_REC_THREAD_NAME, .size = sizeof(n),
+			 .pid = 1, .tid = 9 },
+		.name = "host",
+	};
+	struct collector *c = collector_new();
+	struct collector_stats stats;
+	struct etdump_rec_batch *b[3];
+	struct etd_dump d = { 0 };
+	int i, named = 0;
+
+	collector_set_event_hook(c, count_named, &named);
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 100, 0);
+	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 110, ARGS);
+	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 120, ARGS);
+	b[0] = flush_of_copy(9, 0x1000, 100);
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 130, 0);
+	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 140, ARGS);
+	add(ETDUMP_BATCH_END, EXEC, 0, 0, 150, 0);
+	b[1] = flush_of_copy(9, 0x2000, 500);
+	add(ETDUMP_BATCH_END, OP, 0, 0, 160, 0);
+	add(ETDUMP_BATCH_END, EXEC, 0, 0, 170, 0);
+	b[2] = flush_of_copy(9, 0x1000, 101);
+	CHECK_EQ_INT(collector_feed(c, &n, sizeof(n)), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_INT(collector_feed(c, b[i], sizeof(*b[i])), 0);
+	CHECK_EQ_INT(collector_finish(c, &d, &stats), 0);
+	CHECK_EQ_INT(stats.runs, 2);
+	CHECK_EQ_INT(stats.incomplete_runs, 0);
+	CHECK_EQ_INT(stats.threads, 1);
+	CHECK_EQ_INT(named, 3);
+	CHECK_EQ_INT(d.nruns, 2);
+	if (d.nruns == 2) {
+		CHECK_EQ_INT(d.runs[0].open_time, 100);
+		CHECK_EQ_INT(d.runs[0].nevents, 2);
+		CHECK_EQ_STR(d.runs[0].events[0].name, OP);
+		CHECK_EQ_INT(d.runs[0].events[0].start_time, 120);
+		CHECK_EQ_INT(d.runs[0].events[0].end_time, 160);
+		CHECK_EQ_INT(d.runs[0].events[1].end_time, 170);
+		CHECK_EQ_INT(d.runs[1].open_time, 130);
+		CHECK_EQ_INT(d.runs[1].nevents, 1);
+		CHECK_EQ_INT(d.runs[1].events[0].end_time, 150);
+		CHECK(notes_host(&d.runs[0]) && notes_host(&d.runs[1]));
+	}
+	for (i = 0; i < 3; i++)
+		free(b[i]);
+	collector_free(c);
+	etd_dump_free(&d);
+}
+
+/*
+ * The ring lost a flush of the first of two copies on a thread, and the
+ * kernel says so on the thread's next flush, the second copy's. That copy
+ * takes it as a thread of one copy does: its flush began with its run, so
+ * it lost nothing. The first copy cannot tell what was lost: it leaves out
+ * the run it had open (its end may have been lost) and keeps the next.
+ */
+TEST(a_loss_on_a_thread_of_two_copies_writes_no_run_short)
+{
+	struct collector *c = collector_new();
+	struct collector_stats stats;
+	struct etdump_rec_batch *b[3];
+	struct etd_dump d = { 0 };
+	int i;
+
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 100, 0);
+	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 110, ARGS);
+	add(ETDUMP_BATCH_END, EXEC, 0, 0, 120, 0);
+	b[0] = flush_of_copy(9, 0x1000, 100);
+	/* 0x1000's buffer 101 lost: it held the end of a run, a scope ended */
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 200, 0);
+	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 210, ARGS);
+	add(ETDUMP_BATCH_END, EXEC, 0, 0, 220, 0);
+	b[1] = flush_of_copy(9, 0x2000, 500);
+	b[1]->hdr.flags = ETDUMP_REC_F_LOST_BEFORE | ETDUMP_REC_F_LOST_BLOCK |
+			  ETDUMP_REC_F_LOST_CLEAN;
+	/* a buffer says the instruction state before a record takes it */
+	add(ETDUMP_BATCH_BLOCK, "Execute", 0, 0, 300, 0);
+	add(ETDUMP_BATCH_INSTRUCTION, NULL, -1, 0, 0, ARGS);
+	add(ETDUMP_BATCH_BEGIN, EXEC, -1, 0, 310, ARGS);
+	add(ETDUMP_BATCH_END, EXEC, 0, 0, 320, 0);
+	b[2] = flush_of_copy(9, 0x1000, 102);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_INT(collector_feed(c, b[i], sizeof(*b[i])), 0);
+	CHECK_EQ_INT(collector_finish(c, &d, &stats), 0);
+	CHECK_EQ_INT(stats.lost_runs, 1);
+	CHECK_EQ_INT(d.nruns, 2);
+	if (d.nruns == 2) {
+		CHECK_EQ_INT(d.runs[0].open_time, 200);
+		CHECK_EQ_INT(d.runs[1].open_time, 300);
+	}
+	for (i = 0; i < 3; i++)
+		free(b[i]);
+	collector_free(c);
+	etd_dump_free(&d);
+}
+
 int main(void)
 {
 	RUN(flush_becomes_the_per_scope_events);
@@ -1018,5 +1191,8 @@ int main(void)
 	RUN(a_named_log_without_metadata_is_short_and_comes_back_whole);
 	RUN(events_read_before_their_flush_was_lost_are_told);
 	RUN(a_run_before_lost_buffers_that_began_with_the_next_is_whole);
+	RUN(a_threads_buffers_in_two_copies_are_kept_apart);
+	RUN(two_copies_on_one_thread_keep_their_runs_apart);
+	RUN(a_loss_on_a_thread_of_two_copies_writes_no_run_short);
 	return TEST_SUMMARY();
 }

@@ -12,11 +12,10 @@
 #include "target/process_files.h"
 #include "target/process_objects.h"
 
-/* A file looked at once, by inode; a runtime: one with probes attached. */
+/* A file looked at once, by inode. */
 struct known_file {
 	dev_t dev;
 	ino_t ino;
-	bool runtime;
 };
 
 struct late_libraries {
@@ -44,36 +43,14 @@ static struct known_file *find(const struct late_libraries *l,
 	return NULL;
 }
 
-static int remember(struct late_libraries *l, const struct stat *st,
-		    bool runtime)
+static int remember(struct late_libraries *l, const struct stat *st)
 {
-	struct known_file *f = find(l, st);
-
-	if (f) {
-		f->runtime |= runtime;
+	if (find(l, st))
 		return 0;
-	}
-	if (grow_array((void **)&l->known, &l->cap, l->n, 1, sizeof(*f)))
+	if (grow_array((void **)&l->known, &l->cap, l->n, 1, sizeof(*l->known)))
 		return -ENOMEM;
-	l->known[l->n++] = (struct known_file){ st->st_dev, st->st_ino, runtime };
+	l->known[l->n++] = (struct known_file){ st->st_dev, st->st_ino };
 	return 0;
-}
-
-/*
- * Batched, each copy of the runtime keeps a buffer per thread, and the
- * recorder knows one buffer per thread: a second copy mapped beside the
- * first would have its runs mixed with the first's. Is one still mapped?
- */
-static bool another_copy_mapped(const struct late_libraries *l,
-				const struct path_list *files)
-{
-	const struct known_file *f;
-	size_t j;
-
-	for (j = 0; j < files->n; j++)
-		if ((f = find(l, &files->ids[j])) && f->runtime)
-			return true;
-	return false;
 }
 
 /*
@@ -90,7 +67,7 @@ static int seed_image(struct late_libraries *l, const char *exe)
 	if (process_objects(l->pid, exe, false, &files))
 		return 0;
 	for (i = 0; !ret && i < files.n; i++)
-		ret = remember(l, &files.ids[i], false);
+		ret = remember(l, &files.ids[i]);
 	path_list_free(&files);
 	return ret;
 }
@@ -132,7 +109,7 @@ int late_libraries_open(struct late_libraries **out, pid_t pid,
 	l->pid = pid;
 	for (i = 0; !ret && i < objs->n; i++)
 		if (!stat(objs->v[i].path, &st))
-			ret = remember(l, &st, objs->v[i].etdump > 0);
+			ret = remember(l, &st);
 	if (!ret && new_image(l, exe) == -ENOMEM)
 		ret = -ENOMEM;
 	if (ret) {
@@ -159,13 +136,6 @@ static int attach_file(struct late_libraries *l, struct capture *cap,
 						files->paths[at], label) : 0;
 		return ret < 0 ? ret : 0;
 	}
-	if (!capture_wants_probe(cap, "profile_begin") &&
-	    another_copy_mapped(l, files)) {
-		p_warn("PID %d loaded %s, a second runtime beside one recorded in batched mode: not recorded (the two would share each thread's batches); record with --precise",
-		       (int)l->pid, label);
-		probe_objects_free(&one);
-		return 0;
-	}
 	/* a followed child's events count from now on (a target's do) */
 	ret = fc ? follow_children_record(fc, l->pid, true) : 0;
 	if (!ret)
@@ -181,7 +151,7 @@ static int attach_file(struct late_libraries *l, struct capture *cap,
 	}
 	p_info("PID %d loaded %s after the attach: attached %d probe(s)",
 	       (int)l->pid, label, n);
-	return remember(l, &files->ids[at], true);
+	return 0;
 }
 
 int late_libraries_check(struct late_libraries *l, struct capture *cap,
@@ -206,7 +176,7 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 	for (i = 0; !ret && i < files.n; i++) {
 		if (find(l, &files.ids[i]))
 			continue;
-		ret = remember(l, &files.ids[i], false);
+		ret = remember(l, &files.ids[i]);
 		if (!ret && !follow_children_is_armed(fc, &files.ids[i]))
 			ret = attach_file(l, cap, fc, &files, i);
 	}

@@ -122,8 +122,7 @@ void record_no_runs(const struct record_opts *o,
 		why = "the probes fired but opened no run";
 	else
 		why = "no probe fired: the target ran nothing traced while attached; "
-		      "another recorder may hold its batched probes; "
-		      "a library it loads later is not seen (attach with -p once it is loaded)";
+		      "another recorder may hold its batched probes";
 	p_err("no complete run recorded, %s written: %s",
 	      o->output ? "no ETDump" : "nothing", why);
 	if (o->raw)

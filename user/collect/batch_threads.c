@@ -15,27 +15,32 @@ void batch_threads_free(struct batch_threads *bt)
 	batch_threads_init(bt);
 }
 
-static size_t home(const struct batch_threads *bt, uint32_t tid)
+/* a buffer's address is 64-byte aligned: its low bits say nothing */
+static size_t home(const struct batch_threads *bt, uint32_t tid, uint64_t addr)
 {
-	return (tid * 2654435761u) & (bt->cap - 1);
+	uint64_t key = ((uint64_t)tid << 32 ^ addr >> 6) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(key >> 32) & (bt->cap - 1);
 }
 
-static struct batch_thread *lookup(const struct batch_threads *bt, uint32_t tid)
+static struct batch_thread *lookup(const struct batch_threads *bt, uint32_t tid,
+				   uint64_t addr)
 {
 	size_t i;
 
 	if (!bt->cap)
 		return NULL;
-	for (i = home(bt, tid); bt->slot[i].tid; i = (i + 1) & (bt->cap - 1))
-		if (bt->slot[i].tid == tid)
+	for (i = home(bt, tid, addr); bt->slot[i].tid;
+	     i = (i + 1) & (bt->cap - 1))
+		if (bt->slot[i].tid == tid && bt->slot[i].addr == addr)
 			return &bt->slot[i];
 	return NULL;
 }
 
 const struct batch_thread *batch_threads_find(const struct batch_threads *bt,
-					      uint32_t tid)
+					      uint32_t tid, uint64_t addr)
 {
-	return lookup(bt, tid);
+	return lookup(bt, tid, addr);
 }
 
 static int grow(struct batch_threads *bt)
@@ -49,7 +54,8 @@ static int grow(struct batch_threads *bt)
 	for (i = 0; i < bt->cap; i++) {
 		if (!bt->slot[i].tid)
 			continue;
-		for (j = home(&bigger, bt->slot[i].tid); bigger.slot[j].tid;
+		for (j = home(&bigger, bt->slot[i].tid, bt->slot[i].addr);
+		     bigger.slot[j].tid;
 		     j = (j + 1) & (bigger.cap - 1))
 			;
 		bigger.slot[j] = bt->slot[i];
@@ -60,16 +66,19 @@ static int grow(struct batch_threads *bt)
 	return 0;
 }
 
-static struct batch_thread *add(struct batch_threads *bt, uint32_t tid)
+static struct batch_thread *add(struct batch_threads *bt, uint32_t tid,
+				uint64_t addr)
 {
 	size_t i;
 
 	if ((bt->n + 1) * 2 > bt->cap && grow(bt))
 		return NULL;
-	for (i = home(bt, tid); bt->slot[i].tid; i = (i + 1) & (bt->cap - 1))
+	for (i = home(bt, tid, addr); bt->slot[i].tid;
+	     i = (i + 1) & (bt->cap - 1))
 		;
 	bt->n++;
 	bt->slot[i].tid = tid;
+	bt->slot[i].addr = addr;
 	return &bt->slot[i];
 }
 
@@ -77,16 +86,16 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 		       uint32_t *skip, uint32_t *skipped_new,
 		       uint32_t *read_lost)
 {
-	struct batch_thread *t = lookup(bt, b->tid);
+	struct batch_thread *t = lookup(bt, b->tid, b->addr);
 
 	*skip = 0;
 	*skipped_new = b->skipped;
 	*read_lost = 0;
 	if (!t) {
-		t = add(bt, b->tid);
+		t = add(bt, b->tid, b->addr);
 		if (!t)
 			return -ENOMEM;
-	} else if (t->pid == b->pid && t->addr == b->addr) {
+	} else if (t->pid == b->pid) {
 		/* an earlier buffer, or this one read as far before */
 		if (b->seq < t->seq ||
 		    (b->seq == t->seq && b->len <= t->taken &&
@@ -104,7 +113,6 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 		}
 	}
 	t->pid = b->pid;
-	t->addr = b->addr;
 	t->seq = b->seq;
 	t->taken = b->len;
 	t->skipped = b->skipped;
@@ -117,10 +125,10 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 int batch_threads_lend(struct batch_threads *bt, const struct batch_buffer *b,
 		       bool lent)
 {
-	struct batch_thread *t = lookup(bt, b->tid);
+	struct batch_thread *t = lookup(bt, b->tid, b->addr);
 
 	if (!t) {
-		t = add(bt, b->tid);
+		t = add(bt, b->tid, b->addr);
 		if (!t)
 			return -ENOMEM;
 	}
@@ -129,7 +137,6 @@ int batch_threads_lend(struct batch_threads *bt, const struct batch_buffer *b,
 		return 0;
 	/* the child's: taken, never emitted */
 	t->pid = b->pid;
-	t->addr = b->addr;
 	t->seq = b->seq;
 	t->taken = b->len;
 	t->skipped = b->skipped;

@@ -4,7 +4,10 @@
  * which buffer (its sequence number) and how far into it, so that a flush
  * repeats nothing the recorder read from the process before (an idle
  * thread's buffer, read at the end or while it idles), and where the
- * buffer lives, to read it.
+ * buffer lives, to read it. A thread has a buffer in each copy of the
+ * runtime it runs (two libraries carrying the probes, each its own
+ * thread-local buffer): an entry is a buffer, found by its thread and its
+ * address, so that one copy's flushes never move how far another's came.
  */
 #ifndef ETDUMP_BATCH_THREADS_H
 #define ETDUMP_BATCH_THREADS_H
@@ -16,7 +19,7 @@
 struct batch_thread {
 	uint32_t pid;
 	uint32_t tid;       /* the writer of the buffer; 0: a free slot */
-	uint64_t addr;      /* its buffer in the process */
+	uint64_t addr;      /* its buffer in the process: with tid, the key */
 	uint64_t seq;       /* the last buffer taken from */
 	uint32_t taken;     /* bytes of its records taken */
 	uint32_t skipped;   /* runs it said were left out (--every) */
@@ -64,8 +67,8 @@ int batch_threads_take(struct batch_threads *bt, const struct batch_buffer *b,
 int batch_threads_lend(struct batch_threads *bt, const struct batch_buffer *b,
 		       bool lent);
 
-/* The thread's entry, or NULL. */
+/* The entry of the thread's buffer at addr, or NULL. */
 const struct batch_thread *batch_threads_find(const struct batch_threads *bt,
-					      uint32_t tid);
+					      uint32_t tid, uint64_t addr);
 
 #endif /* ETDUMP_BATCH_THREADS_H */

@@ -82,18 +82,27 @@ int collector_set_counters(struct collector *c, const char *const *names,
 	return 0;
 }
 
-static struct thread_state *thread_get(struct collector *c, uint32_t tid)
+/*
+ * The state of thread tid's stream (collector_state.h): a stream new to a
+ * thread takes the name the thread's others have.
+ */
+static struct thread_state *thread_get(struct collector *c, uint32_t tid,
+				       uint64_t stream)
 {
 	struct thread_state *t;
-	size_t i;
+	size_t i, named = c->nthreads;
 
-	if (c->nthreads && c->threads[c->last].tid == tid)
+	if (c->nthreads && c->threads[c->last].tid == tid &&
+	    c->threads[c->last].stream == stream)
 		return &c->threads[c->last];
 	for (i = 0; i < c->nthreads; i++) {
-		if (c->threads[i].tid == tid) {
+		if (c->threads[i].tid != tid)
+			continue;
+		if (c->threads[i].stream == stream) {
 			c->last = i;
 			return &c->threads[i];
 		}
+		named = i;
 	}
 	t = realloc(c->threads, (c->nthreads + 1) * sizeof(*t));
 	if (!t)
@@ -101,7 +110,10 @@ static struct thread_state *thread_get(struct collector *c, uint32_t tid)
 	c->threads = t;
 	t = &c->threads[c->nthreads];
 	memset(t, 0, sizeof(*t));
+	if (named < c->nthreads)
+		memcpy(t->name, c->threads[named].name, sizeof(t->name));
 	t->tid = tid;
+	t->stream = stream;
 	t->chain = -1;
 	t->instr = 0;
 	c->last = c->nthreads++;
@@ -314,10 +326,13 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 			return err < 0 ? err : 0;
 		c->stats.runs_skipped += skipped;
 	}
+	/* its records are its buffer's stream's */
+	c->flush_stream = b->addr;
 	if (!err)
 		err = batch_expand(b, skip, c->min_ts,
 				   b->len ? line_of(c, &head) : NULL,
 				   feed_expanded, intern_flush_name, c, &bs);
+	c->flush_stream = 0;
 	c->stats.flushes_on_line += bs.on_line;
 	c->stats.flushes_between_anchors += bs.between_anchors;
 	c->stats.stale += bs.stale;
@@ -405,10 +420,64 @@ static int note_loss(struct collector *c, struct thread_state *t,
 	return err;
 }
 
+/*
+ * The ring lost records of thread t's before this flush of one stream of
+ * its. The kernel keeps a thread's losses, not a buffer's: with two copies
+ * of the runtime on the thread, what was lost may be the other copy's
+ * flush. The flush's own stream takes the loss as a thread with one copy
+ * does (it lost nothing when its next run begins whole); the thread's
+ * other streams take one they cannot tell the kind of: whatever run each
+ * has open is left out, and so is what comes before its next block.
+ */
+static void flush_loss(struct collector *c, struct thread_state *t,
+		       uint16_t flags)
+{
+	struct thread_state *u;
+
+	if (!(flags & ETDUMP_REC_F_LOST_BEFORE))
+		return;
+	/* a loss no record took yet is older: the run open lost records */
+	t->flush_lost_clean = !t->flush_lost && (flags & ETDUMP_REC_F_LOST_CLEAN);
+	t->flush_lost_block |= !!(flags & ETDUMP_REC_F_LOST_BLOCK);
+	t->flush_lost = true;
+	for (size_t i = 0; i < c->nthreads; i++) {
+		u = &c->threads[i];
+		if (u == t || u->tid != t->tid || !u->stream)
+			continue;
+		u->flush_lost = true;
+		u->flush_lost_block = true;
+		u->flush_lost_clean = false;
+	}
+}
+
+/*
+ * What the ring says of a thread, not of one of its streams: its name
+ * (before its first record of any), and that its last records were lost
+ * (which stream's, the kernel does not tell: each takes it).
+ */
+static void on_thread_record(struct collector *c, const struct etdump_rec_hdr *h)
+{
+	struct thread_state *u;
+
+	for (size_t i = 0; i < c->nthreads; i++) {
+		u = &c->threads[i];
+		if (u->tid != h->tid)
+			continue;
+		if (h->type == ETDUMP_REC_THREAD_NAME) {
+			collector_thread_named(u, (const void *)h);
+			continue;
+		}
+		u->lost_at_end = true;
+		u->lost_tail_clean = (h->flags & ETDUMP_REC_F_LOST_BLOCK) &&
+				     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
+	}
+}
+
 int collector_feed(struct collector *c, const void *rec, size_t len)
 {
 	const struct etdump_rec_hdr *h = rec;
 	struct thread_state *t;
+	uint64_t stream = c->flush_stream;
 
 	if (len < sizeof(*h) || !record_valid(h, len)) {
 		c->stats.records++;
@@ -421,25 +490,20 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	c->stats.records++;
 	if (h->type == ETDUMP_REC_KEPT_EVERY)
 		return on_kept_every(c, rec);
-	t = thread_get(c, h->tid);
+	if (h->type == ETDUMP_REC_BATCH)
+		stream = ((const struct etdump_rec_batch *)rec)->addr;
+	t = thread_get(c, h->tid, stream);
 	if (!t)
 		return -ENOMEM;
 	/* not a record of a run's: a loss before it is the next record's */
-	if (h->type == ETDUMP_REC_THREAD_NAME) {
-		collector_thread_named(t, rec);
+	if (h->type == ETDUMP_REC_THREAD_NAME ||
+	    h->type == ETDUMP_REC_LOST_TAIL) {
+		on_thread_record(c, h);
 		return 0;
 	}
-	if (h->type == ETDUMP_REC_LOST_TAIL) {
-		t->lost_at_end = true;
-		t->lost_tail_clean = (h->flags & ETDUMP_REC_F_LOST_BLOCK) &&
-				     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
-		return 0;
-	}
-	if (h->type == ETDUMP_REC_BATCH) {
-		t->flush_lost = h->flags & ETDUMP_REC_F_LOST_BEFORE;
-		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
-		t->flush_lost_clean = h->flags & ETDUMP_REC_F_LOST_CLEAN;
-	} else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost) {
+	if (h->type == ETDUMP_REC_BATCH)
+		flush_loss(c, t, h->flags);
+	else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost) {
 		int err = note_loss(c, t, h);
 
 		if (err)
@@ -528,6 +592,19 @@ const char *collector_run_note(const struct collector *c)
 	return c->run_note;
 }
 
+/*
+ * Has an earlier state the thread of state i (a worker's, when `worker`)?
+ * A thread is counted once, whatever streams it has.
+ */
+static bool thread_counted(const struct collector *c, size_t i, bool worker)
+{
+	for (size_t j = 0; j < i; j++)
+		if (c->threads[j].tid == c->threads[i].tid &&
+		    (!worker || c->threads[j].worker))
+			return true;
+	return false;
+}
+
 /* Scopes begun in runs before and never ended, not across a loss. */
 static uint64_t unclosed(const struct thread_state *t)
 {
@@ -579,11 +656,11 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 	}
 	/* workers' events no run was open for */
 	for (i = 0; i < c->nthreads; i++) {
-		if (c->threads[i].worker)
+		if (c->threads[i].worker && !thread_counted(c, i, true))
 			c->stats.worker_threads++;
+		c->stats.threads += !thread_counted(c, i, false);
 		collector_held_drop(c, &c->threads[i]);
 	}
-	c->stats.threads = c->nthreads;
 	if (stats)
 		*stats = c->stats;
 	return err;
@@ -592,10 +669,21 @@ int collector_close(struct collector *c, struct collector_stats *stats)
 void collector_each_loss(const struct collector *c, collector_loss_fn fn,
 			 void *ctx)
 {
-	for (size_t i = 0; i < c->nthreads; i++)
-		if (c->threads[i].lost_runs)
-			fn(ctx, c->threads[i].tid, c->threads[i].lost_runs,
-			   c->threads[i].lost_received);
+	uint64_t runs, received;
+
+	for (size_t i = 0; i < c->nthreads; i++) {
+		if (thread_counted(c, i, false))
+			continue;
+		runs = received = 0;
+		for (size_t j = i; j < c->nthreads; j++) {
+			if (c->threads[j].tid != c->threads[i].tid)
+				continue;
+			runs += c->threads[j].lost_runs;
+			received += c->threads[j].lost_received;
+		}
+		if (runs)
+			fn(ctx, c->threads[i].tid, runs, received);
+	}
 }
 
 struct run_log *collector_log(struct collector *c)

@@ -47,8 +47,17 @@ struct held_event {
 	uint64_t at;
 };
 
+/*
+ * A thread's records of one stream: the per-scope probes' (stream 0), or a
+ * batched buffer's (its address). Each copy of the runtime a thread runs
+ * (two libraries carrying the probes) keeps a buffer of its own there and
+ * flushes it when it fills (mid-run) or a run ends late enough, so one
+ * copy's run may arrive in parts with the other's between: each stream
+ * keeps its own scopes, run and losses, and is named as its thread is.
+ */
 struct thread_state {
 	uint32_t tid;
+	uint64_t stream;
 	/* its comm as its last THREAD_NAME record said, or "" */
 	char name[ETDUMP_THREAD_NAME_LEN];
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
@@ -105,6 +114,7 @@ struct collector {
 	uint64_t events_seen;
 	/* the name of the batched record fed now, interned with its flush */
 	const char *flush_name;
+	uint64_t flush_stream;  /* the buffer whose records are fed now, or 0 */
 	uint64_t min_ts;        /* every probe in place: runs open after it */
 	/* the kernel's clock as lines of the counter, in the order read */
 	struct etdump_rec_clock *lines;
