@@ -21,6 +21,7 @@ struct collector *collector_new(void)
 	if (!c)
 		return NULL;
 	batch_threads_init(&c->batches);
+	c->note_gen = 1;
 	c->log = run_log_new();
 	c->names = strtab_new();
 	if (!c->log || !c->names) {
@@ -56,6 +57,7 @@ void collector_set_ahead(struct collector *c, collector_run_fn ahead,
 int collector_set_run_note(struct collector *c, const char *text)
 {
 	free(c->run_note);
+	c->note_gen++;
 	c->run_note = strdup(text);
 	return c->run_note ? 0 : -ENOMEM;
 }

@@ -192,11 +192,21 @@ static int doubtful_event(struct collector *c, struct thread_state *t)
 	return 0;
 }
 
+/* The note of the thread's runs (its name), made once for all of them. */
+static size_t thread_note(const struct collector *c, struct thread_state *t)
+{
+	if (t->note_gen != c->note_gen) {
+		t->note_len = run_note_thread_text(c->run_note, t->name,
+						   t->note, sizeof(t->note));
+		t->note_gen = c->note_gen;
+	}
+	return t->note_len;
+}
+
 int collector_on_end(struct collector *c, struct thread_state *t,
 		     const struct etdump_rec_end *r)
 {
 	bool delegate = r->hdr.type == ETDUMP_REC_DELEGATE_END;
-	char note[256];
 	size_t note_len = 0;
 	struct etd_event ev;
 	struct scope *s;
@@ -236,11 +246,10 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 		ev.name = (char *)s->name;
 		/* the run's outermost event says its thread's name */
 		if (!t->depth && t->in_run && t->name[0] && !ev.counters.n)
-			note_len = run_note_thread_text(c->run_note, t->name,
-							note, sizeof(note));
+			note_len = thread_note(c, t);
 		if (note_len) {
 			ev.has_metadata = true;
-			ev.metadata = (uint8_t *)note;
+			ev.metadata = (uint8_t *)t->note;
 			ev.metadata_len = note_len;
 		} else if (c->run_note && !t->depth) {
 			ev.has_metadata = true;

@@ -51,6 +51,14 @@ struct thread_state {
 	uint32_t tid;
 	/* its comm as its last THREAD_NAME record said, or "" */
 	char name[ETDUMP_THREAD_NAME_LEN];
+	/*
+	 * The note its runs' outermost events carry (run_note_thread_text()),
+	 * made once, not at every run: valid while note_gen is the
+	 * collector's (0: never)
+	 */
+	char note[256];
+	size_t note_len;
+	uint32_t note_gen;
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
 	int32_t instr;
 	bool in_run;            /* run holds the run open on this thread */
@@ -111,6 +119,7 @@ struct collector {
 	size_t nlines;
 	bool gapped;            /* collector_gap() was called */
 	char *run_note;         /* collector_set_run_note() */
+	uint32_t note_gen;      /* changes with run_note: threads' notes stale */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
@@ -156,6 +165,7 @@ static inline void collector_thread_named(struct thread_state *t,
 {
 	memcpy(t->name, r->name, sizeof(t->name));
 	t->name[sizeof(t->name) - 1] = '\0';
+	t->note_gen = 0;
 }
 /* `at`: when the event was written (its end, or its log). */
 int collector_add_event(struct collector *c, struct thread_state *t,
