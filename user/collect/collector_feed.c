@@ -189,6 +189,23 @@ static bool counters_fit(const struct etdump_rec_hdr *h, size_t at)
 				       sizeof(struct etdump_counter_sample);
 }
 
+/*
+ * ETDumpGen wants a delegate's event to have a string or an int id: with
+ * neither, it would pass for a framework one, metadata and all (the int
+ * is an int32 in the ETDump). A begin's string is its token, a log's its
+ * name.
+ */
+static bool delegate_ids_valid(uint8_t type, uint64_t token, int64_t id_int,
+			       uint16_t name_len)
+{
+	if (type == ETDUMP_REC_DELEGATE_BEGIN)
+		return token || (int32_t)id_int != -1;
+	if (type == ETDUMP_REC_DELEGATE_LOG)
+		return (name_len && name_len != ETDUMP_NAME_UNREAD) ||
+		       (int32_t)id_int != -1;
+	return true;
+}
+
 static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 {
 	size_t min = record_min_size(h->type);
@@ -200,12 +217,7 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 		return false;
 	switch (h->type) {
 	case ETDUMP_REC_DELEGATE_BEGIN:
-		/*
-		 * ETDumpGen wants a string or an int id: with neither, the
-		 * event would pass for a framework one, metadata and all
-		 * (the int is an int32 in the ETDump)
-		 */
-		if (!b->token && (int32_t)b->id_int == -1)
+		if (!delegate_ids_valid(h->type, b->token, b->id_int, 0))
 			return false;
 		/* fall through */
 	case ETDUMP_REC_PROFILE_BEGIN:
@@ -217,8 +229,7 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 		       counters_fit(h, offsetof(struct etdump_rec_end, counters));
 	case ETDUMP_REC_DELEGATE_LOG:
 		return d->meta_len <= ETDUMP_META_MAX &&
-		       ((d->name_len && d->name_len != ETDUMP_NAME_UNREAD) ||
-			(int32_t)d->id_int != -1);
+		       delegate_ids_valid(h->type, 0, d->id_int, d->name_len);
 	case ETDUMP_REC_BATCH:
 		return ((const struct etdump_rec_batch *)h)->len <=
 		       h->size - offsetof(struct etdump_rec_batch, data);
@@ -229,14 +240,39 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 	return true;
 }
 
-static int feed_expanded(void *ctx, const void *rec, size_t len,
-			 const char *name)
+static int note_loss(struct collector *c, struct thread_state *t,
+		     uint8_t type, uint16_t flags, uint64_t ts);
+static int feed_fields(struct collector *c, struct thread_state *t,
+		       const struct rec_fields *f);
+
+/*
+ * A batched flush's record, from its fields (batch_each()): what
+ * collector_feed() does with the record they make, without making it and
+ * reading it back. Such a record is valid by its making but for a
+ * delegate's ids.
+ */
+static int feed_batched(void *ctx, const struct rec_fields *f,
+			const char *name)
 {
 	struct collector *c = ctx;
+	struct thread_state *t;
 	int err;
 
+	c->stats.records++;
+	if (!delegate_ids_valid(f->type, f->token, f->id_int, f->name_len)) {
+		c->stats.bad_records++;
+		return -EINVAL;
+	}
+	t = thread_get(c, f->tid);
+	if (!t)
+		return -ENOMEM;
+	if (t->flush_lost) {
+		err = note_loss(c, t, f->type, f->flags, f->ts);
+		if (err)
+			return err;
+	}
 	c->flush_name = name;
-	err = collector_feed(c, rec, len);
+	err = feed_fields(c, t, f);
 	c->flush_name = NULL;
 	return err;
 }
@@ -317,9 +353,9 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 		c->stats.runs_skipped += skipped;
 	}
 	if (!err)
-		err = batch_expand(b, skip, c->min_ts,
-				   b->len ? line_of(c, &head) : NULL,
-				   feed_expanded, intern_flush_name, c, &bs);
+		err = batch_each(b, skip, c->min_ts,
+				 b->len ? line_of(c, &head) : NULL,
+				 feed_batched, intern_flush_name, c, &bs);
 	c->stats.flushes_on_line += bs.on_line;
 	c->stats.flushes_between_anchors += bs.between_anchors;
 	c->stats.stale += bs.stale;
@@ -379,15 +415,15 @@ static void open_unseen_run(struct collector *c, struct thread_state *t,
  * whose scopes are side by side, which no open scope tells.)
  */
 static int note_loss(struct collector *c, struct thread_state *t,
-		     const struct etdump_rec_hdr *h)
+		     uint8_t type, uint16_t flags, uint64_t ts)
 {
 	bool whole_runs = t->flush_lost && t->flush_lost_clean &&
-			  h->type == ETDUMP_REC_BLOCK && !run_has_open_scope(t);
+			  type == ETDUMP_REC_BLOCK && !run_has_open_scope(t);
 
-	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
+	bool lost_block = (flags & ETDUMP_REC_F_LOST_BLOCK) ||
 			  t->flush_lost_block;
 	bool clean = t->flush_lost_clean ||
-		     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
+		     (flags & ETDUMP_REC_F_LOST_CLEAN);
 	int err = 0;
 
 	t->flush_lost = false;
@@ -398,13 +434,97 @@ static int note_loss(struct collector *c, struct thread_state *t,
 	t->loss_epoch++;
 	/* the lost buffers began with the next run: this one is whole */
 	if (t->in_run && clean && lost_block && !run_has_open_scope(t))
-		err = collector_close_run(c, t, h->ts);
+		err = collector_close_run(c, t, ts);
 	if (t->in_run)
 		t->run.lost_events = true;
 	else if (lost_block)
-		open_unseen_run(c, t, h->ts);
+		open_unseen_run(c, t, ts);
 	t->state_lost = true;
 	return err;
+}
+
+/* A scope's record (a block, begin, end, instruction or log) as its fields. */
+static void fields_of_record(const struct etdump_rec_hdr *h,
+			     struct rec_fields *f)
+{
+	const struct etdump_rec_block *blk = (const void *)h;
+	const struct etdump_rec_begin *b = (const void *)h;
+	const struct etdump_rec_end *e = (const void *)h;
+	const struct etdump_rec_instruction *in = (const void *)h;
+	const struct etdump_rec_delegate_log *d = (const void *)h;
+
+	rec_fields_clear(f);
+	f->type = h->type;
+	f->ncounters = h->ncounters;
+	f->flags = h->flags;
+	f->cpu = h->cpu;
+	f->pid = h->pid;
+	f->tid = h->tid;
+	f->ts = h->ts;
+	switch (h->type) {
+	case ETDUMP_REC_BLOCK:
+		f->name = blk->name;
+		f->name_len = blk->name_len;
+		break;
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		f->token = b->token;
+		f->chain = b->chain;
+		f->instr = b->instr;
+		f->id_int = b->id_int;
+		f->name = b->name;
+		f->name_len = b->name_len;
+		f->switches = b->switches;
+		f->counters = b->counters;
+		break;
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		f->token = e->token;
+		f->meta = e->meta;
+		f->meta_len = e->meta_len;
+		f->meta_len_orig = e->meta_len_orig;
+		f->switches = e->switches;
+		f->counters = e->counters;
+		break;
+	case ETDUMP_REC_INSTRUCTION:
+		f->chain = in->chain;
+		f->instr = in->instr;
+		break;
+	case ETDUMP_REC_DELEGATE_LOG:
+		f->start = d->start;
+		f->end = d->end;
+		f->id_int = d->id_int;
+		f->name = d->name;
+		f->name_len = d->name_len;
+		f->meta = d->meta;
+		f->meta_len = d->meta_len;
+		f->meta_len_orig = d->meta_len_orig;
+		break;
+	}
+}
+
+/* A scope's record into the thread's runs, whichever way it came. */
+static int feed_fields(struct collector *c, struct thread_state *t,
+		       const struct rec_fields *f)
+{
+	switch (f->type) {
+	case ETDUMP_REC_BLOCK:
+		return collector_on_block(c, t, f);
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return collector_on_begin(c, t, f);
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return collector_on_end(c, t, f);
+	case ETDUMP_REC_INSTRUCTION:
+		t->state_lost = false;
+		t->chain = f->chain;
+		t->instr = f->instr;
+		return 0;
+	case ETDUMP_REC_DELEGATE_LOG:
+		return collector_on_delegate_log(c, t, f);
+	}
+	return 0;
 }
 
 int collector_feed(struct collector *c, const void *rec, size_t len)
@@ -442,27 +562,24 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 		t->flush_lost_block = h->flags & ETDUMP_REC_F_LOST_BLOCK;
 		t->flush_lost_clean = h->flags & ETDUMP_REC_F_LOST_CLEAN;
 	} else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost) {
-		int err = note_loss(c, t, h);
+		int err = note_loss(c, t, h->type, h->flags, h->ts);
 
 		if (err)
 			return err;
 	}
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
-		return collector_on_block(c, t, rec);
 	case ETDUMP_REC_PROFILE_BEGIN:
 	case ETDUMP_REC_DELEGATE_BEGIN:
-		return collector_on_begin(c, t, rec);
 	case ETDUMP_REC_PROFILE_END:
 	case ETDUMP_REC_DELEGATE_END:
-		return collector_on_end(c, t, rec);
 	case ETDUMP_REC_INSTRUCTION:
-		t->state_lost = false;
-		t->chain = ((const struct etdump_rec_instruction *)rec)->chain;
-		t->instr = ((const struct etdump_rec_instruction *)rec)->instr;
-		return 0;
-	case ETDUMP_REC_DELEGATE_LOG:
-		return collector_on_delegate_log(c, t, rec);
+	case ETDUMP_REC_DELEGATE_LOG: {
+		struct rec_fields f;
+
+		fields_of_record(h, &f);
+		return feed_fields(c, t, &f);
+	}
 	case ETDUMP_REC_BATCH:
 		return on_batch(c, rec);
 	case ETDUMP_REC_VALUE:

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "collect/batch_threads.h"
 #include "collect/collector.h"
+#include "collect/rec_fields.h"
 #include "collect/value_capture.h"
 #include "lib/strtab.h"
 #include "model/run_log.h"
@@ -181,14 +182,15 @@ int collector_close_run(struct collector *c, struct thread_state *t,
 void collector_discard_run(struct collector *c, struct thread_state *t);
 
 /* collector_scopes.c */
+/* a ring record's fields or a batched flush's (rec_fields.h) */
 int collector_on_block(struct collector *c, struct thread_state *t,
-		       const struct etdump_rec_block *r);
+		       const struct rec_fields *r);
 int collector_on_begin(struct collector *c, struct thread_state *t,
-		       const struct etdump_rec_begin *r);
+		       const struct rec_fields *r);
 int collector_on_end(struct collector *c, struct thread_state *t,
-		     const struct etdump_rec_end *r);
+		     const struct rec_fields *r);
 int collector_on_delegate_log(struct collector *c, struct thread_state *t,
-			      const struct etdump_rec_delegate_log *r);
+			      const struct rec_fields *r);
 /* record --values: a DebugEvent in the thread's run when one is whole */
 int collector_on_value(struct collector *c, struct thread_state *t,
 		       const struct etdump_rec_hdr *h);
