@@ -84,13 +84,12 @@ int collector_set_counters(struct collector *c, const char *const *names,
 	return 0;
 }
 
-static struct thread_state *thread_get(struct collector *c, uint32_t tid)
+/* A thread other than the last one fed: found, or added. */
+static struct thread_state *thread_find(struct collector *c, uint32_t tid)
 {
 	struct thread_state *t;
 	size_t i;
 
-	if (c->nthreads && c->threads[c->last].tid == tid)
-		return &c->threads[c->last];
 	for (i = 0; i < c->nthreads; i++) {
 		if (c->threads[i].tid == tid) {
 			c->last = i;
@@ -108,6 +107,15 @@ static struct thread_state *thread_get(struct collector *c, uint32_t tid)
 	t->instr = 0;
 	c->last = c->nthreads++;
 	return t;
+}
+
+/* Most records are of the thread the last one was: a batched flush's all. */
+static inline struct thread_state *thread_get(struct collector *c,
+					      uint32_t tid)
+{
+	if (c->nthreads && c->threads[c->last].tid == tid)
+		return &c->threads[c->last];
+	return thread_find(c, tid);
 }
 
 /* A bounded name from a record, interned, made valid UTF-8 for flatc. */
