@@ -120,6 +120,7 @@ DEFAULT_REPS = 5
 USER_EXECUTIONS = 200_000       # row 5c: as the issue measured it
 USER_TRIALS = 2                  # recordings of it (80 s each here)
 USER_TOGETHER = False            # the raw capture beside the last one
+IDLE_SECONDS = 1                 # row 5c: an idle recording, its length
 WRITER_EVENTS = 1_000_000
 CONVERT_EVENTS = 3_200_000       # row 5: a raw capture of runs of 16
 MODEL_EXECUTIONS = 1000
@@ -644,15 +645,21 @@ def row_writer(b, table, reps):
     row_convert(b, table, reps)
 
 
-def convert_walls(b, raw, out, reps):
+def convert_walls(b, raw, out, reps, cpus=None):
     """The wall time of each of reps converts of raw into out, from start
-    to the file written (synced, as convert writes it)."""
+    to the file written (synced, as convert writes it); each one's CPU
+    (user + sys) appended to cpus if given."""
     walls = []
     for _ in range(reps):
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         subprocess.run([os.path.join(b.dir, "etdump-bpf"), "convert", "-f",
                         raw, "-o", out], stderr=subprocess.PIPE, check=True)
         walls.append(time.monotonic() - t0)
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if cpus is not None:
+            cpus.append(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime -
+                        ru0.ru_stime)
     return walls
 
 
@@ -747,6 +754,28 @@ def user_recordings(b, specs):
     return out
 
 
+def idle_recording(b, seconds):
+    """The CPU of record -p of the example runtime held still for `seconds`
+    (no event: it exits 1, nothing recorded): what a recording costs the
+    recorder whatever its events, its load, attach, end and the wakeups
+    of that time."""
+    with tempfile.TemporaryDirectory(prefix="etdump-bench-") as tmp:
+        target = subprocess.Popen([b.example, "-n", "1", "--wait-signal"],
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            if not target.stdout.readline().startswith("ready "):
+                raise RuntimeError("example-runtime not ready")
+            t = Record(b.dir, BATCHED_MODE[1] + ["-d", str(seconds)]).start(
+                target.pid, b.example, tmp)
+            res = t.output(None, timeout=seconds + 60)
+            settle()
+        finally:
+            target.kill()
+            target.wait()
+    return res["cpu_s"]
+
+
 def row_recorder(b, table, reps):
     """Row 5c: what the issue measured: the recorder's CPU per event of a
     recording of the example runtime at the pace it runs (~40,000 events
@@ -769,7 +798,10 @@ def row_recorder(b, table, reps):
                 f"{got[0]['cpu_s'] * 1e9 / got[0]['events']:.0f} ns/event")
         if not USER_TOGETHER:
             rr = user_recordings(b, [capture])[0]
-        walls = convert_walls(b, raw, os.path.join(tmp, "c.etdp"), reps)
+        cpus = []
+        walls = convert_walls(b, raw, os.path.join(tmp, "c.etdp"), reps,
+                              cpus)
+        fixed = idle_recording(b, IDLE_SECONDS)
     per_event = [r["cpu_s"] * 1e9 / r["events"] for r in trials]
     events = trials[0]["events"]
     table.section(f"5c. the recorder as a user measures it: record -p of "
@@ -788,6 +820,15 @@ def row_recorder(b, table, reps):
               f"{user:.2f} / {sys_:.2f} s over {wall:.0f} s of the "
               f"runtime's; {max(r['dropped'] for r in trials):,} dropped "
               f"(goal: 100 ns)")
+    # what a recording costs whatever its events: its start and end (the
+    # second of an idle recording is a few ms of it); the rest is what
+    # rows 4b and 5b measure, at this pace
+    events_cpu = [r["cpu_s"] - fixed for r in trials]
+    table.add("record -p: recorder CPU per event, less its start and end",
+              f"{median(events_cpu) * 1e9 / events:.0f} ns", "",
+              f"{fixed * 1e3:.0f} ms taken out (a recording of the runtime "
+              f"held still {IDLE_SECONDS} s: load, attach, the ring, the "
+              f"end); rows 4b and 5b spread these over 5 M and 16 M events")
     rss = median([r["rss"] for r in trials])
     size = median([r["size"] for r in trials])
     table.add("record -p: peak memory (max RSS) / ETDump size",
@@ -802,7 +843,9 @@ def row_recorder(b, table, reps):
               f"{rr['events'] / wall:,.0f} ev/s", "",
               f"{wall:.2f} s a convert, {min(walls):.2f} to "
               f"{max(walls):.2f} s, {len(walls)} converts (goal: "
-              f"5,000,000 ev/s)")
+              f"5,000,000 ev/s); its CPU {median(cpus):.2f} s, "
+              f"{median(cpus) * 1e9 / rr['events']:.0f} ns an event: the "
+              f"recorder's work an event alone (no ring, no wakeups)")
 
 
 def row_model(b, table, reps):

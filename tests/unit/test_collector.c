@@ -593,6 +593,43 @@ TEST(runs_name_their_thread_in_their_note)
 	etd_dump_free(&d);
 }
 
+/* The note made once a thread is said again when its name or the runs' note changes. */
+TEST(a_renamed_threads_next_runs_say_its_new_name)
+{
+	static const char *const want[] = {
+		"etdump-bpf-thread:1;thread=a", "etdump-bpf-thread:1;thread=a",
+		"etdump-bpf-thread:1;thread=b", NULL };
+	struct etdump_rec_thread_name n = { 0 };
+	struct collector *c = collector_new();
+	struct collector_stats st;
+	const struct etd_event *ev;
+	struct etd_dump d;
+	size_t i;
+
+	hdr(&n.hdr, ETDUMP_REC_THREAD_NAME, sizeof(n), 1);
+	n.name[0] = 'a';
+	CHECK_EQ_INT(collector_feed(c, &n, sizeof(n)), 0);
+	execute(c, 1, 1);
+	execute(c, 1, 1);
+	n.name[0] = 'b';
+	CHECK_EQ_INT(collector_feed(c, &n, sizeof(n)), 0);
+	execute(c, 1, 1);
+	CHECK_EQ_INT(collector_set_run_note(c, "etdump-bpf-every:1;every=2"), 0);
+	execute(c, 1, 1);
+	d = finish(c, &st);
+	CHECK_EQ_INT(d.nruns, 4);
+	for (i = 0; i < 4 && d.nruns == 4; i++) {
+		const char *note = want[i] ? want[i] :
+				   "etdump-bpf-every:1;every=2;thread=b";
+
+		ev = &d.runs[i].events[d.runs[i].nevents - 1];
+		CHECK(ev->has_metadata && ev->metadata_len == strlen(note) &&
+		      !memcmp(ev->metadata, note, strlen(note)));
+		CHECK(ev->name && !strcmp(ev->name, EXEC));
+	}
+	etd_dump_free(&d);
+}
+
 /*
  * A worker's end after a loss may close another job's scope (this one's
  * end lost, the next one's begin): that event is left out alone, and the
@@ -719,6 +756,7 @@ int main(void)
 	RUN(a_workers_event_across_a_loss_is_left_out_alone);
 	RUN(a_run_whose_end_the_ring_lost_is_left_out);
 	RUN(runs_name_their_thread_in_their_note);
+	RUN(a_renamed_threads_next_runs_say_its_new_name);
 	RUN(the_event_hook_sees_nothing_before_the_start);
 	return TEST_SUMMARY();
 }

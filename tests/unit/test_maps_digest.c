@@ -68,6 +68,31 @@ TEST(anonymous_code_does_not)
 	munmap(p, 4096);
 }
 
+/* the file kept open and read again says what a fresh one does */
+TEST(a_kept_file_read_again_follows_the_mappings)
+{
+	uint64_t fresh, kept, during, after;
+	FILE *f = fopen("/proc/self/maps", "re");
+	void *p;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ_INT(maps_digest(getpid(), &fresh), 0);
+	CHECK_EQ_INT(maps_digest_file(f, &kept), 0);
+	CHECK(kept == fresh);
+	p = map_self(PROT_READ | PROT_EXEC);
+	CHECK(p != MAP_FAILED);
+	CHECK_EQ_INT(maps_digest_file(f, &during), 0);
+	CHECK(during != kept);
+	CHECK_EQ_INT(maps_digest(getpid(), &fresh), 0);
+	CHECK(during == fresh);
+	munmap(p, 4096);
+	CHECK_EQ_INT(maps_digest_file(f, &after), 0);
+	CHECK(after == kept);
+	fclose(f);
+}
+
 TEST(a_process_that_is_gone_is_an_error)
 {
 	uint64_t d;
@@ -78,6 +103,7 @@ TEST(a_process_that_is_gone_is_an_error)
 int main(void)
 {
 	RUN(an_executable_mapping_moves_it);
+	RUN(a_kept_file_read_again_follows_the_mappings);
 	RUN(a_mapping_that_cannot_run_code_does_not);
 	RUN(anonymous_code_does_not);
 	RUN(a_process_that_is_gone_is_an_error);

@@ -30,6 +30,7 @@ struct late_libraries {
 	/* the executable mappings last looked at in full (maps_digest.h) */
 	uint64_t digest;
 	bool have_digest;
+	FILE *maps;             /* /proc/PID/maps, kept open; NULL: not yet */
 };
 
 static struct known_file *find(const struct late_libraries *l,
@@ -160,13 +161,22 @@ int late_libraries_check(struct late_libraries *l, struct capture *cap,
 	struct path_list files;
 	char exe[PATH_MAX];
 	uint64_t digest = 0;
-	bool digest_ok = !maps_digest(l->pid, &digest);
+	bool digest_ok;
 	size_t i;
 	int ret;
 
+	if (!l->maps) {
+		snprintf(exe, sizeof(exe), "/proc/%d/maps", (int)l->pid);
+		l->maps = fopen(exe, "re");
+	}
+	digest_ok = l->maps && !maps_digest_file(l->maps, &digest);
 	/* the same files at the same places: nothing new (nor an exec) */
 	if (digest_ok && l->have_digest && digest == l->digest)
 		return 0;
+	/* an exec's new image is read from a file opened after it */
+	if (l->maps)
+		fclose(l->maps);
+	l->maps = NULL;
 	ret = new_image(l, exe);
 	/* a new image: what it brings is its follower's; gone: nothing */
 	if (ret)
@@ -198,7 +208,10 @@ void late_libraries_on_stock(struct late_libraries *l, late_stock_fn fn,
 
 void late_libraries_close(struct late_libraries *l)
 {
-	if (l)
+	if (l) {
 		grow_array_free(l->known, l->cap, sizeof(*l->known));
+		if (l->maps)
+			fclose(l->maps);
+	}
 	free(l);
 }

@@ -21,6 +21,16 @@
 
 /* how often the collector drains the ring when nothing wakes it */
 #define POLL_INTERVAL_MS 50
+/*
+ * ... while the ring brings little (fewer records a turn than QUIET_RECORDS)
+ * and nothing watches the runs as they come (a raw capture, the live view,
+ * a run sink, symbol mode, --duty): each wakeup costs tens of us in a VM,
+ * and at a runtime's pace of ~40 thousand events a second 20 of them a
+ * second were a tenth of the recorder's CPU. A ring filling faster wakes
+ * the collector at each quarter produced (bpf/ring.bpf.h) all the same.
+ */
+#define QUIET_POLL_INTERVAL_MS 250
+#define QUIET_RECORDS 256
 /* symbol mode measures its probes' time again this often while fed */
 #define SYMBOL_POLL_INTERVAL_MS (SYMBOL_RECALIBRATE_NS / 1000000)
 
@@ -158,6 +168,31 @@ static int pull_buffers(struct record_sink *sink, uint64_t idle_ns)
 			  idle_ns, record_feed, sink);
 }
 
+/*
+ * How long the next poll may wait: POLL_INTERVAL_MS (symbol mode's own), or
+ * QUIET_POLL_INTERVAL_MS for a quiet ring nobody watches; never past the
+ * end of --duration.
+ */
+static int poll_timeout_ms(const struct record_opts *o,
+			   const struct record_sink *sink,
+			   const struct run_sink *rs, const struct live_view *lv,
+			   int consumed, uint64_t start, uint64_t now)
+{
+	bool watched = sink->raw || sink->sm || sink->duty || rs || lv;
+	int ms = sink->sm ? SYMBOL_POLL_INTERVAL_MS : POLL_INTERVAL_MS;
+	uint64_t left;
+
+	if (!watched && consumed < QUIET_RECORDS)
+		ms = QUIET_POLL_INTERVAL_MS;
+	if (o->duration_ns && ms > POLL_INTERVAL_MS) {
+		left = now - start < o->duration_ns ?
+			       o->duration_ns - (now - start) : 0;
+		if (left < (uint64_t)ms * 1000000)
+			ms = (int)((left + 999999) / 1000000);
+	}
+	return record_duty_timeout_ms(sink->duty, ms);
+}
+
 static void print_status(struct collector *col, struct capture *cap,
 			 bool final)
 {
@@ -184,14 +219,13 @@ int record_collect(const struct record_opts *o, struct target *t,
 		{ .fd = t->pidfd, .events = POLLIN },
 		{ .fd = fc ? follow_children_fd(fc) : -1, .events = POLLIN },
 	};
-	int err, more_runs = 0;
+	int err, more_runs = 0, consumed = 0;
 
 	for (;;) {
 		/* runs waiting for the file: only a look at the ring first */
-		if (poll(pfd, 3, more_runs ? 0 : record_duty_timeout_ms(
-					sink->duty, sink->sm ?
-					SYMBOL_POLL_INTERVAL_MS :
-					POLL_INTERVAL_MS)) < 0 &&
+		if (poll(pfd, 3, more_runs ? 0 : poll_timeout_ms(
+					o, sink, rs, lv, consumed, start,
+					monotonic_ns())) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		/* a child that exec'd: attached before its exit is looked at */
@@ -203,6 +237,7 @@ int record_collect(const struct record_opts *o, struct target *t,
 			err = capture_consume(cap);
 		if (err < 0)
 			return err;
+		consumed = err;
 		/* one slab of complete runs into the file, then the ring again */
 		more_runs = ahead ? etdump_ahead_thread_drain(
 					    ahead, collector_log(col), false) :

@@ -56,40 +56,28 @@ static uint64_t token_of(const struct names *names, unsigned int slot)
 }
 
 /*
- * A name into a record's bounded field; its length, or UNREAD if unknown.
- * *interned: the intern function's copy of it, or NULL.
+ * A slot's name into f: its bytes in the flush and length, ETDUMP_NAME_UNREAD
+ * (and "") if the buffer never said it. *interned: the intern function's
+ * copy of it, made once a flush, or NULL.
  */
-static uint16_t put_name(struct names *names, unsigned int slot, char *dst,
-			 const char **interned)
+static void name_of(struct names *names, unsigned int slot,
+		    struct rec_fields *f, const char **interned)
 {
-	size_t n;
-
 	*interned = NULL;
+	f->name = "";
+	f->name_len = 0;
 	if (!slot)
-		return 0;
-	if (!names->str[slot])
-		return ETDUMP_NAME_UNREAD;
-	n = names->len[slot];
-	memcpy(dst, names->str[slot], n);
-	dst[n] = '\0';
+		return;
+	if (!names->str[slot]) {
+		f->name_len = ETDUMP_NAME_UNREAD;
+		return;
+	}
+	f->name = names->str[slot];
+	f->name_len = names->len[slot];
 	if (!names->interned[slot] && names->intern)
-		names->interned[slot] = names->intern(names->ctx,
-						      names->str[slot], n);
+		names->interned[slot] = names->intern(names->ctx, f->name,
+						      f->name_len);
 	*interned = names->interned[slot];
-	return n;
-}
-
-/* The writer of the records: a flush at exit hands over other threads'. */
-static void header(struct etdump_rec_hdr *h, const struct etdump_rec_hdr *flush,
-		   uint32_t tid, uint8_t type, uint16_t size, uint64_t ts)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = type;
-	h->size = size;
-	h->cpu = flush->cpu;
-	h->pid = flush->pid;
-	h->tid = tid;
-	h->ts = ts;
 }
 
 /*
@@ -199,93 +187,155 @@ static int log_of(const struct batch_item *it, struct etdump_batch_log *log)
 	       log->meta_len > ETDUMP_META_MAX ? -1 : 0;
 }
 
-/* One record of the flush, as the probe of the same name would have sent it. */
-static int emit(const struct etdump_rec_batch *b,
-		const struct etdump_batch_head *head, struct names *names,
-		const struct batch_item *it, batch_record_fn fn, void *ctx)
+/*
+ * One record of the flush, as the probe of the same name would have sent
+ * it, into f: 1, or 0 for a newer runtime's record (skipped), -EINVAL.
+ */
+static int fields_of(const struct etdump_rec_batch *b,
+		     const struct etdump_batch_head *head, struct names *names,
+		     const struct batch_item *it, struct rec_fields *f,
+		     const char **name)
 {
-	union {
-		struct etdump_rec_block block;
-		struct etdump_rec_begin begin;
-		struct etdump_rec_end end;
-		struct etdump_rec_instruction instr;
-		struct etdump_rec_delegate_log log;
-	} o;
 	struct etdump_batch_log log;
-	const char *name = NULL;
-	uint8_t type;
-	uint16_t size;
-	uint32_t meta;
+	bool begin = it->type == ETDUMP_BATCH_BEGIN;
+	bool end = it->type == ETDUMP_BATCH_END;
 
-	/*
-	 * Only the fixed fields are cleared: names and metadata are read to
-	 * their lengths, and no counter follows (ncounters 0). This runs for
-	 * every event of batched mode.
-	 */
-	memset(&o, 0, FIXED_BYTES);
+	/* no counter follows (ncounters 0) */
+	rec_fields_clear(f);
+	f->cpu = b->hdr.cpu;
+	f->pid = b->hdr.pid;
+	f->tid = head->tid;
+	f->ts = it->ts;
+	*name = NULL;
 	switch (it->type) {
 	case ETDUMP_BATCH_BLOCK:
-		header(&o.block.hdr, &b->hdr, head->tid, ETDUMP_REC_BLOCK,
-		       sizeof(o.block), it->ts);
-		o.block.name_len = put_name(names, it->slot, o.block.name, &name);
-		break;
+		f->type = ETDUMP_REC_BLOCK;
+		name_of(names, it->slot, f, name);
+		return 1;
 	case ETDUMP_BATCH_BEGIN:
 	case ETDUMP_BATCH_DELEGATE_BEGIN:
-		type = it->type == ETDUMP_BATCH_BEGIN ? ETDUMP_REC_PROFILE_BEGIN :
-							ETDUMP_REC_DELEGATE_BEGIN;
-		header(&o.begin.hdr, &b->hdr, head->tid, type, sizeof(o.begin),
-		       it->ts);
-		o.begin.token = token_of(names, it->slot);
-		o.begin.chain = it->type == ETDUMP_BATCH_BEGIN ? it->args.a : -1;
-		o.begin.instr = it->type == ETDUMP_BATCH_BEGIN ? it->args.b : 0;
-		o.begin.id_int = it->type == ETDUMP_BATCH_BEGIN ? -1 : it->args.a;
-		o.begin.name_len = put_name(names, it->slot, o.begin.name, &name);
-		o.begin.switches = 0;
-		break;
+		f->type = begin ? ETDUMP_REC_PROFILE_BEGIN :
+				  ETDUMP_REC_DELEGATE_BEGIN;
+		f->token = token_of(names, it->slot);
+		f->chain = begin ? it->args.a : -1;
+		f->instr = begin ? it->args.b : 0;
+		f->id_int = begin ? -1 : it->args.a;
+		name_of(names, it->slot, f, name);
+		return 1;
 	case ETDUMP_BATCH_END:
 	case ETDUMP_BATCH_DELEGATE_END:
-		type = it->type == ETDUMP_BATCH_END ? ETDUMP_REC_PROFILE_END :
-						      ETDUMP_REC_DELEGATE_END;
-		header(&o.end.hdr, &b->hdr, head->tid, type, sizeof(o.end), it->ts);
-		o.end.token = it->type == ETDUMP_BATCH_END ?
-				      token_of(names, it->slot) : 0;
-		meta = it->type == ETDUMP_BATCH_END ? 0 : (uint32_t)it->args.a;
-		if (meta > it->plen || meta > ETDUMP_META_MAX)
+		f->type = end ? ETDUMP_REC_PROFILE_END : ETDUMP_REC_DELEGATE_END;
+		f->token = end ? token_of(names, it->slot) : 0;
+		f->meta_len = end ? 0 : (uint32_t)it->args.a;
+		if (f->meta_len > it->plen || f->meta_len > ETDUMP_META_MAX)
 			return -EINVAL;
-		memcpy(o.end.meta, it->payload, meta);
-		o.end.meta_len = meta;
-		o.end.meta_len_orig = it->type == ETDUMP_BATCH_END ?
-					      0 : (uint32_t)it->args.b;
-		o.end.switches = 0;
-		break;
+		f->meta = it->payload;
+		f->meta_len_orig = end ? 0 : (uint32_t)it->args.b;
+		return 1;
 	case ETDUMP_BATCH_INSTRUCTION:
-		header(&o.instr.hdr, &b->hdr, head->tid, ETDUMP_REC_INSTRUCTION,
-		       sizeof(o.instr), it->ts);
-		o.instr.chain = it->args.a;
-		o.instr.instr = it->args.b;
-		break;
+		f->type = ETDUMP_REC_INSTRUCTION;
+		f->chain = it->args.a;
+		f->instr = it->args.b;
+		return 1;
 	case ETDUMP_BATCH_DELEGATE_LOG:
 	case ETDUMP_BATCH_DELEGATE_LOG_SHORT:
 		if (log_of(it, &log))
 			return -EINVAL;
-		meta = log.meta_len;
+		f->type = ETDUMP_REC_DELEGATE_LOG;
 		/* the delegate's own times, as given: no stamp of ours */
-		header(&o.log.hdr, &b->hdr, head->tid, ETDUMP_REC_DELEGATE_LOG,
-		       sizeof(o.log), log.start);
-		o.log.start = log.start;
-		o.log.end = log.end;
-		o.log.id_int = log.id_int;
-		o.log.name_len = put_name(names, it->slot, o.log.name, &name);
-		if (meta)
-			memcpy(o.log.meta, it->payload + sizeof(log), meta);
-		o.log.meta_len = meta;
-		o.log.meta_len_orig = log.meta_len_orig;
-		break;
+		f->ts = log.start;
+		f->start = log.start;
+		f->end = log.end;
+		f->id_int = log.id_int;
+		name_of(names, it->slot, f, name);
+		f->meta = it->payload + sizeof(log);
+		f->meta_len = log.meta_len;
+		f->meta_len_orig = log.meta_len_orig;
+		return 1;
 	default:
 		return 0; /* a newer runtime's record: skip it */
 	}
-	size = ((struct etdump_rec_hdr *)&o)->size;
-	return fn(ctx, &o, size, name);
+}
+
+/* A record's header: the flush's writer (at exit, another thread's). */
+static void header(struct etdump_rec_hdr *h, const struct rec_fields *f,
+		   uint16_t size)
+{
+	memset(h, 0, sizeof(*h));
+	h->type = f->type;
+	h->size = size;
+	h->cpu = f->cpu;
+	h->pid = f->pid;
+	h->tid = f->tid;
+	h->ts = f->ts;
+}
+
+/* A name into a record's bounded field (NUL-ended); its length. */
+static uint16_t put_name(const struct rec_fields *f, char *dst)
+{
+	if (f->name_len != ETDUMP_NAME_UNREAD) {
+		memcpy(dst, f->name, f->name_len);
+		dst[f->name_len] = '\0';
+	}
+	return f->name_len;
+}
+
+union batch_record {
+	struct etdump_rec_block block;
+	struct etdump_rec_begin begin;
+	struct etdump_rec_end end;
+	struct etdump_rec_instruction instr;
+	struct etdump_rec_delegate_log log;
+};
+
+/*
+ * The record f stands for. Only the fixed fields are cleared: names and
+ * metadata are read to their lengths, and no counter follows.
+ */
+static void record_of(const struct rec_fields *f, union batch_record *o)
+{
+	memset(o, 0, FIXED_BYTES);
+	switch (f->type) {
+	case ETDUMP_REC_BLOCK:
+		header(&o->block.hdr, f, sizeof(o->block));
+		o->block.name_len = put_name(f, o->block.name);
+		break;
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		header(&o->begin.hdr, f, sizeof(o->begin));
+		o->begin.token = f->token;
+		o->begin.chain = f->chain;
+		o->begin.instr = f->instr;
+		o->begin.id_int = f->id_int;
+		o->begin.name_len = put_name(f, o->begin.name);
+		o->begin.switches = 0;
+		break;
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		header(&o->end.hdr, f, sizeof(o->end));
+		o->end.token = f->token;
+		memcpy(o->end.meta, f->meta, f->meta_len);
+		o->end.meta_len = f->meta_len;
+		o->end.meta_len_orig = f->meta_len_orig;
+		o->end.switches = 0;
+		break;
+	case ETDUMP_REC_INSTRUCTION:
+		header(&o->instr.hdr, f, sizeof(o->instr));
+		o->instr.chain = f->chain;
+		o->instr.instr = f->instr;
+		break;
+	case ETDUMP_REC_DELEGATE_LOG:
+		header(&o->log.hdr, f, sizeof(o->log));
+		o->log.start = f->start;
+		o->log.end = f->end;
+		o->log.id_int = f->id_int;
+		o->log.name_len = put_name(f, o->log.name);
+		if (f->meta_len)
+			memcpy(o->log.meta, f->meta, f->meta_len);
+		o->log.meta_len = f->meta_len;
+		o->log.meta_len_orig = f->meta_len_orig;
+		break;
+	}
 }
 
 int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
@@ -304,10 +354,10 @@ int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
 	return 0;
 }
 
-int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
-		 uint64_t min_ts, const struct etdump_rec_clock *line,
-		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
-		 struct batch_stats *stats)
+int batch_each(const struct etdump_rec_batch *b, uint32_t skip,
+	       uint64_t min_ts, const struct etdump_rec_clock *line,
+	       batch_fields_fn fn, batch_intern_fn intern, void *ctx,
+	       struct batch_stats *stats)
 {
 	const uint8_t *data = b->data + sizeof(struct etdump_batch_head);
 	struct etdump_batch_args last_begin = { 0, 0 };
@@ -316,7 +366,9 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 	struct etdump_batch_rec r;
 	struct stamp_rate rate;
 	struct batch_item it;
+	struct rec_fields f;
 	struct names names;
+	const char *name;
 	uint64_t stamp;
 	uint32_t off, size;
 	bool logged;
@@ -406,9 +458,45 @@ int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
 			stats->stale++;
 			continue;
 		}
-		err = emit(b, &head, &names, &it, fn, ctx);
+		err = fields_of(b, &head, &names, &it, &f, &name);
+		if (err > 0)
+			err = fn(ctx, &f, name);
 		if (err)
 			return err;
 	}
 	return off == head.len ? 0 : -EINVAL;
+}
+
+/* batch_expand()'s caller, whose context both its functions take */
+struct expand {
+	batch_record_fn fn;
+	batch_intern_fn intern;
+	void *ctx;
+};
+
+static const char *intern_one(void *ctx, const char *s, size_t len)
+{
+	const struct expand *x = ctx;
+
+	return x->intern(x->ctx, s, len);
+}
+
+static int expand_one(void *ctx, const struct rec_fields *f, const char *name)
+{
+	const struct expand *x = ctx;
+	union batch_record o;
+
+	record_of(f, &o);
+	return x->fn(x->ctx, &o, ((struct etdump_rec_hdr *)&o)->size, name);
+}
+
+int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
+		 uint64_t min_ts, const struct etdump_rec_clock *line,
+		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
+		 struct batch_stats *stats)
+{
+	struct expand x = { fn, intern, ctx };
+
+	return batch_each(b, skip, min_ts, line, expand_one,
+			  intern ? intern_one : NULL, &x, stats);
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "collect/rec_fields.h"
 #include "schema/etdump_record.h"
 /* the buffer's layout; a file that runs the sites includes it first */
 #ifndef ETDUMP_USDT_H
@@ -47,6 +48,18 @@ int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
  */
 uint64_t batch_stamp_ns(const struct etdump_batch_head *head,
 			const struct etdump_rec_clock *line, uint64_t ts);
+
+/*
+ * What batch_expand() gives fn, before the record is made of it: each
+ * record's fields (f's pointers into the flush, valid during the call)
+ * and its interned name.
+ */
+typedef int (*batch_fields_fn)(void *ctx, const struct rec_fields *f,
+			       const char *name);
+int batch_each(const struct etdump_rec_batch *b, uint32_t skip,
+	       uint64_t min_ts, const struct etdump_rec_clock *line,
+	       batch_fields_fn fn, batch_intern_fn intern, void *ctx,
+	       struct batch_stats *stats);
 
 /*
  * Emit each record of the flush through fn, in order, stamped in

@@ -21,6 +21,7 @@ struct collector *collector_new(void)
 	if (!c)
 		return NULL;
 	batch_threads_init(&c->batches);
+	c->note_gen = 1;
 	c->log = run_log_new();
 	c->names = strtab_new();
 	if (!c->log || !c->names) {
@@ -56,6 +57,7 @@ void collector_set_ahead(struct collector *c, collector_run_fn ahead,
 int collector_set_run_note(struct collector *c, const char *text)
 {
 	free(c->run_note);
+	c->note_gen++;
 	c->run_note = strdup(text);
 	return c->run_note ? 0 : -ENOMEM;
 }
@@ -83,18 +85,16 @@ int collector_set_counters(struct collector *c, const char *const *names,
 }
 
 /*
- * The state of thread tid's stream (collector_state.h): a stream new to a
- * thread takes the name the thread's others have.
+ * The state of thread tid's stream (collector_state.h), not the last one
+ * fed: found, or added. A stream new to a thread takes the name the
+ * thread's others have.
  */
-static struct thread_state *thread_get(struct collector *c, uint32_t tid,
-				       uint64_t stream)
+static struct thread_state *thread_find(struct collector *c, uint32_t tid,
+					uint64_t stream)
 {
 	struct thread_state *t;
 	size_t i, named = c->nthreads;
 
-	if (c->nthreads && c->threads[c->last].tid == tid &&
-	    c->threads[c->last].stream == stream)
-		return &c->threads[c->last];
 	for (i = 0; i < c->nthreads; i++) {
 		if (c->threads[i].tid != tid)
 			continue;
@@ -118,6 +118,17 @@ static struct thread_state *thread_get(struct collector *c, uint32_t tid,
 	t->instr = 0;
 	c->last = c->nthreads++;
 	return t;
+}
+
+/* Most records are of the stream the last one was: a batched flush's all. */
+static inline struct thread_state *thread_get(struct collector *c,
+					      uint32_t tid, uint64_t stream)
+{
+	struct thread_state *t = c->nthreads ? &c->threads[c->last] : NULL;
+
+	if (t && t->tid == tid && t->stream == stream)
+		return t;
+	return thread_find(c, tid, stream);
 }
 
 /* A bounded name from a record, interned, made valid UTF-8 for flatc. */
@@ -199,6 +210,23 @@ static bool counters_fit(const struct etdump_rec_hdr *h, size_t at)
 				       sizeof(struct etdump_counter_sample);
 }
 
+/*
+ * ETDumpGen wants a delegate's event to have a string or an int id: with
+ * neither, it would pass for a framework one, metadata and all (the int
+ * is an int32 in the ETDump). A begin's string is its token, a log's its
+ * name.
+ */
+static bool delegate_ids_valid(uint8_t type, uint64_t token, int64_t id_int,
+			       uint16_t name_len)
+{
+	if (type == ETDUMP_REC_DELEGATE_BEGIN)
+		return token || (int32_t)id_int != -1;
+	if (type == ETDUMP_REC_DELEGATE_LOG)
+		return (name_len && name_len != ETDUMP_NAME_UNREAD) ||
+		       (int32_t)id_int != -1;
+	return true;
+}
+
 static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 {
 	size_t min = record_min_size(h->type);
@@ -210,12 +238,7 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 		return false;
 	switch (h->type) {
 	case ETDUMP_REC_DELEGATE_BEGIN:
-		/*
-		 * ETDumpGen wants a string or an int id: with neither, the
-		 * event would pass for a framework one, metadata and all
-		 * (the int is an int32 in the ETDump)
-		 */
-		if (!b->token && (int32_t)b->id_int == -1)
+		if (!delegate_ids_valid(h->type, b->token, b->id_int, 0))
 			return false;
 		/* fall through */
 	case ETDUMP_REC_PROFILE_BEGIN:
@@ -227,8 +250,7 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 		       counters_fit(h, offsetof(struct etdump_rec_end, counters));
 	case ETDUMP_REC_DELEGATE_LOG:
 		return d->meta_len <= ETDUMP_META_MAX &&
-		       ((d->name_len && d->name_len != ETDUMP_NAME_UNREAD) ||
-			(int32_t)d->id_int != -1);
+		       delegate_ids_valid(h->type, 0, d->id_int, d->name_len);
 	case ETDUMP_REC_BATCH:
 		return ((const struct etdump_rec_batch *)h)->len <=
 		       h->size - offsetof(struct etdump_rec_batch, data);
@@ -239,14 +261,39 @@ static bool record_valid(const struct etdump_rec_hdr *h, size_t len)
 	return true;
 }
 
-static int feed_expanded(void *ctx, const void *rec, size_t len,
-			 const char *name)
+static int note_loss(struct collector *c, struct thread_state *t,
+		     uint8_t type, uint16_t flags, uint64_t ts);
+static int feed_fields(struct collector *c, struct thread_state *t,
+		       const struct rec_fields *f);
+
+/*
+ * A batched flush's record, from its fields (batch_each()): what
+ * collector_feed() does with the record they make, without making it and
+ * reading it back. Such a record is valid by its making but for a
+ * delegate's ids.
+ */
+static int feed_batched(void *ctx, const struct rec_fields *f,
+			const char *name)
 {
 	struct collector *c = ctx;
+	struct thread_state *t;
 	int err;
 
+	c->stats.records++;
+	if (!delegate_ids_valid(f->type, f->token, f->id_int, f->name_len)) {
+		c->stats.bad_records++;
+		return -EINVAL;
+	}
+	t = thread_get(c, f->tid, c->flush_stream);
+	if (!t)
+		return -ENOMEM;
+	if (t->flush_lost) {
+		err = note_loss(c, t, f->type, f->flags, f->ts);
+		if (err)
+			return err;
+	}
 	c->flush_name = name;
-	err = collector_feed(c, rec, len);
+	err = feed_fields(c, t, f);
 	c->flush_name = NULL;
 	return err;
 }
@@ -329,9 +376,9 @@ static int on_batch(struct collector *c, const struct etdump_rec_batch *b)
 	/* its records are its buffer's stream's */
 	c->flush_stream = b->addr;
 	if (!err)
-		err = batch_expand(b, skip, c->min_ts,
-				   b->len ? line_of(c, &head) : NULL,
-				   feed_expanded, intern_flush_name, c, &bs);
+		err = batch_each(b, skip, c->min_ts,
+				 b->len ? line_of(c, &head) : NULL,
+				 feed_batched, intern_flush_name, c, &bs);
 	c->flush_stream = 0;
 	c->stats.flushes_on_line += bs.on_line;
 	c->stats.flushes_between_anchors += bs.between_anchors;
@@ -392,15 +439,15 @@ static void open_unseen_run(struct collector *c, struct thread_state *t,
  * whose scopes are side by side, which no open scope tells.)
  */
 static int note_loss(struct collector *c, struct thread_state *t,
-		     const struct etdump_rec_hdr *h)
+		     uint8_t type, uint16_t flags, uint64_t ts)
 {
 	bool whole_runs = t->flush_lost && t->flush_lost_clean &&
-			  h->type == ETDUMP_REC_BLOCK && !run_has_open_scope(t);
+			  type == ETDUMP_REC_BLOCK && !run_has_open_scope(t);
 
-	bool lost_block = (h->flags & ETDUMP_REC_F_LOST_BLOCK) ||
+	bool lost_block = (flags & ETDUMP_REC_F_LOST_BLOCK) ||
 			  t->flush_lost_block;
 	bool clean = t->flush_lost_clean ||
-		     (h->flags & ETDUMP_REC_F_LOST_CLEAN);
+		     (flags & ETDUMP_REC_F_LOST_CLEAN);
 	int err = 0;
 
 	t->flush_lost = false;
@@ -411,11 +458,11 @@ static int note_loss(struct collector *c, struct thread_state *t,
 	t->loss_epoch++;
 	/* the lost buffers began with the next run: this one is whole */
 	if (t->in_run && clean && lost_block && !run_has_open_scope(t))
-		err = collector_close_run(c, t, h->ts);
+		err = collector_close_run(c, t, ts);
 	if (t->in_run)
 		t->run.lost_events = true;
 	else if (lost_block)
-		open_unseen_run(c, t, h->ts);
+		open_unseen_run(c, t, ts);
 	t->state_lost = true;
 	return err;
 }
@@ -473,6 +520,90 @@ static void on_thread_record(struct collector *c, const struct etdump_rec_hdr *h
 	}
 }
 
+/* A scope's record (a block, begin, end, instruction or log) as its fields. */
+static void fields_of_record(const struct etdump_rec_hdr *h,
+			     struct rec_fields *f)
+{
+	const struct etdump_rec_block *blk = (const void *)h;
+	const struct etdump_rec_begin *b = (const void *)h;
+	const struct etdump_rec_end *e = (const void *)h;
+	const struct etdump_rec_instruction *in = (const void *)h;
+	const struct etdump_rec_delegate_log *d = (const void *)h;
+
+	rec_fields_clear(f);
+	f->type = h->type;
+	f->ncounters = h->ncounters;
+	f->flags = h->flags;
+	f->cpu = h->cpu;
+	f->pid = h->pid;
+	f->tid = h->tid;
+	f->ts = h->ts;
+	switch (h->type) {
+	case ETDUMP_REC_BLOCK:
+		f->name = blk->name;
+		f->name_len = blk->name_len;
+		break;
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		f->token = b->token;
+		f->chain = b->chain;
+		f->instr = b->instr;
+		f->id_int = b->id_int;
+		f->name = b->name;
+		f->name_len = b->name_len;
+		f->switches = b->switches;
+		f->counters = b->counters;
+		break;
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		f->token = e->token;
+		f->meta = e->meta;
+		f->meta_len = e->meta_len;
+		f->meta_len_orig = e->meta_len_orig;
+		f->switches = e->switches;
+		f->counters = e->counters;
+		break;
+	case ETDUMP_REC_INSTRUCTION:
+		f->chain = in->chain;
+		f->instr = in->instr;
+		break;
+	case ETDUMP_REC_DELEGATE_LOG:
+		f->start = d->start;
+		f->end = d->end;
+		f->id_int = d->id_int;
+		f->name = d->name;
+		f->name_len = d->name_len;
+		f->meta = d->meta;
+		f->meta_len = d->meta_len;
+		f->meta_len_orig = d->meta_len_orig;
+		break;
+	}
+}
+
+/* A scope's record into the thread's runs, whichever way it came. */
+static int feed_fields(struct collector *c, struct thread_state *t,
+		       const struct rec_fields *f)
+{
+	switch (f->type) {
+	case ETDUMP_REC_BLOCK:
+		return collector_on_block(c, t, f);
+	case ETDUMP_REC_PROFILE_BEGIN:
+	case ETDUMP_REC_DELEGATE_BEGIN:
+		return collector_on_begin(c, t, f);
+	case ETDUMP_REC_PROFILE_END:
+	case ETDUMP_REC_DELEGATE_END:
+		return collector_on_end(c, t, f);
+	case ETDUMP_REC_INSTRUCTION:
+		t->state_lost = false;
+		t->chain = f->chain;
+		t->instr = f->instr;
+		return 0;
+	case ETDUMP_REC_DELEGATE_LOG:
+		return collector_on_delegate_log(c, t, f);
+	}
+	return 0;
+}
+
 int collector_feed(struct collector *c, const void *rec, size_t len)
 {
 	const struct etdump_rec_hdr *h = rec;
@@ -504,27 +635,24 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 	if (h->type == ETDUMP_REC_BATCH)
 		flush_loss(c, t, h->flags);
 	else if ((h->flags & ETDUMP_REC_F_LOST_BEFORE) || t->flush_lost) {
-		int err = note_loss(c, t, h);
+		int err = note_loss(c, t, h->type, h->flags, h->ts);
 
 		if (err)
 			return err;
 	}
 	switch (h->type) {
 	case ETDUMP_REC_BLOCK:
-		return collector_on_block(c, t, rec);
 	case ETDUMP_REC_PROFILE_BEGIN:
 	case ETDUMP_REC_DELEGATE_BEGIN:
-		return collector_on_begin(c, t, rec);
 	case ETDUMP_REC_PROFILE_END:
 	case ETDUMP_REC_DELEGATE_END:
-		return collector_on_end(c, t, rec);
 	case ETDUMP_REC_INSTRUCTION:
-		t->state_lost = false;
-		t->chain = ((const struct etdump_rec_instruction *)rec)->chain;
-		t->instr = ((const struct etdump_rec_instruction *)rec)->instr;
-		return 0;
-	case ETDUMP_REC_DELEGATE_LOG:
-		return collector_on_delegate_log(c, t, rec);
+	case ETDUMP_REC_DELEGATE_LOG: {
+		struct rec_fields f;
+
+		fields_of_record(h, &f);
+		return feed_fields(c, t, &f);
+	}
 	case ETDUMP_REC_BATCH:
 		return on_batch(c, rec);
 	case ETDUMP_REC_VALUE:

@@ -162,7 +162,8 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 {
 	struct run_view *r = &t->run;
 	struct packed_event *p;
-	bool delegate = ev->has_metadata;
+	bool delegate = ev->has_metadata && !ev->name;
+	bool ids = ev->delegate_id_str || ev->delegate_id_int != ETD_UNSET;
 	int err;
 
 	/*
@@ -186,10 +187,13 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 		return err;
 	p = &r->events[r->nevents];
 	memset(p, 0, sizeof(*p));
+	/*
+	 * A framework event with metadata (each run's outermost, which says
+	 * its thread's name) is compact too: its note goes with the run's
+	 * metadata, not into a copy of its own to free with the run.
+	 */
 	if (ev->kind != ETD_PROFILE || ev->counters.n || ev->tid ||
-	    ev->metadata_len > UINT16_MAX ||
-	    (delegate ? ev->name != NULL :
-			ev->delegate_id_str || ev->delegate_id_int != ETD_UNSET)) {
+	    ev->metadata_len > UINT16_MAX || (!delegate && ids)) {
 		err = add_full_event(t, ev, p);
 	} else {
 		p->start = ev->start_time;
@@ -198,8 +202,8 @@ static int add_to_run(struct collector *c, struct thread_state *t,
 		p->instr = ev->instruction_id;
 		p->str = delegate ? ev->delegate_id_str : ev->name;
 		p->id_int = ev->delegate_id_int;
-		if (delegate) {
-			p->flags = PACKED_DELEGATE;
+		if (ev->has_metadata) {
+			p->flags = delegate ? PACKED_DELEGATE : PACKED_NOTE;
 			p->meta_len = ev->metadata_len;
 			p->aux = r->meta_len;
 			err = grow_array((void **)&r->meta, &t->meta_cap,

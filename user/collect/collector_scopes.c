@@ -11,18 +11,18 @@
 #include "model/run_note.h"
 
 int collector_on_block(struct collector *c, struct thread_state *t,
-		       const struct etdump_rec_block *r)
+		       const struct rec_fields *r)
 {
 	const char *name;
 	int err;
 
 	/* a run begun while record --duty's probes came or went */
-	if (c->gapped && r->hdr.ts < c->min_ts) {
+	if (c->gapped && r->ts < c->min_ts) {
 		c->stats.cut_runs++;
 		t->after_gap = true;
 		collector_held_drop(c, t);
 		t->depth = 0;
-		return collector_close_run(c, t, r->hdr.ts);
+		return collector_close_run(c, t, r->ts);
 	}
 	/* what it did before was the end of a run begun before attaching */
 	if (t->after_gap && (t->nheld || t->mid_run))
@@ -35,14 +35,14 @@ int collector_on_block(struct collector *c, struct thread_state *t,
 	if (t->after_gap)
 		t->depth = 0;
 	t->after_gap = false;
-	err = collector_close_run(c, t, r->hdr.ts);
+	err = collector_close_run(c, t, r->ts);
 	if (err)
 		return err;
 	/*
 	 * Probes attach one by one: a run opened before the last one was in
 	 * place may miss events, so its events count as outside any run.
 	 */
-	if (r->hdr.ts < c->min_ts)
+	if (r->ts < c->min_ts)
 		return 0;
 	name = collector_name_intern(c, r->name, r->name_len);
 	if (!name)
@@ -51,7 +51,7 @@ int collector_on_block(struct collector *c, struct thread_state *t,
 	t->in_run = true;
 	t->run.name = name;
 	t->run.tid = t->tid;
-	t->run.open_time = r->hdr.ts;
+	t->run.open_time = r->ts;
 	return 0;
 }
 
@@ -70,7 +70,7 @@ static bool state_ids(struct thread_state *t, int32_t *chain, int32_t *instr)
 }
 
 int collector_on_begin(struct collector *c, struct thread_state *t,
-		       const struct etdump_rec_begin *r)
+		       const struct rec_fields *r)
 {
 	struct scope *s;
 
@@ -84,21 +84,22 @@ int collector_on_begin(struct collector *c, struct thread_state *t,
 		t->cap = cap;
 	}
 	s = &t->stack[t->depth];
-	s->delegate = r->hdr.type == ETDUMP_REC_DELEGATE_BEGIN;
+	s->delegate = r->type == ETDUMP_REC_DELEGATE_BEGIN;
 	s->token = r->token;
 	s->id_int = r->id_int;
-	s->start = r->hdr.ts;
+	s->start = r->ts;
 	s->name = NULL;
 	if (r->token) {
 		s->name = collector_name_intern(c, r->name, r->name_len);
 		if (!s->name)
 			return -ENOMEM;
 	}
-	s->cpu = r->hdr.cpu;
-	s->ncounters = r->hdr.ncounters;
+	s->cpu = r->cpu;
+	s->ncounters = r->ncounters;
 	s->switches = r->switches;
-	memcpy(s->counters, r->counters,
-	       s->ncounters * sizeof(s->counters[0]));
+	if (s->ncounters)
+		memcpy(s->counters, r->counters,
+		       s->ncounters * sizeof(s->counters[0]));
 	s->loss_epoch = t->loss_epoch;
 	s->ids_lost = false;
 	if (s->delegate || r->chain == -1) {
@@ -123,13 +124,13 @@ static void meta_check(struct collector *c, uint32_t len, uint32_t len_orig)
  * multiplexed one is scaled as perf scales it.
  */
 static void counter_deltas(const struct collector *c, const struct scope *s,
-			   const struct etdump_rec_end *r, struct etd_counters *out)
+			   const struct rec_fields *r, struct etd_counters *out)
 {
-	bool alone = s->cpu == r->hdr.cpu && s->switches == r->switches;
+	bool alone = s->cpu == r->cpu && s->switches == r->switches;
 	uint32_t i;
 
 	if (!c->ncounters || s->ncounters != c->ncounters ||
-	    r->hdr.ncounters != c->ncounters)
+	    r->ncounters != c->ncounters)
 		return;
 	out->n = c->ncounters;
 	for (i = 0; i < out->n; i++) {
@@ -192,11 +193,21 @@ static int doubtful_event(struct collector *c, struct thread_state *t)
 	return 0;
 }
 
-int collector_on_end(struct collector *c, struct thread_state *t,
-		     const struct etdump_rec_end *r)
+/* The note of the thread's runs (its name), made once for all of them. */
+static size_t thread_note(const struct collector *c, struct thread_state *t)
 {
-	bool delegate = r->hdr.type == ETDUMP_REC_DELEGATE_END;
-	char note[256];
+	if (t->note_gen != c->note_gen) {
+		t->note_len = run_note_thread_text(c->run_note, t->name,
+						   t->note, sizeof(t->note));
+		t->note_gen = c->note_gen;
+	}
+	return t->note_len;
+}
+
+int collector_on_end(struct collector *c, struct thread_state *t,
+		     const struct rec_fields *r)
+{
+	bool delegate = r->type == ETDUMP_REC_DELEGATE_END;
 	size_t note_len = 0;
 	struct etd_event ev;
 	struct scope *s;
@@ -230,28 +241,27 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 	ev.chain_index = s->chain;
 	ev.instruction_id = s->instr;
 	ev.start_time = s->start;
-	ev.end_time = r->hdr.ts;
+	ev.end_time = r->ts;
 	counter_deltas(c, s, r, &ev.counters);
 	if (!delegate) {
 		ev.name = (char *)s->name;
 		/* the run's outermost event says its thread's name */
 		if (!t->depth && t->in_run && t->name[0] && !ev.counters.n)
-			note_len = run_note_thread_text(c->run_note, t->name,
-							note, sizeof(note));
+			note_len = thread_note(c, t);
 		if (note_len) {
 			ev.has_metadata = true;
-			ev.metadata = (uint8_t *)note;
+			ev.metadata = (uint8_t *)t->note;
 			ev.metadata_len = note_len;
 		} else if (c->run_note && !t->depth) {
 			ev.has_metadata = true;
 			ev.metadata = (uint8_t *)c->run_note;
 			ev.metadata_len = strlen(c->run_note);
-		} else if (r->hdr.flags & ETDUMP_REC_F_TIME_KEPT) {
+		} else if (r->flags & ETDUMP_REC_F_TIME_KEPT) {
 			ev.has_metadata = true;
 			ev.metadata = (uint8_t *)RUN_NOTE_TIME_KEPT;
 			ev.metadata_len = strlen(RUN_NOTE_TIME_KEPT);
 		}
-		return collector_add_event(c, t, &ev, r->hdr.ts);
+		return collector_add_event(c, t, &ev, r->ts);
 	}
 	/* ETDumpGen: a string id when one was given, else the int id */
 	if (s->name)
@@ -262,11 +272,11 @@ int collector_on_end(struct collector *c, struct thread_state *t,
 	ev.metadata_len = r->meta_len;
 	ev.metadata = (uint8_t *)r->meta;
 	meta_check(c, r->meta_len, r->meta_len_orig);
-	return collector_add_event(c, t, &ev, r->hdr.ts);
+	return collector_add_event(c, t, &ev, r->ts);
 }
 
 int collector_on_delegate_log(struct collector *c, struct thread_state *t,
-			      const struct etdump_rec_delegate_log *r)
+			      const struct rec_fields *r)
 {
 	struct etd_event ev;
 
@@ -287,7 +297,7 @@ int collector_on_delegate_log(struct collector *c, struct thread_state *t,
 	ev.metadata_len = r->meta_len;
 	ev.metadata = (uint8_t *)r->meta;
 	meta_check(c, r->meta_len, r->meta_len_orig);
-	return collector_add_event(c, t, &ev, r->hdr.ts);
+	return collector_add_event(c, t, &ev, r->ts);
 }
 
 /* record --values: a DebugEvent in the thread's run when one is whole */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "collect/batch_threads.h"
 #include "collect/collector.h"
+#include "collect/rec_fields.h"
 #include "collect/value_capture.h"
 #include "lib/strtab.h"
 #include "model/run_log.h"
@@ -60,6 +61,14 @@ struct thread_state {
 	uint64_t stream;
 	/* its comm as its last THREAD_NAME record said, or "" */
 	char name[ETDUMP_THREAD_NAME_LEN];
+	/*
+	 * The note its runs' outermost events carry (run_note_thread_text()),
+	 * made once, not at every run: valid while note_gen is the
+	 * collector's (0: never)
+	 */
+	char note[256];
+	size_t note_len;
+	uint32_t note_gen;
 	int32_t chain;          /* instruction state, as ETDumpGen keeps it */
 	int32_t instr;
 	bool in_run;            /* run holds the run open on this thread */
@@ -121,6 +130,7 @@ struct collector {
 	size_t nlines;
 	bool gapped;            /* collector_gap() was called */
 	char *run_note;         /* collector_set_run_note() */
+	uint32_t note_gen;      /* changes with run_note: threads' notes stale */
 	uint32_t ncounters;
 	char *counter_names[ETDUMP_MAX_COUNTERS];
 	uint8_t counter_kind[ETDUMP_MAX_COUNTERS];
@@ -166,6 +176,7 @@ static inline void collector_thread_named(struct thread_state *t,
 {
 	memcpy(t->name, r->name, sizeof(t->name));
 	t->name[sizeof(t->name) - 1] = '\0';
+	t->note_gen = 0;
 }
 /* `at`: when the event was written (its end, or its log). */
 int collector_add_event(struct collector *c, struct thread_state *t,
@@ -181,14 +192,15 @@ int collector_close_run(struct collector *c, struct thread_state *t,
 void collector_discard_run(struct collector *c, struct thread_state *t);
 
 /* collector_scopes.c */
+/* a ring record's fields or a batched flush's (rec_fields.h) */
 int collector_on_block(struct collector *c, struct thread_state *t,
-		       const struct etdump_rec_block *r);
+		       const struct rec_fields *r);
 int collector_on_begin(struct collector *c, struct thread_state *t,
-		       const struct etdump_rec_begin *r);
+		       const struct rec_fields *r);
 int collector_on_end(struct collector *c, struct thread_state *t,
-		     const struct etdump_rec_end *r);
+		     const struct rec_fields *r);
 int collector_on_delegate_log(struct collector *c, struct thread_state *t,
-			      const struct etdump_rec_delegate_log *r);
+			      const struct rec_fields *r);
 /* record --values: a DebugEvent in the thread's run when one is whole */
 int collector_on_value(struct collector *c, struct thread_state *t,
 		       const struct etdump_rec_hdr *h);

@@ -47,6 +47,7 @@ void packed_event_profile(const struct run_view *r,
 			  const struct packed_event *p, struct etd_profile *out)
 {
 	bool delegate = p->flags & PACKED_DELEGATE;
+	bool meta = p->flags & (PACKED_DELEGATE | PACKED_NOTE);
 
 	out->name = delegate ? NULL : p->str;
 	out->delegate_id_str = delegate ? p->str : NULL;
@@ -54,10 +55,10 @@ void packed_event_profile(const struct run_view *r,
 	out->delegate_id_int = delegate && !p->str ? p->id_int : ETD_UNSET;
 	out->chain_index = p->chain;
 	/* an empty vector is still one: a pointer, even to nothing */
-	out->metadata = !delegate ? NULL :
+	out->metadata = !meta ? NULL :
 			r->meta ? r->meta + p->aux : (const uint8_t *)"";
-	out->metadata_len = delegate ? p->meta_len : 0;
-	out->has_metadata = delegate;
+	out->metadata_len = meta ? p->meta_len : 0;
+	out->has_metadata = meta;
 	out->start_time = p->start;
 	out->end_time = p->end;
 }

@@ -17,6 +17,8 @@
 enum {
 	PACKED_DELEGATE = 1,  /* str is the delegate's string id; has metadata */
 	PACKED_FULL = 2,      /* the event is full[aux] of its run */
+	/* str is the name of a framework event with metadata (a run's note) */
+	PACKED_NOTE = 4,
 };
 
 struct packed_event {

@@ -10,9 +10,17 @@
 #define ETDUMP_MAPS_DIGEST_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* The digest of pid's executable mappings into out: 0 or -errno. */
 int maps_digest(pid_t pid, uint64_t *out);
+/*
+ * The same from /proc/PID/maps opened once and read again from its start
+ * (a look every 200 ms opened it each time: a path walk in /proc). After
+ * an exec the file reads empty: the digest moves, and the caller opens it
+ * anew.
+ */
+int maps_digest_file(FILE *maps, uint64_t *out);
 
 #endif /* ETDUMP_MAPS_DIGEST_H */
