@@ -104,6 +104,8 @@ class LossPropertyTest(TempDirTest):
         threads, runs, mode = case[1], case[2], case[4]
         status, stderr, out, log = recorded or self.record(*case)
         what = f"case {case}\n{stderr}"
+        self.assertTrue(os.path.exists(log), f"the program wrote no log "
+                        f"(record exited {status}): {what}")
         logged = read_log(log)
         self.assertEqual(len(logged), threads * runs)
         if status == 1:

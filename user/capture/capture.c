@@ -259,34 +259,35 @@ static int adapt_to_kernel(struct capture *cap, const struct capture_opts *opts)
 	return 0;
 }
 
-int capture_open(struct capture **out, const struct capture_opts *opts)
+/*
+ * The verifier gives up with -EAGAIN when a signal comes to the loader,
+ * a stop among them (Ctrl-Z, a debugger, a job's SIGSTOP): libbpf tries a
+ * program again a few times at once, and a recorder stopped and continued
+ * all along its load needs more than that. A load is tried anew whole.
+ */
+#define LOAD_TRIES 16
+
+/* The skeleton opened, set for opts, and loaded: 0 or -errno, said. */
+static int load_skeleton(struct capture *cap, const struct capture_opts *opts,
+			 bool say_eagain)
 {
-	struct capture *cap;
 	uint64_t dev, ino;
 	int err;
-
-	cap = calloc(1, sizeof(*cap));
-	if (!cap)
-		return -ENOMEM;
-	cap->on_record = opts->on_record;
-	cap->ctx = opts->ctx;
-	cap->batched = opts->batched;
 
 	cap->skel = capture_bpf__open();
 	if (!cap->skel) {
 		err = -errno;
 		p_err("cannot open the BPF object: %s", strerror(-err));
-		goto fail;
+		return err;
 	}
 	cap->skel->rodata->target_tgid = opts->pid;
 	target_pid_namespace(&dev, &ino);
 	cap->skel->rodata->pidns_dev = dev;
 	cap->skel->rodata->pidns_ino = ino;
 	if (opts->nmore > CAPTURE_MAX_MORE || (opts->nmore && ino)) {
-		err = -EINVAL;
 		p_err("several processes: at most %d more, and not from inside a PID namespace",
 		      CAPTURE_MAX_MORE);
-		goto fail;
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < opts->nmore; i++)
 		cap->skel->rodata->more_tgids[i] = opts->more_pids[i];
@@ -302,21 +303,38 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	cap->values = opts->values;
 	cap->allocations = opts->allocations;
 	err = bpf_map__set_max_entries(cap->skel->maps.events, opts->ring_bytes);
+	if (!err)
+		err = configure_counters(cap->skel, opts->counters);
+	if (!err)
+		err = adapt_to_kernel(cap, opts);
 	if (err)
-		goto fail;
-	err = configure_counters(cap->skel, opts->counters);
-	if (err)
-		goto fail;
-	err = adapt_to_kernel(cap, opts);
-	if (err)
-		goto fail;
+		return err;
 	choose_programs(cap, opts);
 	err = capture_bpf__load(cap->skel);
-	if (err) {
+	if (err && (err != -EAGAIN || say_eagain))
 		p_err("cannot load the BPF programs: %s (run with -v for the verifier's log)",
 		      strerror(-err));
-		goto fail;
+	return err;
+}
+
+int capture_open(struct capture **out, const struct capture_opts *opts)
+{
+	struct capture *cap;
+	int err, tries = 0;
+
+	cap = calloc(1, sizeof(*cap));
+	if (!cap)
+		return -ENOMEM;
+	cap->on_record = opts->on_record;
+	cap->ctx = opts->ctx;
+	cap->batched = opts->batched;
+	while ((err = load_skeleton(cap, opts, ++tries == LOAD_TRIES)) == -EAGAIN &&
+	       tries < LOAD_TRIES) {
+		capture_bpf__destroy(cap->skel);
+		cap->skel = NULL;
 	}
+	if (err)
+		goto fail;
 	err = install_counters(cap->skel, opts->counters);
 	if (err) {
 		p_err("cannot hand the perf counters to BPF: %s", strerror(-err));
