@@ -6,9 +6,13 @@
  * it alone.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include "target/maps_digest.h"
 #include "testlib.h"
 
@@ -68,6 +72,23 @@ TEST(anonymous_code_does_not)
 	munmap(p, 4096);
 }
 
+/*
+ * qemu-user answers its guest's /proc/self/maps with a copy made at the
+ * open (tests/qemu.py runs the arm64 build so): not the kernel's file,
+ * whose reading again the recorder relies on for its targets'.
+ */
+static bool self_maps_is_the_kernels(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	struct statfs fs;
+	bool procfs = fd >= 0 && !fstatfs(fd, &fs) &&
+		      fs.f_type == PROC_SUPER_MAGIC;
+
+	if (fd >= 0)
+		close(fd);
+	return procfs;
+}
+
 /* the file kept open and read again says what a fresh one does */
 TEST(a_kept_file_read_again_follows_the_mappings)
 {
@@ -103,7 +124,10 @@ TEST(a_process_that_is_gone_is_an_error)
 int main(void)
 {
 	RUN(an_executable_mapping_moves_it);
-	RUN(a_kept_file_read_again_follows_the_mappings);
+	if (self_maps_is_the_kernels())
+		RUN(a_kept_file_read_again_follows_the_mappings);
+	else
+		printf("# not run: a_kept_file_read_again_follows_the_mappings (/proc/self/maps is an emulator's copy here; the case runs natively)\n");
 	RUN(a_mapping_that_cannot_run_code_does_not);
 	RUN(anonymous_code_does_not);
 	RUN(a_process_that_is_gone_is_an_error);
