@@ -508,7 +508,7 @@ int collector_feed(struct collector *c, const void *rec, size_t len)
 {
 	const struct etdump_rec_hdr *h = rec;
 	struct thread_state *t;
-	uint64_t stream = c->flush_stream;
+	uint64_t stream = 0; /* per-scope records' (a flush's: feed_batched) */
 
 	if (len < sizeof(*h) || !record_check(h, len)) {
 		c->stats.records++;

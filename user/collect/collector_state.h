@@ -123,7 +123,7 @@ struct collector {
 	uint64_t events_seen;
 	/* the name of the batched record fed now, interned with its flush */
 	const char *flush_name;
-	uint64_t flush_stream;  /* the buffer whose records are fed now, or 0 */
+	uint64_t flush_stream;  /* the buffer feed_batched() is given now */
 	uint64_t min_ts;        /* every probe in place: runs open after it */
 	/* the kernel's clock as lines of the counter, in the order read */
 	struct etdump_rec_clock *lines;
