@@ -2,6 +2,8 @@
 --raw a capture; convert of the capture gives byte for byte the file
 record wrote, for runs of several threads and of the processes the
 command starts, whatever order the ring delivered them in."""
+import os
+
 from etdump_e2e import (CLI, DEFAULT_EVENTS, EXAMPLE, EXECUTE_EVENTS,
                         TempDirTest, decode, run, run_keys)
 
@@ -54,3 +56,23 @@ class SameFileTest(TempDirTest):
                             same = a.read() == b.read()
                         self.assertTrue(same, f"{conv} is not the file "
                                         f"record wrote ({rec})")
+
+    def test_a_file_past_what_the_recorder_holds(self):
+        """Past the 4 MiB the recorder keeps in memory, the ETDump goes to
+        disk as it grows and is made where it went (record and convert
+        alike): the same file from both, every run in it, nothing else
+        left in the folder."""
+        threads, executions = 4, 2000
+        rec, conv = self.record_and_convert(
+            "big", [], [EXAMPLE, "-n", str(executions), "--threads",
+                        str(threads)])
+        size = os.path.getsize(rec)
+        self.assertGreater(size, 4 << 20)
+        # made in place: whole pages, the padding after its identifier
+        self.assertEqual(size % 4096, 0)
+        with open(rec, "rb") as a, open(conv, "rb") as b:
+            self.assertTrue(a.read() == b.read(),
+                            f"{conv} is not the file record wrote ({rec})")
+        self.assert_every_run(rec, 1, threads * executions)
+        self.assertEqual(sorted(os.listdir(self.tmp)),
+                         ["big-converted.etdp", "big.etdp", "big.raw"])

@@ -745,23 +745,66 @@ TEST(a_forgotten_address_is_looked_at_again)
 	fb_builder_free(&b);
 }
 
+/*
+ * A spilled file's bytes are the unspilled one's with padding after the
+ * identifier, which makes it whole pages: the size prefix and the root
+ * offset count it, every object is the same bytes at the same place from
+ * the end.
+ */
+static void check_padded(const uint8_t *got, size_t got_len,
+			 const uint8_t *want, size_t len)
+{
+	size_t pad = got_len - len;
+	uint32_t size, root, want_root;
+	size_t i;
+
+	CHECK(got_len >= len && pad < 4096);
+	CHECK_EQ_INT(got_len % 4096, 0);
+	memcpy(&size, got, 4);
+	CHECK_EQ_INT(size, got_len - 4);
+	memcpy(&root, got + 4, 4);
+	memcpy(&want_root, want + 4, 4);
+	CHECK_EQ_INT(root, want_root + pad);
+	CHECK(!memcmp(got + 8, want + 8, 4));
+	for (i = 0; i < pad; i++)
+		if (got[12 + i])
+			break;
+	CHECK_EQ_INT(i, pad);
+	CHECK(!memcmp(got + 12 + pad, want + 12, len - 12));
+}
+
+static int spill_file(const char *dir)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.test_fb_spill_XXXXXX", dir);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	unlink(path);
+	return fd;
+}
+
+/* The same buffer built twice, once spilling to fd. */
+static void build_both(struct fb_builder *a, struct fb_builder *b, int fd)
+{
+	fb_builder_init(a);
+	fb_builder_init(b);
+	fb_builder_spill(b, fd);
+	/* about 60 bytes each: far more than the part kept in memory */
+	CHECK_EQ_INT(fb_finish(a, build_many(a, 600000), IDENT), 0);
+	CHECK_EQ_INT(fb_finish(b, build_many(b, 600000), IDENT), 0);
+}
+
 TEST(spilled_buffer_gives_the_same_bytes)
 {
 	struct fb_builder a, b;
 	struct collected got = { 0 };
 	const void *want;
 	size_t len;
-	char path[] = "/tmp/test_fb_spill_XXXXXX";
-	int fd = mkstemp(path);
+	int fd = spill_file("/tmp");
 
-	CHECK(fd >= 0);
-	unlink(path);
-	fb_builder_init(&a);
-	fb_builder_init(&b);
-	fb_builder_spill(&b, fd);
-	/* about 60 bytes each: far more than the part kept in memory */
-	CHECK_EQ_INT(fb_finish(&a, build_many(&a, 600000), IDENT), 0);
-	CHECK_EQ_INT(fb_finish(&b, build_many(&b, 600000), IDENT), 0);
+	build_both(&a, &b, fd);
 	want = fb_data(&a, &len);
 	CHECK(want != NULL);
 	CHECK(len > (24u << 20));
@@ -770,9 +813,66 @@ TEST(spilled_buffer_gives_the_same_bytes)
 	CHECK(fb_data(&b, &len) == NULL);
 	CHECK_EQ_INT(fb_output(&b, collect_piece, &got), 0);
 	want = fb_data(&a, &len);
-	CHECK_EQ_INT(got.len, len);
-	CHECK(!memcmp(got.data, want, len));
+	check_padded(got.data, got.len, want, len);
 	free(got.data);
+	fb_builder_free(&a);
+	fb_builder_free(&b);
+	close(fd);
+}
+
+/*
+ * Made in place, the spill file is the file: the same bytes from offset
+ * 0, nothing after them (the repository's file system, as the output's
+ * folder is: ext4 and XFS cut whole blocks).
+ */
+TEST(a_spilled_file_is_made_in_its_spill_file)
+{
+	struct fb_builder a, b;
+	const uint8_t *want;
+	uint8_t *got;
+	size_t len;
+	off_t end;
+	int fd = spill_file(".");
+
+	build_both(&a, &b, fd);
+	want = fb_data(&a, &len);
+	CHECK_EQ_INT(fb_output_in_place(&b), 0);
+	end = lseek(fd, 0, SEEK_END);
+	CHECK(end > 0 && (size_t)end >= len && (size_t)end < len + 4096);
+	got = malloc((size_t)end);
+	CHECK(got != NULL);
+	CHECK_EQ_INT(pread(fd, got, (size_t)end, 0), end);
+	check_padded(got, (size_t)end, want, len);
+	free(got);
+	fb_builder_free(&a);
+	fb_builder_free(&b);
+	close(fd);
+}
+
+/*
+ * Where the file system cannot cut (tmpfs), or nothing was spilled, the
+ * builder says so and fb_output() still gives the bytes.
+ */
+TEST(in_place_refused_leaves_fb_output_whole)
+{
+	struct fb_builder a, b, small;
+	struct collected got = { 0 };
+	const void *want;
+	size_t len;
+	int fd = spill_file("/dev/shm");
+
+	build_both(&a, &b, fd);
+	CHECK_EQ_INT(fb_output_in_place(&b), -EOPNOTSUPP);
+	CHECK_EQ_INT(fb_output(&b, collect_piece, &got), 0);
+	want = fb_data(&a, &len);
+	check_padded(got.data, got.len, want, len);
+	free(got.data);
+	fb_builder_init(&small);
+	fb_builder_spill(&small, fd);
+	CHECK_EQ_INT(fb_finish(&small, build_many(&small, 10), IDENT), 0);
+	CHECK_EQ_INT(fb_output_in_place(&small), -EOPNOTSUPP);
+	CHECK(fb_data(&small, &len) != NULL);
+	fb_builder_free(&small);
 	fb_builder_free(&a);
 	fb_builder_free(&b);
 	close(fd);
@@ -786,11 +886,8 @@ TEST(spilled_buffer_gives_the_same_bytes)
 TEST(spilling_leaves_no_hole_in_the_reservation)
 {
 	struct fb_builder b;
-	char path[] = "/tmp/test_fb_spill_XXXXXX";
-	int fd = mkstemp(path);
+	int fd = spill_file("/tmp");
 
-	CHECK(fd >= 0);
-	unlink(path);
 	fb_builder_init(&b);
 	fb_builder_spill(&b, fd);
 	CHECK_EQ_INT(fb_finish(&b, build_many(&b, 600000), IDENT), 0);
@@ -815,6 +912,8 @@ int main(void)
 	RUN(typed_table_misuse_is_refused);
 	RUN(a_forgotten_address_is_looked_at_again);
 	RUN(spilled_buffer_gives_the_same_bytes);
+	RUN(a_spilled_file_is_made_in_its_spill_file);
+	RUN(in_place_refused_leaves_fb_output_whole);
 	RUN(spilling_leaves_no_hole_in_the_reservation);
 	RUN(reader_refuses_bad_offsets_with_a_message);
 	RUN(reader_refuses_long_vectors_and_keeps_the_first_error);

@@ -245,25 +245,14 @@ int file_replace(const char *path, const void *buf, size_t len, bool force,
 	return file_replace_with(path, write_buf, &b, force, kept);
 }
 
-/*
- * The data in a file with no name until it is whole: linked at path (never
- * replacing), or with force under a temporary name moved over it. -ENOSYS
- * when the file system makes no unnamed files.
- */
-static int replace_unnamed(const char *path, file_write_fn fn, void *ctx,
-			   bool force, char **kept)
+int file_name_unnamed(int fd, const char *path, bool force, char **kept)
 {
 	char *tmp = NULL;
 	struct stat st;
-	int fd, err;
+	int err = 0;
 
-	fd = create_unnamed(path);
-	if (fd == -EOPNOTSUPP || fd == -EISDIR || fd == -EINVAL)
-		return -ENOSYS;
-	if (fd < 0)
-		return fd;
-	err = fn(ctx, fd, true);
-	if (!err && fsync(fd))
+	*kept = NULL;
+	if (fsync(fd))
 		err = -errno;
 	if (!err && !lstat(path, &st) && S_ISLNK(st.st_mode))
 		err = -ELOOP;
@@ -280,9 +269,38 @@ static int replace_unnamed(const char *path, file_write_fn fn, void *ctx,
 	} else if (err && tmp) {
 		unlink(tmp);
 	}
+	free(tmp);
+	return err;
+}
+
+bool file_is_special(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && !S_ISLNK(st.st_mode) &&
+	       !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/*
+ * The data in a file with no name until it is whole: linked at path (never
+ * replacing), or with force under a temporary name moved over it. -ENOSYS
+ * when the file system makes no unnamed files.
+ */
+static int replace_unnamed(const char *path, file_write_fn fn, void *ctx,
+			   bool force, char **kept)
+{
+	int fd, err;
+
+	fd = create_unnamed(path);
+	if (fd == -EOPNOTSUPP || fd == -EISDIR || fd == -EINVAL)
+		return -ENOSYS;
+	if (fd < 0)
+		return fd;
+	err = fn(ctx, fd, true);
+	if (!err)
+		err = file_name_unnamed(fd, path, force, kept);
 	if (close(fd) && !err)
 		err = -errno;
-	free(tmp);
 	return err;
 }
 
@@ -294,8 +312,7 @@ int file_replace_with(const char *path, file_write_fn fn, void *ctx,
 	int fd, err;
 
 	*kept = NULL;
-	if (!lstat(path, &st) && !S_ISLNK(st.st_mode) &&
-	    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	if (file_is_special(path))
 		return write_special(path, fn, ctx);
 	err = replace_unnamed(path, fn, ctx, force, kept);
 	if (err != -ENOSYS)

@@ -40,6 +40,14 @@ typedef int (*file_write_fn)(void *ctx, int fd, bool regular);
 int file_replace_with(const char *path, file_write_fn fn, void *ctx,
 		      bool force, char **kept);
 /*
+ * The last step of those for a file already written, unnamed (O_TMPFILE,
+ * linkable) in path's folder: synced, then named path as they name theirs.
+ * fd stays the caller's.
+ */
+int file_name_unnamed(int fd, const char *path, bool force, char **kept);
+/* A device, FIFO or socket at path: written in place, never replaced. */
+bool file_is_special(const char *path);
+/*
  * A reader's answer to a device, FIFO or socket given as its input: it
  * could read without end (/dev/zero) or block for ever (a FIFO).
  */

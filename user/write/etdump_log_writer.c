@@ -147,8 +147,10 @@ void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
 	/*
 	 * Unnamed (nothing to remove, nothing another can open), written
 	 * around the page cache: on tmpfs the file would be memory again.
+	 * Made as the output would be (0666 less the umask): it may become it
+	 * (etdump_stream_write_file()).
 	 */
-	fd = open(dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return;
 	if (fstatfs(fd, &fs) || fs.f_type == TMPFS_MAGIC) {
@@ -416,8 +418,22 @@ int etdump_stream_write_file(struct etdump_stream *w, const char *path,
 	int err = stream_root(w);
 
 	*kept = NULL;
-	return err ? err : file_replace_with(path, builder_to_fd, &w->b, force,
-					     kept);
+	if (err)
+		return err;
+	/*
+	 * A spilled file is made where its chunks are, in the spill file
+	 * (next to path), which then takes path's name: nothing read back and
+	 * written again (a third of convert's time on the example's 3.2 M
+	 * events), nor on disk twice at the end.
+	 */
+	if (w->spill_fd >= 0 && !file_is_special(path)) {
+		err = fb_output_in_place(&w->b);
+		if (!err)
+			return file_name_unnamed(w->spill_fd, path, force, kept);
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	return file_replace_with(path, builder_to_fd, &w->b, force, kept);
 }
 
 int etdump_stream_write_fd(struct etdump_stream *w, int fd)

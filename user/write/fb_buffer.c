@@ -5,7 +5,9 @@
  * spilled to disk behind, and given out whole at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <linux/falloc.h>
 #include <sys/mman.h>
 #include "lib/background_write.h"
 #include "lib/huge_pages.h"
@@ -138,6 +140,9 @@ static void populate_ahead(struct fb_builder *b, size_t n)
 
 #define FB_SPILL_KEEP (2u << 20)
 
+/* the block a file system drops whole, at most (fb_output_in_place()) */
+#define FB_SPILL_PAGE 4096u
+
 /* fb_output() reads the spilled chunks back through the last one kept */
 _Static_assert(FB_SPILL_KEEP >= FB_SPILL_CHUNK, "a chunk is kept");
 
@@ -164,10 +169,18 @@ static int spill_done(struct fb_builder *b)
 }
 
 /*
- * Chunk j (distances j*CHUNK to (j+1)*CHUNK from the end) is at offset
- * j*CHUNK of the file: its memory is aligned to 2 MiB (map_reserve()),
- * its offset and length to the chunk, as O_DIRECT wants them.
+ * The spill file holds the buffer where the finished file's bytes lie
+ * counted from FB_SPILL_END: chunk j (distances j*CHUNK to (j+1)*CHUNK from
+ * the end) at FB_SPILL_END - (j+1)*CHUNK. Its memory is aligned to 2 MiB
+ * (map_reserve()), its offset and length to the chunk, as O_DIRECT wants
+ * them; the file is sparse below. Past the largest buffer twice over, so
+ * fb_output_in_place() can write the front below the chunks and cut what
+ * lies before it away.
  */
+#define FB_SPILL_END ((off_t)4 << 30)
+_Static_assert(FB_SPILL_END % FB_SPILL_CHUNK == 0 &&
+	       FB_SPILL_END >= 2 * (off_t)FB_MAP_SIZE,
+	       "chunks at their place, past any buffer");
 static void spill_behind(struct fb_builder *b)
 {
 	uint8_t *mem;
@@ -183,7 +196,9 @@ static void spill_behind(struct fb_builder *b)
 			err = background_write_start(b->spill_write,
 						     b->spill_fd, mem,
 						     FB_SPILL_CHUNK,
-						     (off_t)b->spilled);
+						     FB_SPILL_END -
+						     (off_t)(b->spilled +
+							     FB_SPILL_CHUNK));
 		if (err) {
 			fb_fail(b, err);
 			return;
@@ -282,8 +297,13 @@ int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])
 		return err;
 	if (!root || root > b->size)
 		return fb_fail(b, -EINVAL);
-	/* size prefix, root offset, identifier: 12 bytes, file 8-aligned */
-	err = fb_prep(b, FB_FILE_ALIGN, 12);
+	/*
+	 * size prefix, root offset, identifier: 12 bytes, file 8-aligned; a
+	 * spilled file's whole pages, the padding after the identifier (its
+	 * front then goes below its chunks in their file, which drops whole
+	 * blocks only: fb_output_in_place())
+	 */
+	err = fb_prep(b, b->spilled ? FB_SPILL_PAGE : FB_FILE_ALIGN, 12);
 	if (err)
 		return err;
 	memcpy(fb_push(b, 4), ident, 4);
@@ -295,20 +315,29 @@ int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4])
 	return 0;
 }
 
-int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx)
+/* A finished builder's spill, written whole: 0, or its sticky error. */
+static int finished_on_disk(struct fb_builder *b)
 {
-	uint8_t *bounce;
-	size_t d;
 	int err;
 
 	if (b->err)
 		return b->err;
 	if (!b->finished)
 		return fb_fail(b, -EINVAL);
-	/* what is read back below is on disk whole */
 	err = spill_done(b);
+	return err ? fb_fail(b, err) : 0;
+}
+
+int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx)
+{
+	uint8_t *bounce;
+	size_t d;
+	int err;
+
+	/* what is read back below is on disk whole */
+	err = finished_on_disk(b);
 	if (err)
-		return fb_fail(b, err);
+		return err;
 	err = fn(ctx, fb_at(b, b->size), b->size - b->spilled);
 	if (err || !b->spilled)
 		return err;
@@ -321,11 +350,39 @@ int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx)
 	bounce = fb_at(b, b->spilled + FB_SPILL_CHUNK);
 	for (d = b->spilled; !err && d; d -= FB_SPILL_CHUNK) {
 		err = pread_all(b->spill_fd, bounce, FB_SPILL_CHUNK,
-				  (off_t)(d - FB_SPILL_CHUNK));
+				FB_SPILL_END - (off_t)d);
 		if (!err)
 			err = fn(ctx, bounce, FB_SPILL_CHUNK);
 	}
 	return err;
+}
+
+int fb_output_in_place(struct fb_builder *b)
+{
+	size_t front;
+	off_t below;
+	int err;
+
+	err = finished_on_disk(b);
+	if (err)
+		return err;
+	if (!b->spilled || b->size % FB_SPILL_PAGE)
+		return -EOPNOTSUPP;
+	/* whole pages at a page's offset, from a page of the mapping */
+	front = b->size - b->spilled;
+	below = FB_SPILL_END - (off_t)b->size;
+	err = pwrite_all(b->spill_fd, fb_at(b, b->size), front, below);
+	if (err)
+		return fb_fail(b, err);
+	/*
+	 * The file then starts at its size prefix. A file system that cannot
+	 * (-EOPNOTSUPP, -EINVAL) leaves the chunks where fb_output() reads
+	 * them: the caller writes the file elsewhere, as before.
+	 */
+	if (fallocate(b->spill_fd, FALLOC_FL_COLLAPSE_RANGE, 0, below))
+		return errno == EOPNOTSUPP || errno == EINVAL ? -EOPNOTSUPP :
+								-errno;
+	return 0;
 }
 
 const void *fb_data(const struct fb_builder *b, size_t *len)

@@ -196,6 +196,16 @@ int fb_finish(struct fb_builder *b, fb_ref root, const char ident[4]);
  */
 typedef int (*fb_output_fn)(void *ctx, const void *data, size_t len);
 int fb_output(struct fb_builder *b, fb_output_fn fn, void *ctx);
+/*
+ * A spilled builder's file made in its spill file itself: the part in
+ * memory written below the chunks there, and the sparse space before it
+ * cut away (fallocate's FALLOC_FL_COLLAPSE_RANGE), so the file holds the
+ * finished bytes from offset 0, none read back or written again. (The
+ * padding fb_finish() puts after a spilled file's identifier makes it
+ * whole pages, as that takes.) 0; -EOPNOTSUPP when the builder did not
+ * spill or the file system cannot, its chunks left for fb_output().
+ */
+int fb_output_in_place(struct fb_builder *b);
 /* The finished bytes, owned by the builder; NULL once spilled. */
 const void *fb_data(const struct fb_builder *b, size_t *len);
 /*
