@@ -48,7 +48,7 @@ Recording modes are described by their `etdump-bpf record` flags
 measure it.
 
 --short: the headline rows the README and the docs quote (4b, 5, 5b,
-5c, 7), each cut to its quick form (SHORT below), in about 3 minutes.
+5c, 7), each cut to its quick form (shorten() below), in about 2 minutes.
 
 usage: scripts/bench.py [--build DIR] [--reps N] [--out FILE] [--rows A,B]
                         [--against OLD_BUILD] [--short]
@@ -877,6 +877,8 @@ def row_model(b, table, reps):
 def row_executorch(b, table, reps):
     probe_time = bench_executorch.row_executorch(b, table, reps, log, median,
                                                  fmt_ratio)
+    if SHORT:
+        return
     log("7b. each kernel's duration at full speed, against ETDumpGen's")
     kernel_durations.bench_row(table, b.dir, probe_time)
 
@@ -923,19 +925,24 @@ def row_diff(b, table, reps):
 # make bench-short: the rows the README and docs quote, each cut down
 SHORT_ROWS = "producers,writer,memory,recorder,executorch"
 SHORT_REPS = 3
+SHORT = False
 
 
 def shorten(args):
     """--short: SHORT_ROWS (unless --rows), SHORT_REPS repetitions (unless
-    --reps), fewer producer threads and recording sizes, one recording of
-    the example for row 5c's CPU with the raw capture it converts recorded
-    at the same time, of another runtime on the other CPU."""
+    --reps), the producers of the goal's two cores, one recording size,
+    one recording of the example for row 5c's CPU with the raw capture it
+    converts recorded at the same time, of another runtime on the other
+    CPU, row 7 without 7b: about 2 minutes, most of it row 5c's runtime at
+    its pace."""
     global PRODUCER_THREADS, MEMORY_EXECUTIONS, USER_TRIALS, USER_TOGETHER
+    global SHORT
     args.rows = args.rows or SHORT_ROWS
     if args.reps == DEFAULT_REPS:
         args.reps = SHORT_REPS
-    PRODUCER_THREADS = (1, 2)
-    MEMORY_EXECUTIONS = (1_000_000,)
+    SHORT = True
+    PRODUCER_THREADS = (2,)
+    MEMORY_EXECUTIONS = (200_000,)
     USER_TRIALS = 1
     USER_TOGETHER = True
 
