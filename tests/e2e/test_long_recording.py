@@ -92,6 +92,40 @@ class LongRecordingTest(TempDirTest):
         self.assertIn(f"wrote {len(files)} file(s) {files[0]} to {files[-1]}: "
                       f"301 runs, 4802 events, 0 dropped", proc.stderr)
 
+    def test_past_what_one_etdump_holds_a_series_goes_on(self):
+        """Without --rotate, a recording past what one ETDump holds (2 GiB;
+        2 MiB here, the tests' setting) is never lost: it goes on as a
+        series, each file finished at a run's end, said in one line; the
+        raw capture converted gives the same files."""
+        out, raw = self.path("run.etdp"), self.path("run.raw")
+        env = dict(os.environ, ETDUMP_STREAM_PART_BYTES="2M")
+        proc = run([CLI, "record", "-o", out, "--raw", raw, "--", EXAMPLE,
+                    "-n", "3000", "--threads", "2"], timeout=120, env=env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        files = self.series()
+        self.assertGreater(len(files), 2, proc.stderr)
+        self.assertEqual([os.path.basename(f) for f in files],
+                         [f"run.{i:04d}.etdp" for i in range(1, len(files) + 1)])
+        self.assertFalse(os.path.exists(out))
+        self.assertIn("it goes on as a series, " + files[0], proc.stderr)
+        self.assertIn(f"wrote {len(files)} file(s) {files[0]} to {files[-1]} "
+                      f"and {raw}: 6001 runs", proc.stderr)
+        names = []
+        for f in files:
+            runs = runs_of(f)
+            for r in runs:
+                self.assert_whole(r)
+            names += [r["name"] for r in runs]
+        self.assertEqual(sorted(names), ["Default"] + ["Execute"] * 6000)
+        proc = run([CLI, "convert", raw, "-o", self.path("conv.etdp")],
+                   timeout=120, env=env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        converted = self.series("conv")
+        self.assertEqual(len(converted), len(files), proc.stderr)
+        for a, b in zip(files, converted):
+            with open(a, "rb") as fa, open(b, "rb") as fb:
+                self.assertTrue(fa.read() == fb.read(), f"{b} is not {a}")
+
     def test_rotate_by_duration(self):
         out = self.path("run.etdp")
         # 200 executions 10 ms apart: two seconds, twenty intervals

@@ -16,6 +16,7 @@
 #include "write/etdump_writer.h"
 #include "write/fb_builder.h"
 #include "lib/grow_array.h"
+#include "lib/file_io.h"
 #include "lib/parse.h"
 #include "model/run_log.h"
 #include "write/run_sink.h"
@@ -296,15 +297,15 @@ TEST(series_names_and_durations)
 	char buf[64];
 	uint64_t ns;
 
-	CHECK_EQ_INT(run_sink_name("run.etdp", 1, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(file_series_name("run.etdp", 1, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "run.0001.etdp");
-	CHECK_EQ_INT(run_sink_name("out/run", 12, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(file_series_name("out/run", 12, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "out/run.0012");
-	CHECK_EQ_INT(run_sink_name("a.b/.hidden", 3, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(file_series_name("a.b/.hidden", 3, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "a.b/.hidden.0003");
-	CHECK_EQ_INT(run_sink_name("dir.x/run.etdp", 10000, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(file_series_name("dir.x/run.etdp", 10000, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "dir.x/run.10000.etdp");
-	CHECK(run_sink_name("run.etdp", 1, buf, 8) < 0);
+	CHECK(file_series_name("run.etdp", 1, buf, 8) < 0);
 
 	CHECK_EQ_INT(parse_duration("2", &ns), 0);
 	CHECK_EQ_INT(ns, 2000000000ull);

@@ -5,6 +5,7 @@
  * pprof profile; an ETDump into a Chrome trace or a pprof profile.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,7 +201,8 @@ static int convert_said(const struct convert_opts *o,
 			const struct raw_info *info,
 			const struct collector_stats *stats,
 			const struct symbol_calibration *probe_time,
-			const char *runs, const struct etd_dump *dump)
+			const char *runs, const char *files,
+			const struct etd_dump *dump)
 {
 	char how[512];
 	/* as record counts them: the kernel's and the runtime's losses */
@@ -212,7 +214,8 @@ static int convert_said(const struct convert_opts *o,
 	if (dump)
 		summary_totals(how, o->output, dump, stats, drops);
 	else
-		summary_totals_text(how, o->output, runs, stats, drops);
+		summary_totals_text(how, files ? files : o->output, runs,
+				    stats, drops);
 	summary_notes(stats, drops);
 	if (probe_time->done)
 		symbol_calibration_say(probe_time, "were written");
@@ -227,12 +230,13 @@ static int convert_as_recorded(const struct convert_opts *o,
 			       struct symbol_calibration *probe_time)
 {
 	struct collector_stats stats = { 0 };
-	char runs[1024], *kept = NULL;
+	char runs[1024], files[2 * PATH_MAX + 64], *kept = NULL;
 	bool write_failed;
 	int err;
 
 	err = convert_stream(r, col, o->output, o->force, &kept, &stats,
-			     probe_time, runs, sizeof(runs), &write_failed);
+			     probe_time, runs, sizeof(runs), files,
+			     sizeof(files), &write_failed);
 	if (err && write_failed) {
 		output_error(o->output, err, kept);
 		free(kept);
@@ -246,7 +250,7 @@ static int convert_as_recorded(const struct convert_opts *o,
 	if (collector_values(col) && write_values(o, collector_values(col)))
 		return EXIT_FAIL;
 	return convert_said(o, raw_reader_info(r), &stats, probe_time, runs,
-			    NULL);
+			    files, NULL);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -315,7 +319,7 @@ int cmd_convert(int argc, char **argv)
 	if (o.format == FORMAT_ETDUMP && collector_values(col) &&
 	    write_values(&o, collector_values(col)))
 		goto cleanup;
-	ret = convert_said(&o, info, &stats, &probe_time, NULL, &dump);
+	ret = convert_said(&o, info, &stats, &probe_time, NULL, NULL, &dump);
 cleanup:
 	collector_free(col);
 	etd_dump_free(&dump);

@@ -124,7 +124,7 @@ int cmd_record(int argc, char **argv)
 	int nattached = 0, err, ret = EXIT_FAIL, out_fd = -1;
 	struct etd_dump dump = { 0 };
 	uint64_t drops, start;
-	char msg[256], runs[256], note[PATH_MAX + 256];
+	char msg[256], runs[256], note[PATH_MAX + 256], files[2 * PATH_MAX + 64];
 	char *no_words[] = { NULL };  /* -p: no command line to read */
 
 	for (size_t i = 0; i < 1 + CAPTURE_MAX_MORE; i++)
@@ -269,8 +269,10 @@ int cmd_record(int argc, char **argv)
 							     &meta.ncounters);
 		if (etdump_stream_open(&es, &meta))
 			goto cleanup;
-		if (out_fd < 0)
+		if (out_fd < 0) {
 			etdump_stream_spill_near(es, o.output);
+			etdump_stream_series(es, o.output, o.force);
+		}
 		/* a long run's events are written on a thread of their own */
 		err = etdump_ahead_thread_start(&ahead, es, ETDUMP_AHEAD_EVENTS);
 		if (err) {
@@ -509,7 +511,11 @@ int cmd_record(int argc, char **argv)
 	if (o.output && o.values &&
 	    record_write_values(&o, collector_values(col)))
 		goto cleanup;
-	record_print_summary(&o, &t, why, runs, &stats, drops);
+	files[0] = '\0';
+	if (es && o.output && !stdout_output_is(o.output))
+		etdump_stream_files_text(es, o.output, files, sizeof(files));
+	record_print_summary(&o, &t, why, runs, *files ? files : NULL, &stats,
+			     drops);
 	loss_summary_say(col, drops, o.ring_bytes);
 	if (sink.sm && !o.sym.program)
 		p_info("instruction ids are call-order ids (chain 0, numbered in the order the calls ran; runs keep ETDumpGen's names): record --program PTE gives the plan's");

@@ -168,10 +168,11 @@ int record_collect(const struct record_opts *o, struct target *t,
 extern const char *const record_stop_reasons[];
 /* --live without an output: runs are only counted */
 int record_drop_run(void *ctx, struct run_view *r);
+/* written: what the ETDump went to when not o->output alone (a series) */
 void record_print_summary(const struct record_opts *o,
 			  const struct target *t, enum stop_reason why,
-			  const char *runs, const struct collector_stats *st,
-			  uint64_t drops);
+			  const char *runs, const char *written,
+			  const struct collector_stats *st, uint64_t drops);
 /* The sink's runs to their (last) file, and the summary: an exit code. */
 int record_finish_sink(const struct record_opts *o, const struct target *t,
 		       enum stop_reason why, struct run_sink *rs,

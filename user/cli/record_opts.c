@@ -499,7 +499,7 @@ int record_check_output(struct record_opts *o)
 	}
 	/* a series: its first file */
 	if (out && run_sink_series(&o->sink)) {
-		if (run_sink_name(out, 1, first, sizeof(first))) {
+		if (file_series_name(out, 1, first, sizeof(first))) {
 			p_err("%s: the series' names are too long", out);
 			return -ENAMETOOLONG;
 		}

@@ -32,13 +32,14 @@ int record_drop_run(void *ctx, struct run_view *r)
 
 void record_print_summary(const struct record_opts *o, const struct target *t,
 			  enum stop_reason why, const char *runs,
-			  const struct collector_stats *st, uint64_t drops)
+			  const char *written, const struct collector_stats *st,
+			  uint64_t drops)
 {
 	char files[4096];
 
 	snprintf(files, sizeof(files), "%s%s%s",
 		 stdout_output_is(o->output) ? "standard output" :
-		 o->output ? o->output : "",
+		 written ? written : o->output ? o->output : "",
 		 o->output && o->raw ? " and " : "", o->raw ? o->raw : "");
 	summary_totals_text(record_stop_reasons[why], files, runs, st, drops);
 	summary_every(o->every, st);
@@ -84,12 +85,12 @@ int record_finish_sink(const struct record_opts *o, const struct target *t,
 	stats->runs = ss->runs;
 	stats->events = ss->events;
 	if (!run_sink_series(&o->sink)) {
-		record_print_summary(o, t, why, "", stats, drops);
+		record_print_summary(o, t, why, "", NULL, stats, drops);
 		return drops ? EXIT_LOST : EXIT_OK;
 	}
 	/* checked when the series started: the names fit */
-	run_sink_name(o->output, 1, first, sizeof(first));
-	run_sink_name(o->output, ss->files, last, sizeof(last));
+	file_series_name(o->output, 1, first, sizeof(first));
+	file_series_name(o->output, ss->files, last, sizeof(last));
 	snprintf(files, sizeof(files), "%u file(s) %s%s%s%s%s", ss->files,
 		 first, ss->files > 1 ? " to " : "",
 		 ss->files > 1 ? last : "", o->raw ? " and " : "",

@@ -31,7 +31,7 @@ static int numbered(const char *path, unsigned int i, char *buf)
 {
 	if (!path)
 		return 0;
-	if (run_sink_name(path, i, buf, NAME_MAX_LEN)) {
+	if (file_series_name(path, i, buf, NAME_MAX_LEN)) {
 		p_err("%s: the recordings' names are too long", path);
 		return -ENAMETOOLONG;
 	}

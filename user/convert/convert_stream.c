@@ -38,7 +38,8 @@ int convert_stream(struct raw_reader *r, struct collector *col,
 		   const char *path, bool force, char **kept,
 		   struct collector_stats *stats,
 		   struct symbol_calibration *probe_time, char *runs,
-		   size_t runs_len, bool *write_failed)
+		   size_t runs_len, char *files, size_t files_len,
+		   bool *write_failed)
 {
 	const struct raw_info *info = raw_reader_info(r);
 	struct etdump_log_meta meta = {
@@ -55,6 +56,7 @@ int convert_stream(struct raw_reader *r, struct collector *col,
 	if (err)
 		return err;
 	etdump_stream_spill_near(es, path);
+	etdump_stream_series(es, path, force);
 	err = etdump_ahead_thread_start(&ahead, es, ETDUMP_AHEAD_EVENTS);
 	if (err)
 		goto out;
@@ -77,6 +79,7 @@ int convert_stream(struct raw_reader *r, struct collector *col,
 	run_names_describe(etdump_stream_names(es), runs, runs_len);
 	err = etdump_stream_write_file(es, path, force, kept);
 	*write_failed = err != 0;
+	etdump_stream_files_text(es, path, files, files_len);
 out:
 	etdump_ahead_thread_stop(ahead);
 	etdump_stream_free(es);

@@ -21,13 +21,16 @@ bool convert_stream_fits(const struct raw_info *info);
 /*
  * Replay r into col (new) and write path (file_replace()'s rules, *kept
  * set when the data had to be left beside it); *stats as
- * collector_close() fills it, the runs' names described into runs. A
- * negative errno; *write_failed says whether it was the file's.
+ * collector_close() fills it, the runs' names described into runs, the
+ * files written into files (path, or a series past what one ETDump holds:
+ * etdump_stream_series()). A negative errno; *write_failed says whether
+ * it was the file's.
  */
 int convert_stream(struct raw_reader *r, struct collector *col,
 		   const char *path, bool force, char **kept,
 		   struct collector_stats *stats,
 		   struct symbol_calibration *probe_time, char *runs,
-		   size_t runs_len, bool *write_failed);
+		   size_t runs_len, char *files, size_t files_len,
+		   bool *write_failed);
 
 #endif

@@ -385,3 +385,20 @@ const char *file_error(int err)
 		return strerror(-err);
 	}
 }
+
+int file_series_name(const char *output, unsigned int n, char *buf, size_t len)
+{
+	const char *base = strrchr(output, '/');
+	const char *dot;
+	int w;
+
+	base = base ? base + 1 : output;
+	dot = strrchr(base, '.');
+	/* a leading dot names a hidden file, not an extension */
+	if (!dot || dot == base)
+		w = snprintf(buf, len, "%s.%04u", output, n);
+	else
+		w = snprintf(buf, len, "%.*s.%04u%s", (int)(dot - output),
+			     output, n, dot);
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}

@@ -63,4 +63,11 @@ const char *file_error(int err);
 /* One line: the output that could not be written, and where it is kept. */
 void output_error(const char *path, int err, const char *kept);
 
+/*
+ * File n (from 1) of a series named after output, a 4-digit number before
+ * its extension: run.etdp gives run.0001.etdp. -ENAMETOOLONG past len.
+ */
+int file_series_name(const char *output, unsigned int n, char *buf,
+		     size_t len);
+
 #endif /* ETDUMP_FILE_IO_H */

@@ -12,6 +12,8 @@
 #include "lib/file_io.h"
 #include "lib/grow_array.h"
 #include "lib/io_all.h"
+#include "lib/log.h"
+#include "lib/parse.h"
 #include "write/etdump_log_writer.h"
 #include "write/etdump_writer.h"
 #include "write/fb_builder.h"
@@ -62,7 +64,20 @@ struct etdump_stream {
 		size_t cap;
 	} spare[REFS_SPARES];
 	unsigned int nspare;
+	/* etdump_stream_series(): -o's path, and the files of it written */
+	char *series_path;
+	bool series_force;
+	unsigned int files;
+	uint64_t part_bytes;
 };
+
+/*
+ * An ETDump holds at most 2 GiB (FlatBuffers' offsets): a recording that
+ * reaches this goes on in a new file at the next run's end, leaving room
+ * for the runs then open. ETDUMP_STREAM_PART_BYTES sets another size (the
+ * tests' way to make a series of a few MiB).
+ */
+#define STREAM_PART_BYTES ((uint64_t)1792 << 20)
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -130,6 +145,7 @@ static void stream_fini(struct etdump_stream *w)
 	fb_builder_free(&w->b);
 	if (w->spill_fd >= 0)
 		close(w->spill_fd);
+	free(w->series_path);
 }
 
 void etdump_stream_spill_near(struct etdump_stream *w, const char *path)
@@ -291,6 +307,8 @@ void etdump_stream_drop_ahead(void *ctx, const struct run_view *r)
 		ahead_forget(w, a);
 }
 
+static int next_file(struct etdump_stream *w);
+
 int etdump_stream_run(void *ctx, struct run_view *r)
 {
 	struct etdump_stream *w = ctx;
@@ -298,6 +316,14 @@ int etdump_stream_run(void *ctx, struct run_view *r)
 	struct etd_run run;
 	size_t n = 0;
 	int err;
+
+	/* between runs, none of whose events are in the file yet */
+	if (w->series_path && !w->nahead && w->nruns &&
+	    w->b.size >= w->part_bytes) {
+		err = next_file(w);
+		if (err)
+			return err;
+	}
 
 	/* the events that went ahead are the run's first: their refs taken */
 	if (a) {
@@ -412,8 +438,9 @@ static int builder_to_fd(void *ctx, int fd, bool regular)
 	return err ? err : end;
 }
 
-int etdump_stream_write_file(struct etdump_stream *w, const char *path,
-			     bool force, char **kept)
+/* The runs written so far finished, and the file made at path. */
+static int write_built(struct etdump_stream *w, const char *path, bool force,
+		       char **kept)
 {
 	int err = stream_root(w);
 
@@ -434,6 +461,81 @@ int etdump_stream_write_file(struct etdump_stream *w, const char *path,
 			return err;
 	}
 	return file_replace_with(path, builder_to_fd, &w->b, force, kept);
+}
+
+void etdump_stream_series(struct etdump_stream *w, const char *path,
+			  bool force)
+{
+	const char *env = getenv("ETDUMP_STREAM_PART_BYTES");
+
+	free(w->series_path);
+	w->series_path = strdup(path);
+	w->series_force = force;
+	if (!env || parse_size(env, &w->part_bytes) || !w->part_bytes)
+		w->part_bytes = STREAM_PART_BYTES;
+}
+
+/*
+ * The file so far as the next of the series; the runs to come go into a
+ * new one. Its data kept beside a name that was taken is said, and the
+ * recording goes on.
+ */
+static int next_file(struct etdump_stream *w)
+{
+	char name[PATH_MAX];
+	char *kept = NULL;
+	int err;
+
+	err = file_series_name(w->series_path, w->files + 1, name, sizeof(name));
+	if (err)
+		return err;
+	err = write_built(w, name, w->series_force, &kept);
+	if (err && !kept)
+		return err;
+	if (err)
+		output_error(name, err, kept);
+	free(kept);
+	if (!w->files++)
+		p_info("%s: the recording reached %llu MiB, as much as one ETDump should hold (2 GiB at most): it goes on as a series, %s first (record --rotate SIZE sets the size)",
+		       w->series_path,
+		       (unsigned long long)(w->b.size >> 20), name);
+	fb_builder_free(&w->b);
+	fb_builder_init(&w->b);
+	w->nruns = 0;
+	if (w->spill_fd >= 0) {
+		close(w->spill_fd);
+		w->spill_fd = -1;
+		etdump_stream_spill_near(w, w->series_path);
+	}
+	return 0;
+}
+
+int etdump_stream_write_file(struct etdump_stream *w, const char *path,
+			     bool force, char **kept)
+{
+	char name[PATH_MAX];
+	int err;
+
+	if (!w->files)
+		return write_built(w, path, force, kept);
+	*kept = NULL;
+	err = file_series_name(path, w->files + 1, name, sizeof(name));
+	err = err ? err : write_built(w, name, force, kept);
+	w->files += !err;
+	return err;
+}
+
+void etdump_stream_files_text(const struct etdump_stream *w, const char *path,
+			      char *buf, size_t len)
+{
+	char first[PATH_MAX], last[PATH_MAX];
+
+	if (!w->files || file_series_name(path, 1, first, sizeof(first)) ||
+	    file_series_name(path, w->files, last, sizeof(last))) {
+		snprintf(buf, len, "%s", path);
+		return;
+	}
+	snprintf(buf, len, "%u file(s) %s to %s", w->files, first, last);
 }
 
 int etdump_stream_write_fd(struct etdump_stream *w, int fd)

@@ -79,9 +79,23 @@ int etdump_stream_drain(struct etdump_stream *w, struct run_log *log,
 bool etdump_stream_failed(const struct etdump_stream *w);
 /* The names of the runs streamed, for the summary (summary.h). */
 const struct run_names *etdump_stream_names(const struct etdump_stream *w);
-/* The runs streamed, by open time, as one ETDump: as etdump_write_log_file. */
+/*
+ * A recording past what one ETDump holds (2 GiB) goes on as a series
+ * named after path, as record --rotate names one (run.0001.etdp, ...),
+ * each file finished at a run's end: never lost whole at the end. Said in
+ * one line when the first file is written.
+ */
+void etdump_stream_series(struct etdump_stream *w, const char *path,
+			  bool force);
+/*
+ * The runs streamed, by open time, as one ETDump: as etdump_write_log_file;
+ * the series' last file when one began.
+ */
 int etdump_stream_write_file(struct etdump_stream *w, const char *path,
 			     bool force, char **kept);
+/* What was written, for the summary: path, or the series' files. */
+void etdump_stream_files_text(const struct etdump_stream *w, const char *path,
+			      char *buf, size_t len);
 int etdump_stream_write_fd(struct etdump_stream *w, int fd);
 void etdump_stream_free(struct etdump_stream *w);
 

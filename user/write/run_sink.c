@@ -36,23 +36,6 @@ bool run_sink_wanted(const struct run_sink_opts *o)
 	return run_sink_series(o) || o->slower_than_ns || o->slower_pct;
 }
 
-int run_sink_name(const char *output, unsigned int n, char *buf, size_t len)
-{
-	const char *base = strrchr(output, '/');
-	const char *dot;
-	int w;
-
-	base = base ? base + 1 : output;
-	dot = strrchr(base, '.');
-	/* a leading dot names a hidden file, not an extension */
-	if (!dot || dot == base)
-		w = snprintf(buf, len, "%s.%04u", output, n);
-	else
-		w = snprintf(buf, len, "%.*s.%04u%s", (int)(dot - output),
-			     output, n, dot);
-	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
-}
-
 static void ring_entry_free(struct run_view *r)
 {
 	while (r->nfull)
@@ -159,7 +142,7 @@ static int write_log(struct run_sink *s)
 	if (!runs)
 		return 0;
 	if (run_sink_series(&s->o)) {
-		err = run_sink_name(s->o.output, s->st.files + 1, name,
+		err = file_series_name(s->o.output, s->st.files + 1, name,
 				    sizeof(name));
 		if (err) {
 			p_err("%s: the series' names are too long", s->o.output);

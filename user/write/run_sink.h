@@ -49,8 +49,6 @@ struct run_sink;
 /* Whether the options ask for a sink at all, and for a numbered series. */
 bool run_sink_wanted(const struct run_sink_opts *o);
 bool run_sink_series(const struct run_sink_opts *o);
-/* File n (from 1) of the series named after output. */
-int run_sink_name(const char *output, unsigned int n, char *buf, size_t len);
 
 /* Become col's run sink; counter names come from col. */
 int run_sink_open(struct run_sink **out, const struct run_sink_opts *o,
