@@ -380,7 +380,7 @@ const char *file_error(int err)
 		return "standard input is a terminal (pipe a file into it)";
 	case E2BIG:
 		/* FlatBuffers' offsets are 32-bit: a recording of minutes */
-		return "more than the 2 GiB a FlatBuffers file holds (record --rotate SIZE writes a recording in parts)";
+		return "more than the 2 GiB a FlatBuffers file holds (a run that large, or -o -: record --rotate SIZE writes a recording in parts)";
 	default:
 		return strerror(-err);
 	}
