@@ -292,9 +292,19 @@ struct fb_typed_layout {
 	fb_ref vtable;          /* 0: not made yet */
 	uint8_t delta;
 	uint8_t n;
+	/*
+	 * n8 fields of 8 bytes, then only 4-byte ones (an ETDump's tables):
+	 * each stored at its size, no switch; FB_TYPE_FIELDS + 1: other sizes
+	 */
+	uint8_t n8;
 	uint8_t field[FB_TYPE_FIELDS];
 	uint8_t off[FB_TYPE_FIELDS];
 };
+
+/* a layout whose fields take fb_put_le()'s switch */
+#define FB_TYPED_MIXED (FB_TYPE_FIELDS + 1)
+/* the bytes cleared before a table of at most this many is written */
+#define FB_TYPED_CLEAR 64
 
 #define FB_TYPED_LAYOUTS (FB_TABLE_TYPES * 8 * (1u << FB_TYPE_FIELDS))
 
@@ -372,7 +382,48 @@ static int typed_first(struct fb_builder *b, const struct fb_table_type *t,
 	/* at most 8 fields of 8 bytes, the padding and the soffset: < 256 */
 	l->delta = (uint8_t)(table - start);
 	l->n = (uint8_t)n;
+	for (l->n8 = 0; l->n8 < n && t->size[l->field[l->n8]] == 8; l->n8++)
+		;
+	for (i = l->n8; i < n; i++)
+		if (t->size[l->field[i]] != 4)
+			l->n8 = FB_TYPED_MIXED;
 	l->vtable = vtable;
+	*out = table;
+	return 0;
+}
+
+/*
+ * A table of a known layout whose fields are 8 bytes then 4 (every table
+ * of an ETDump's events), small: the FB_TYPED_CLEAR bytes before its start
+ * cleared by a few wide stores of a constant size (what lies beyond the
+ * table there is room not yet claimed), each field stored at its size.
+ */
+static int typed_again(struct fb_builder *b, const struct fb_table_type *t,
+		       const uint64_t *v, const struct fb_typed_layout *l,
+		       fb_ref start, fb_ref *out)
+{
+	fb_ref table = start + l->delta;
+	unsigned int k, i;
+	uint8_t *end;
+	uint32_t w;
+	int err;
+
+	err = fb_reserve(b, FB_TYPED_CLEAR);
+	if (err)
+		return err;
+	end = fb_at(b, start);
+	memset(end - FB_TYPED_CLEAR, 0, FB_TYPED_CLEAR);
+	for (k = 0; k < l->n8; k++)
+		memcpy(end - l->off[k], &v[l->field[k]], 8);
+	for (; k < l->n; k++) {
+		i = l->field[k];
+		w = (uint32_t)((t->refs >> i & 1) ? start + l->off[k] - v[i] :
+						    v[i]);
+		memcpy(end - l->off[k], &w, 4);
+	}
+	w = (uint32_t)((int64_t)l->vtable - (int64_t)table);
+	memcpy(end - l->delta, &w, 4);
+	b->size = table;
 	*out = table;
 	return 0;
 }
@@ -409,6 +460,10 @@ int fb_table_typed(struct fb_builder *b, const struct fb_table_type *t,
 	l = &b->typed[(t->id * 8u + (start & 7)) << FB_TYPE_FIELDS | present];
 	if (!l->vtable)
 		return typed_first(b, t, present, v, l, out);
+	/* the stores below are little-endian ones */
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+	    l->n8 != FB_TYPED_MIXED && l->delta <= FB_TYPED_CLEAR)
+		return typed_again(b, t, v, l, start, out);
 	err = fb_reserve(b, l->delta);
 	if (err)
 		return err;
