@@ -372,6 +372,9 @@ int fb_output_in_place(struct fb_builder *b)
 	front = b->size - b->spilled;
 	below = FB_SPILL_END - (off_t)b->size;
 	err = pwrite_all(b->spill_fd, fb_at(b, b->size), front, below);
+	/* a device whose blocks are larger than a page takes no part-chunk */
+	if (err == -EINVAL)
+		return -EOPNOTSUPP;
 	if (err)
 		return fb_fail(b, err);
 	/*
