@@ -13,9 +13,9 @@ that found it verifying one of symbol mode's programs is followed by
 another as soon as it runs again, so that each of libbpf's tries of that
 program is stopped too. At most HITS stops land in a load in all, fewer
 than a load outlasts (LOAD_TRIES whole tries of libbpf's 5 a program):
-each recording must survive them. Without its tries symbol mode lost
-every one of 10 recordings so (the target's load, or the probe
-calibration's, which then goes uncorrected).
+each recording must survive them. With libbpf's tries alone symbol mode
+lost the first recording of both tests in each of 10 runs (the target's
+load, or the probe calibration's, whose durations then go uncorrected).
 """
 import os
 import platform
@@ -30,8 +30,8 @@ from test_symbols import usdt_keys_symbol_mode_can_see
 
 RULES = os.path.join(ROOT, "tests", "example", "example.rules")
 EXECUTIONS = 5
-# recordings stopped so, each seeded: with copies per site a link per
-# probe, each taken out after a grace period, makes one take 15 s
+# recordings stopped so, each seeded; with copies per site a link per
+# probe, each taken out after a grace period of its own, takes seconds
 ROUNDS = 3
 ROUNDS_WITH_COPIES = 1
 # stops that find the recorder loading, a recording: under 16 tries x 5
