@@ -140,6 +140,15 @@ class Recorder:
         return self.proc.returncode
 
 
+def end_stopped(proc):
+    """Whatever a test that stops proc (SIGSTOP) left running when it
+    failed: continued, killed and reaped."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait()
+
+
 def start_waiting_example(args, binary=EXAMPLE, env=None):
     """The example runtime held before its load until SIGUSR1; its PID."""
     proc = subprocess.Popen([binary, "--wait-signal"] + args,

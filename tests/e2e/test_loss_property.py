@@ -19,7 +19,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from etdump_e2e import BUILD, CLI, TempDirTest, decode
+from etdump_e2e import BUILD, CLI, TempDirTest, decode, end_stopped
 from test_record import counter_stamp_slack_ns
 
 OWN_RUNS = os.path.join(BUILD, "loss-own-runs")
@@ -93,10 +93,7 @@ class LossPropertyTest(TempDirTest):
                 rec.send_signal(signal.SIGCONT)
             _, stderr = rec.communicate(timeout=120)
         finally:
-            if rec.poll() is None:
-                rec.send_signal(signal.SIGCONT)
-                rec.kill()
-                rec.wait()
+            end_stopped(rec)
         return rec.returncode, stderr, out, log
 
     def assert_own_runs(self, case, recorded=None):

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * Batched mode: buffers written with schema/etdump_usdt.h's own functions,
- * turned back into records and through the collector into events.
+ * read back as the fields the collector takes of each event (batch_each())
+ * and through the collector into events.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,10 +156,9 @@ TEST(names_are_given_once_per_flush)
 	memset(&st, 0, sizeof(st));
 }
 
-static int count(void *ctx, const void *rec, size_t len, const char *name)
+static int count(void *ctx, const struct rec_fields *f, const char *name)
 {
-	(void)rec;
-	(void)len;
+	(void)f;
 	(void)name;
 	(*(int *)ctx)++;
 	return 0;
@@ -178,21 +179,18 @@ static const char *intern_copy(void *ctx, const char *s, size_t len)
 	return copy;
 }
 
-static int check_name(void *ctx, const void *rec, size_t len,
+static int check_name(void *ctx, const struct rec_fields *f,
 		      const char *name)
 {
-	const struct etdump_rec_hdr *h = rec;
 	struct interned_seen *x = ctx;
-	const char *bytes = NULL;
+	bool names = f->type == ETDUMP_REC_PROFILE_BEGIN ||
+		     f->type == ETDUMP_REC_DELEGATE_LOG;
 
-	(void)len;
 	x->records++;
-	if (h->type == ETDUMP_REC_PROFILE_BEGIN)
-		bytes = ((const struct etdump_rec_begin *)rec)->name;
-	else if (h->type == ETDUMP_REC_DELEGATE_LOG)
-		bytes = ((const struct etdump_rec_delegate_log *)rec)->name;
 	/* a record naming something has the interned copy; others none */
-	x->mismatched += !bytes != !name || (name && strcmp(name, bytes));
+	x->mismatched += names != !!name ||
+			 (name && (strlen(name) != f->name_len ||
+				   memcmp(name, f->name, f->name_len)));
 	x->named += name != NULL;
 	return 0;
 }
@@ -211,7 +209,7 @@ TEST(a_flushs_names_are_interned_once_each)
 	add(ETDUMP_BATCH_DELEGATE_LOG, LIN, -1, 0, 30,
 	    sizeof(struct etdump_batch_log));
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, check_name, intern_copy, &x, &bs), 0);
 	CHECK_EQ_INT(x.records, 7);
 	CHECK_EQ_INT(x.named, 4);
 	CHECK_EQ_INT(x.interned, 2);
@@ -228,7 +226,7 @@ TEST(stale_records_are_skipped)
 	add(ETDUMP_BATCH_BEGIN, OP, -1, 0, 10, ARGS);
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2000, 0);
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, 1000, NULL, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 1000, NULL, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(n, 1);
 	CHECK_EQ_INT(bs.stale, 1);
 	free(b);
@@ -246,19 +244,19 @@ TEST(malformed_flushes_are_refused)
 	/* the NAME record */
 	r = (struct etdump_batch_rec *)(b->data + sizeof(struct etdump_batch_head));
 	r->word &= ~0xff0u;                       /* size 0 */
-	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	r->word |= 0xff0u;                        /* past the buffer */
-	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	r->word = (r->word & ~0xff0u) | 2 << 4;
 	memset(r + 1, 'x', 8);                    /* no NUL in the name */
-	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	((struct etdump_batch_head *)b->data)->len = 4090; /* past the flush */
-	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 5000;
-	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
+	CHECK(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs) == -EINVAL);
 	b->len = 0;
 	b->nevents = 7;                           /* the tracer could not read it */
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(bs.lost, 7);
 	CHECK_EQ_INT(n, 0);
 	free(b);
@@ -276,7 +274,7 @@ TEST(a_buffer_of_another_layout_is_told_apart)
 	b->hdr.size = sizeof(*b);
 	b->len = 128;
 	memcpy(b->data, old, sizeof(old));
-	CHECK(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs) == -EPROTO);
+	CHECK(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs) == -EPROTO);
 	CHECK_EQ_INT(n, 0);
 	free(b);
 }
@@ -295,20 +293,19 @@ TEST(a_buffer_of_the_layout_before_is_read)
 	add(ETDUMP_BATCH_END, OP, 0, 0, 2, 0);
 	etdump__head(&st)->magic = ETDUMP_BATCH_MAGIC_ETB3;
 	b = flush_of(9);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, count, NULL, &n, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, count, NULL, &n, &bs), 0);
 	CHECK_EQ_INT(n, 2);
 	free(b);
 }
 
-static int keep_ts(void *ctx, const void *rec, size_t len, const char *name)
+static int keep_ts(void *ctx, const struct rec_fields *f, const char *name)
 {
 	uint64_t *ts = ctx;
 
-	(void)len;
 	(void)name;
 	while (*ts)
 		ts++;
-	*ts = ((const struct etdump_rec_hdr *)rec)->ts;
+	*ts = f->ts;
 	return 0;
 }
 
@@ -331,7 +328,7 @@ TEST(counter_stamps_become_monotonic_ns_between_the_anchors)
 	h->to_ctr = 4000000;                      /* 3 ticks a ns... */
 	h->to_ns = 5001000000ull;                 /* ...over 1 ms */
 	b = flush_of(1);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep_ts, NULL, ts, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep_ts, NULL, ts, &bs), 0);
 	CHECK(ts[0] == 5000000000ull);
 	CHECK(ts[1] == 5000333333ull);
 	CHECK(ts[2] == 5000666666ull);
@@ -368,7 +365,7 @@ TEST(counter_stamps_on_the_kernels_line_are_the_clock_to_the_ns)
 	h->to_ns = 5001000000ull;
 	b = flush_of(1);
 	h = (struct etdump_batch_head *)b->data;
-	CHECK_EQ_INT(batch_expand(b, 0, 0, &line, keep_ts, NULL, ts, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, &line, keep_ts, NULL, ts, &bs), 0);
 	/* (tick - 2000000) * 5592405 / 2^24 ns from 5.000333333 s, floored */
 	CHECK(ts[0] == 4999999999ull);
 	CHECK(ts[1] == 5000333333ull);
@@ -379,7 +376,7 @@ TEST(counter_stamps_on_the_kernels_line_are_the_clock_to_the_ns)
 	/* the head's anchors 2 s from the line: not this clock's */
 	line.sec = 7;
 	memset(ts, 0, sizeof(ts));
-	CHECK_EQ_INT(batch_expand(b, 0, 0, &line, keep_ts, NULL, ts, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, &line, keep_ts, NULL, ts, &bs), 0);
 	CHECK(ts[0] == 5000000010ull);
 	CHECK(bs.on_line == 1 && bs.between_anchors == 1);
 	free(b);
@@ -472,7 +469,7 @@ TEST(a_flush_repeats_nothing_read_before)
 	CHECK_EQ_INT(take(&bt, 1, 0x1000, 100, len, 3, &skip, &skipped), 0);
 	CHECK_EQ_INT(skip, first);
 	CHECK_EQ_INT(skipped, 2);
-	CHECK_EQ_INT(batch_expand(b, skip, 0, NULL, check_name, intern_copy, &x, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, skip, 0, NULL, check_name, intern_copy, &x, &bs), 0);
 	CHECK_EQ_INT(x.records, 2);
 	CHECK_EQ_INT(x.named, 1);
 	CHECK_EQ_INT(x.mismatched, 0);
@@ -556,30 +553,28 @@ struct kept {
 	char name[KEPT_MAX][64];
 };
 
-static int keep(void *ctx, const void *rec, size_t len, const char *name)
+static int keep(void *ctx, const struct rec_fields *f, const char *name)
 {
-	const struct etdump_rec_hdr *h = rec;
-	const struct etdump_rec_begin *begin = rec;
 	struct kept *k = ctx;
 	unsigned int i = k->n++;
 
-	(void)len;
 	(void)name;
 	if (i >= KEPT_MAX)
 		return -1;
-	k->type[i] = h->type;
-	k->ts[i] = h->ts;
-	if (h->type == ETDUMP_REC_PROFILE_BEGIN) {
-		k->chain[i] = begin->chain;
-		k->instr[i] = begin->instr;
-		k->token[i] = begin->token;
+	k->type[i] = f->type;
+	k->ts[i] = f->ts;
+	if (f->type == ETDUMP_REC_PROFILE_BEGIN) {
+		k->chain[i] = f->chain;
+		k->instr[i] = f->instr;
+		k->token[i] = f->token;
+		/* a name never said is "" to its length, ETDUMP_NAME_UNREAD */
 		snprintf(k->name[i], sizeof(k->name[i]), "%.*s",
-			 (int)begin->name_len, begin->name);
-	} else if (h->type == ETDUMP_REC_PROFILE_END) {
-		k->token[i] = ((const struct etdump_rec_end *)rec)->token;
-	} else if (h->type == ETDUMP_REC_INSTRUCTION) {
-		k->chain[i] = ((const struct etdump_rec_instruction *)rec)->chain;
-		k->instr[i] = ((const struct etdump_rec_instruction *)rec)->instr;
+			 (int)f->name_len, f->name);
+	} else if (f->type == ETDUMP_REC_PROFILE_END) {
+		k->token[i] = f->token;
+	} else if (f->type == ETDUMP_REC_INSTRUCTION) {
+		k->chain[i] = f->chain;
+		k->instr[i] = f->instr;
 	}
 	return 0;
 }
@@ -628,7 +623,7 @@ TEST(the_sites_compact_records_come_back_whole)
 	ETDUMP_PROFILE_END(kernel);
 	CHECK_EQ_INT(h->len - len, ETDUMP__TIME_BYTES + 8);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 4);
 	CHECK_EQ_INT(k.type[0], ETDUMP_REC_BLOCK);
 	CHECK_EQ_STR(k.name[1], OP);
@@ -643,7 +638,7 @@ TEST(the_sites_compact_records_come_back_whole)
 	ETDUMP_PROFILE_END(OP);
 	CHECK_EQ_INT(h->len, etdump__rec_size(sizeof("OPERATOR_CALL")) + 8);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &later, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &later, &bs), 0);
 	CHECK_EQ_INT(later.n, 1);
 	CHECK(later.token[0] == k.token[1]);
 	CHECK(later.ts[0] >= k.ts[3]);
@@ -691,7 +686,7 @@ TEST(the_instruction_state_is_said_where_it_is_taken)
 	ETDUMP_PROFILE_END("DELEGATE_CALL");
 	ETDUMP_PROFILE_END(EXEC);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, sizeof(want));
 	for (i = 0; i < k.n && i < sizeof(want); i++)
 		CHECK_EQ_INT(k.type[i], want[i]);
@@ -704,7 +699,7 @@ TEST(the_instruction_state_is_said_where_it_is_taken)
 	ETDUMP_PROFILE_BEGIN(EXEC, ETDUMP_UNSET_CHAIN, 0);
 	ETDUMP_PROFILE_BEGIN(OP, 0, 4);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &next, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &next, &bs), 0);
 	CHECK_EQ_INT(next.n, 3);
 	CHECK_EQ_INT(next.type[0], ETDUMP_REC_INSTRUCTION);
 	CHECK(next.chain[0] == ETDUMP_UNSET_CHAIN);
@@ -754,7 +749,7 @@ TEST(a_reused_name_buffer_is_named_again_a_literal_is_not)
 	CHECK_EQ_INT(etdump__head(self)->len - len, 8);
 	ETDUMP_PROFILE_END(literal);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 9);
 	CHECK_EQ_STR(k.name[1], "linear #0");
 	CHECK_EQ_STR(k.name[3], "linear #1");
@@ -805,7 +800,7 @@ TEST(names_built_in_one_reused_buffer_are_said_once_each)
 			CHECK_EQ_INT(etdump__head(self)->len - len, 5 * (16 + 8));
 	}
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 21);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < 4; i++)
@@ -848,7 +843,7 @@ TEST(a_name_at_the_end_of_a_page_is_read_within_it)
 	ETDUMP_PROFILE_BEGIN(name, 0, 2);
 	ETDUMP_PROFILE_END(name);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep, NULL, &k, &bs), 0);
 	CHECK_EQ_INT(k.n, 5);
 	CHECK_EQ_STR(k.name[1], "Clamp (NC) #1");
 	CHECK_EQ_STR(k.name[3], "Clamp (NC) #1");
@@ -858,20 +853,39 @@ TEST(a_name_at_the_end_of_a_page_is_read_within_it)
 	free(b);
 }
 
-struct logs {
-	unsigned int n;
-	struct etdump_rec_delegate_log rec[5];
+/* A delegate's logged event as the collector takes it. */
+struct log_fields {
+	uint64_t start, end;
+	int64_t id_int;
+	uint16_t name_len;
+	char name[ETDUMP_NAME_MAX];
+	uint32_t meta_len;
+	uint8_t meta[8];
 };
 
-static int keep_log(void *ctx, const void *rec, size_t len, const char *name)
+struct logs {
+	unsigned int n;
+	struct log_fields rec[5];
+};
+
+static int keep_log(void *ctx, const struct rec_fields *f, const char *name)
 {
 	struct logs *l = ctx;
+	struct log_fields *r;
 
 	(void)name;
-	if (((const struct etdump_rec_hdr *)rec)->type !=
-	    ETDUMP_REC_DELEGATE_LOG || l->n >= 5)
+	if (f->type != ETDUMP_REC_DELEGATE_LOG || l->n >= 5)
 		return 0;
-	memcpy(&l->rec[l->n++], rec, len);
+	r = &l->rec[l->n++];
+	r->start = f->start;
+	r->end = f->end;
+	r->id_int = f->id_int;
+	r->name_len = f->name_len;
+	snprintf(r->name, sizeof(r->name), "%.*s", (int)f->name_len, f->name);
+	r->meta_len = f->meta_len;
+	if (f->meta_len)
+		memcpy(r->meta, f->meta, f->meta_len < sizeof(r->meta) ?
+		       f->meta_len : sizeof(r->meta));
 	return 0;
 }
 
@@ -904,7 +918,7 @@ TEST(a_named_log_without_metadata_is_short_and_comes_back_whole)
 	ETDUMP_DELEGATE_LOG(op, -1, 5, 5 + (1ull << 33), NULL, 0);
 	CHECK_EQ_INT(etdump__head(self)->len - (b->len - 72), 40);
 	snapshot(b, self);
-	CHECK_EQ_INT(batch_expand(b, 0, 0, NULL, keep_log, NULL, &l, &bs), 0);
+	CHECK_EQ_INT(batch_each(b, 0, 0, NULL, keep_log, NULL, &l, &bs), 0);
 	CHECK_EQ_INT(l.n, 5);
 	CHECK(l.rec[0].start == 1000 && l.rec[0].end == 1500);
 	CHECK(l.rec[1].start == 1500 && l.rec[1].end == 1900);

@@ -13,6 +13,7 @@
 #include "capture.skel.h"
 #include "capture/counters.h"
 #include "capture/kernel_features.h"
+#include "lib/load_retry.h"
 #include "lib/log.h"
 #include "target/probe_objects.h"
 #include "target/target.h"
@@ -259,18 +260,21 @@ static int adapt_to_kernel(struct capture *cap, const struct capture_opts *opts)
 	return 0;
 }
 
-/*
- * The verifier gives up with -EAGAIN when a signal comes to the loader,
- * a stop among them (Ctrl-Z, a debugger, a job's SIGSTOP): libbpf tries a
- * program again a few times at once, and a recorder stopped and continued
- * all along its load needs more than that. A load is tried anew whole.
- */
-#define LOAD_TRIES 16
+/* What load_skeleton() is handed through load_retry(). */
+struct skeleton_load {
+	struct capture *cap;
+	const struct capture_opts *opts;
+};
 
-/* The skeleton opened, set for opts, and loaded: 0 or -errno, said. */
-static int load_skeleton(struct capture *cap, const struct capture_opts *opts,
-			 bool say_eagain)
+/*
+ * The skeleton opened, set for opts, and loaded: 0 or -errno, said (an
+ * -EAGAIN only at the last try: load_retry.h).
+ */
+static int load_skeleton(void *ctx, bool last)
 {
+	struct skeleton_load *l = ctx;
+	struct capture *cap = l->cap;
+	const struct capture_opts *opts = l->opts;
 	uint64_t dev, ino;
 	int err;
 
@@ -311,16 +315,26 @@ static int load_skeleton(struct capture *cap, const struct capture_opts *opts,
 		return err;
 	choose_programs(cap, opts);
 	err = capture_bpf__load(cap->skel);
-	if (err && (err != -EAGAIN || say_eagain))
+	if (err && (err != -EAGAIN || last))
 		p_err("cannot load the BPF programs: %s (run with -v for the verifier's log)",
 		      strerror(-err));
 	return err;
 }
 
+/* A try that the verifier gave up on: the object cannot be loaded again. */
+static void unload_skeleton(void *ctx)
+{
+	struct skeleton_load *l = ctx;
+
+	capture_bpf__destroy(l->cap->skel);
+	l->cap->skel = NULL;
+}
+
 int capture_open(struct capture **out, const struct capture_opts *opts)
 {
+	struct skeleton_load load;
 	struct capture *cap;
-	int err, tries = 0;
+	int err;
 
 	cap = calloc(1, sizeof(*cap));
 	if (!cap)
@@ -328,11 +342,8 @@ int capture_open(struct capture **out, const struct capture_opts *opts)
 	cap->on_record = opts->on_record;
 	cap->ctx = opts->ctx;
 	cap->batched = opts->batched;
-	while ((err = load_skeleton(cap, opts, ++tries == LOAD_TRIES)) == -EAGAIN &&
-	       tries < LOAD_TRIES) {
-		capture_bpf__destroy(cap->skel);
-		cap->skel = NULL;
-	}
+	load = (struct skeleton_load){ .cap = cap, .opts = opts };
+	err = load_retry(load_skeleton, unload_skeleton, &load);
 	if (err)
 		goto fail;
 	err = install_counters(cap->skel, opts->counters);

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/kernel_features.h"
+#include "lib/load_retry.h"
 #include "lib/log.h"
 
 #define FEATURE(field, what, since)                                          \
@@ -47,12 +48,8 @@ static bool has_helper(enum bpf_func_id id)
 /* enum bpf_attach_type's BPF_TRACE_UPROBE_MULTI (6.6; Debian 12's uapi predates it) */
 #define ATTACH_UPROBE_MULTI 48
 
-/*
- * A uprobe_multi link on "/": a kernel that has them looks the path up
- * and refuses a directory with EBADF; one that has not refuses the
- * attach type (EINVAL) first. No link is ever made.
- */
-static bool has_uprobe_multi(void)
+/* A program that returns 0, for a uprobe_multi link: its fd or -errno. */
+static int load_ret0(void *ctx, bool last)
 {
 	struct bpf_insn ret0[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -60,6 +57,20 @@ static bool has_uprobe_multi(void)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = ATTACH_UPROBE_MULTI);
+
+	(void)ctx;
+	(void)last;     /* a refusal is the kernel's answer: nothing to say */
+	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
+}
+
+/*
+ * A uprobe_multi link on "/": a kernel that has them looks the path up
+ * and refuses a directory with EBADF; one that has not refuses the
+ * attach type (EINVAL) first. No link is ever made. The program's load
+ * retried as every load is: a signal there is no kernel without them.
+ */
+static bool has_uprobe_multi(void)
+{
 	/* BPF_LINK_CREATE's attr as uprobe_multi reads it */
 	struct {
 		__u32 prog_fd, target_fd, attach_type, flags;
@@ -69,7 +80,7 @@ static bool has_uprobe_multi(void)
 	__u64 offset = 0;
 	int prog, link, err;
 
-	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &opts);
+	prog = load_retry(load_ret0, NULL, NULL);
 	if (prog < 0)
 		return false;
 	memset(&attr, 0, sizeof(attr));

@@ -13,13 +13,6 @@ _Static_assert(ETDUMP_BATCH_NAME_MAX == ETDUMP_NAME_MAX - 1,
 _Static_assert(ETDUMP_BATCH_META_MAX == ETDUMP_META_MAX,
 	       "both modes cut metadata alike");
 
-/* the fields before the first name or metadata of any record emitted */
-#define FIXED_BYTES offsetof(struct etdump_rec_delegate_log, name)
-_Static_assert(FIXED_BYTES >= offsetof(struct etdump_rec_begin, name) &&
-	       FIXED_BYTES >= offsetof(struct etdump_rec_block, name) &&
-	       FIXED_BYTES >= offsetof(struct etdump_rec_end, meta),
-	       "every record's fixed fields are cleared");
-
 /* The NAME records of one buffer, by slot (1-320; 0: none). */
 struct names {
 	const char *str[ETDUMP_BATCH_SLOTS + 1];
@@ -257,87 +250,6 @@ static int fields_of(const struct etdump_rec_batch *b,
 	}
 }
 
-/* A record's header: the flush's writer (at exit, another thread's). */
-static void header(struct etdump_rec_hdr *h, const struct rec_fields *f,
-		   uint16_t size)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = f->type;
-	h->size = size;
-	h->cpu = f->cpu;
-	h->pid = f->pid;
-	h->tid = f->tid;
-	h->ts = f->ts;
-}
-
-/* A name into a record's bounded field (NUL-ended); its length. */
-static uint16_t put_name(const struct rec_fields *f, char *dst)
-{
-	if (f->name_len != ETDUMP_NAME_UNREAD) {
-		memcpy(dst, f->name, f->name_len);
-		dst[f->name_len] = '\0';
-	}
-	return f->name_len;
-}
-
-union batch_record {
-	struct etdump_rec_block block;
-	struct etdump_rec_begin begin;
-	struct etdump_rec_end end;
-	struct etdump_rec_instruction instr;
-	struct etdump_rec_delegate_log log;
-};
-
-/*
- * The record f stands for. Only the fixed fields are cleared: names and
- * metadata are read to their lengths, and no counter follows.
- */
-static void record_of(const struct rec_fields *f, union batch_record *o)
-{
-	memset(o, 0, FIXED_BYTES);
-	switch (f->type) {
-	case ETDUMP_REC_BLOCK:
-		header(&o->block.hdr, f, sizeof(o->block));
-		o->block.name_len = put_name(f, o->block.name);
-		break;
-	case ETDUMP_REC_PROFILE_BEGIN:
-	case ETDUMP_REC_DELEGATE_BEGIN:
-		header(&o->begin.hdr, f, sizeof(o->begin));
-		o->begin.token = f->token;
-		o->begin.chain = f->chain;
-		o->begin.instr = f->instr;
-		o->begin.id_int = f->id_int;
-		o->begin.name_len = put_name(f, o->begin.name);
-		o->begin.switches = 0;
-		break;
-	case ETDUMP_REC_PROFILE_END:
-	case ETDUMP_REC_DELEGATE_END:
-		header(&o->end.hdr, f, sizeof(o->end));
-		o->end.token = f->token;
-		memcpy(o->end.meta, f->meta, f->meta_len);
-		o->end.meta_len = f->meta_len;
-		o->end.meta_len_orig = f->meta_len_orig;
-		o->end.switches = 0;
-		break;
-	case ETDUMP_REC_INSTRUCTION:
-		header(&o->instr.hdr, f, sizeof(o->instr));
-		o->instr.chain = f->chain;
-		o->instr.instr = f->instr;
-		break;
-	case ETDUMP_REC_DELEGATE_LOG:
-		header(&o->log.hdr, f, sizeof(o->log));
-		o->log.start = f->start;
-		o->log.end = f->end;
-		o->log.id_int = f->id_int;
-		o->log.name_len = put_name(f, o->log.name);
-		if (f->meta_len)
-			memcpy(o->log.meta, f->meta, f->meta_len);
-		o->log.meta_len = f->meta_len;
-		o->log.meta_len_orig = f->meta_len_orig;
-		break;
-	}
-}
-
 int batch_head(const struct etdump_rec_batch *b, struct etdump_batch_head *head)
 {
 	if (b->len > ETDUMP_REC_BATCH_MAX || b->len < sizeof(*head))
@@ -465,38 +377,4 @@ int batch_each(const struct etdump_rec_batch *b, uint32_t skip,
 			return err;
 	}
 	return off == head.len ? 0 : -EINVAL;
-}
-
-/* batch_expand()'s caller, whose context both its functions take */
-struct expand {
-	batch_record_fn fn;
-	batch_intern_fn intern;
-	void *ctx;
-};
-
-static const char *intern_one(void *ctx, const char *s, size_t len)
-{
-	const struct expand *x = ctx;
-
-	return x->intern(x->ctx, s, len);
-}
-
-static int expand_one(void *ctx, const struct rec_fields *f, const char *name)
-{
-	const struct expand *x = ctx;
-	union batch_record o;
-
-	record_of(f, &o);
-	return x->fn(x->ctx, &o, ((struct etdump_rec_hdr *)&o)->size, name);
-}
-
-int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
-		 uint64_t min_ts, const struct etdump_rec_clock *line,
-		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
-		 struct batch_stats *stats)
-{
-	struct expand x = { fn, intern, ctx };
-
-	return batch_each(b, skip, min_ts, line, expand_one,
-			  intern ? intern_one : NULL, &x, stats);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * batch.h - turn one flush of batched mode (schema/etdump_usdt.h records,
- * carried by ETDUMP_REC_BATCH) into the records the per-scope probes would
- * have produced for the same calls, so the collector treats both modes alike.
+ * carried by ETDUMP_REC_BATCH) into the fields of the records the
+ * per-scope probes would have produced for the same calls (rec_fields.h),
+ * so the collector treats both modes alike.
  */
 #ifndef ETDUMP_BATCH_H
 #define ETDUMP_BATCH_H
@@ -17,13 +18,6 @@
 #endif
 #include "schema/etdump_usdt.h"
 
-/*
- * A record, and the name it carries as the flush's intern function made
- * it: once per name and flush, not per event naming it (NULL when the
- * record names nothing, or without an intern function or its result).
- */
-typedef int (*batch_record_fn)(void *ctx, const void *rec, size_t len,
-			       const char *name);
 /* s[0..len) (no NUL in it) as the caller keeps names, or NULL. */
 typedef const char *(*batch_intern_fn)(void *ctx, const char *s, size_t len);
 
@@ -50,28 +44,26 @@ uint64_t batch_stamp_ns(const struct etdump_batch_head *head,
 			const struct etdump_rec_clock *line, uint64_t ts);
 
 /*
- * What batch_expand() gives fn, before the record is made of it: each
- * record's fields (f's pointers into the flush, valid during the call)
- * and its interned name.
+ * A record's fields (f's pointers into the flush, valid during the call),
+ * as the per-scope probe of the same name would have sent them, and the
+ * name it carries as the flush's intern function made it: once per name
+ * and flush, not per event naming it (NULL when the record names nothing,
+ * or without an intern function or its result).
  */
 typedef int (*batch_fields_fn)(void *ctx, const struct rec_fields *f,
 			       const char *name);
+
+/*
+ * Give each record of the flush to fn, in order, stamped in
+ * CLOCK_MONOTONIC ns (as batch_stamp_ns() with line); records before byte `skip` of the records (the
+ * recorder has them already) and records stamped before min_ts are
+ * skipped; intern (may be NULL) is asked for each name of the flush a
+ * record given carries, once. -EINVAL for a malformed flush (what came
+ * before the fault is given), -EPROTO as batch_head(), or fn's error.
+ */
 int batch_each(const struct etdump_rec_batch *b, uint32_t skip,
 	       uint64_t min_ts, const struct etdump_rec_clock *line,
 	       batch_fields_fn fn, batch_intern_fn intern, void *ctx,
 	       struct batch_stats *stats);
-
-/*
- * Emit each record of the flush through fn, in order, stamped in
- * CLOCK_MONOTONIC ns (as batch_stamp_ns() with line); records before byte `skip` of the records (the
- * recorder has them already) and records stamped before min_ts are
- * skipped; intern (may be NULL) is asked for each name of the flush a
- * record emitted carries, once. -EINVAL for a malformed flush (what came
- * before the fault is emitted), -EPROTO as batch_head(), or fn's error.
- */
-int batch_expand(const struct etdump_rec_batch *b, uint32_t skip,
-		 uint64_t min_ts, const struct etdump_rec_clock *line,
-		 batch_record_fn fn, batch_intern_fn intern, void *ctx,
-		 struct batch_stats *stats);
 
 #endif /* ETDUMP_BATCH_H */

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
+#include "lib/load_retry.h"
 #include "lib/log.h"
 #include "schema/symbol_site_id.h"
 #include "symbol/site_programs.h"
@@ -65,19 +66,39 @@ int site_programs_open(struct site_programs **out,
 	return 0;
 }
 
+/* What load_copy() is handed through load_retry(). */
+struct copy_load {
+	const struct site_programs *p;
+	struct bpf_prog_load_opts *opts;
+};
+
+/* The copy as it stands: its fd or -errno. */
+static int load_copy(void *ctx, bool last)
+{
+	const struct copy_load *l = ctx;
+	const struct site_programs *p = l->p;
+
+	(void)last;     /* the callers say the error, after the last try */
+	l->opts->expected_attach_type =
+		bpf_program__expected_attach_type(p->prog);
+	/* the object's license: its GPL helpers are the copies' too */
+	return bpf_prog_load(bpf_program__type(p->prog),
+			     bpf_program__name(p->prog), "Dual BSD/GPL",
+			     p->copy, p->ninsns, l->opts);
+}
+
 /* The kernel's refusal of a copy, with its verifier's log under -v. */
 static void say_refused(const struct site_programs *p, const char *name,
 			int err)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_level = 1);
+	struct copy_load load = { .p = p, .opts = &opts };
 	static char log[1 << 16];
 	int fd;
 
 	opts.log_buf = log;
 	opts.log_size = sizeof(log);
-	opts.expected_attach_type = bpf_program__expected_attach_type(p->prog);
-	fd = bpf_prog_load(bpf_program__type(p->prog), name, "Dual BSD/GPL",
-			   p->copy, p->ninsns, &opts);
+	fd = load_retry(load_copy, NULL, &load);
 	if (fd >= 0)
 		close(fd);
 	else
@@ -107,6 +128,7 @@ static int fd_slot(struct site_programs *p, uint32_t id)
 int site_programs_fd(struct site_programs *p, uint32_t id)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	struct copy_load load = { .p = p, .opts = &opts };
 	const char *name = bpf_program__name(p->prog);
 	uint64_t t0;
 	size_t i;
@@ -120,11 +142,8 @@ int site_programs_fd(struct site_programs *p, uint32_t id)
 		p->copy[p->at[i]].imm = (int32_t)id;
 		p->copy[p->at[i] + 1].imm = 0;
 	}
-	opts.expected_attach_type = bpf_program__expected_attach_type(p->prog);
 	t0 = monotonic_ns();
-	/* the object's license: its GPL helpers are the copies' too */
-	fd = bpf_prog_load(bpf_program__type(p->prog), name, "Dual BSD/GPL",
-			   p->copy, p->ninsns, &opts);
+	fd = load_retry(load_copy, NULL, &load);
 	p->load_ns += monotonic_ns() - t0;
 	if (fd < 0) {
 		say_refused(p, name, fd);

@@ -13,6 +13,7 @@
 #include "capture/iter_run.h"
 #include "capture/kernel_features.h"
 #include "lib/clock.h"
+#include "lib/load_retry.h"
 #include "lib/log.h"
 #include "symbol/perf_uprobe.h"
 #include "symbol/site_programs.h"
@@ -141,17 +142,29 @@ static int choose_ways(struct symbol_attach *a, struct symbols_bpf *skel,
 	return err;
 }
 
-static int load(struct symbol_attach *a, const struct symbol_sites *sites,
-		int ring_fd, int drops_fd, pid_t pid)
+/* What load_object() is handed through load_retry(). */
+struct object_load {
+	struct symbol_attach *a;
+	const struct symbol_sites *sites;
+	int ring_fd, drops_fd;
+	pid_t pid;
+};
+
+/* The skeleton opened, set for the sites, and loaded; 0 or -errno. */
+static int load_object(void *ctx, bool last)
 {
+	const struct object_load *l = ctx;
+	const struct symbol_sites *sites = l->sites;
+	struct symbol_attach *a = l->a;
 	struct symbols_bpf *skel;
 	uint64_t dev, ino;
 	int err;
 
+	(void)last;     /* load_said() says the error, after the last try */
 	skel = a->skel = symbols_bpf__open();
 	if (!skel)
 		return -errno;
-	skel->rodata->target_tgid = pid;
+	skel->rodata->target_tgid = l->pid;
 	target_pid_namespace(&dev, &ino);
 	skel->rodata->pidns_dev = dev;
 	skel->rodata->pidns_ino = ino;
@@ -174,9 +187,9 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 		err = choose_ways(a, skel, sites);
 	/* capture.bpf.c's ring and drop counter: one stream, one count */
 	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.events, ring_fd);
+		err = bpf_map__reuse_fd(skel->maps.events, l->ring_fd);
 	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.drops, drops_fd);
+		err = bpf_map__reuse_fd(skel->maps.drops, l->drops_fd);
 	if (!err && a->multi)
 		err = uprobe_multi_prepare(skel->progs.on_func_entry);
 	if (!err && a->multi)
@@ -188,7 +201,26 @@ static int load(struct symbol_attach *a, const struct symbol_sites *sites,
 	/* as capture.c: wake the collector once a quarter of the ring is used */
 	skel->rodata->wakeup_bytes =
 		bpf_map__max_entries(skel->maps.events) / 4;
-	err = symbols_bpf__load(skel);
+	return symbols_bpf__load(skel);
+}
+
+/* A try that the verifier gave up on: the object cannot be loaded again. */
+static void unload_object(void *ctx)
+{
+	const struct object_load *l = ctx;
+
+	symbols_bpf__destroy(l->a->skel);
+	l->a->skel = NULL;
+}
+
+static int load(struct symbol_attach *a, const struct symbol_sites *sites,
+		int ring_fd, int drops_fd, pid_t pid)
+{
+	struct object_load l = { .a = a, .sites = sites, .ring_fd = ring_fd,
+				 .drops_fd = drops_fd, .pid = pid };
+	int err = load_retry(load_object, unload_object, &l);
+	struct symbols_bpf *skel = a->skel;
+
 	if (!err && !a->cookies)
 		err = site_programs_open(&a->copies[PROG_ENTRY],
 					 skel->progs.on_func_entry);
