@@ -2,9 +2,10 @@
 """The end-to-end tests' classes run in worker processes, a few at a time.
 
 The tests mostly wait (for a recorder to attach, a target to run, the
-kernel to let probes go), so two or three classes side by side take the
-suite's minutes down without more CPU. Each class runs in a process of its
-own (python3 tests/e2e_pool.py --worker ...), its output in a file of its
+kernel to let probes go); where what they wait on is each one's own,
+classes side by side take the suite's minutes down without more CPU (here
+they wait on one lock of the kernel's: tests/run.py -j says why one at a
+time is the default). Each class runs in a process of its own (python3 tests/e2e_pool.py --worker ...), its output in a file of its
 own, printed whole once the class is done: never two tests' lines
 interleaved. Its results come back as JSON beside it.
 
