@@ -63,38 +63,45 @@ def worker(units, pattern, out):
         json.dump(summary(result), f)
 
 
-def start(units, pattern, tmp, n):
-    """A worker for units; its output and summary go to files in tmp."""
-    log = os.path.join(tmp, f"{n}.log")
+def start(units, pattern, tmp, n, stream):
+    """A worker for units; its summary goes to a file in tmp, its output
+    too, or to ours as it comes when it is the only one (stream)."""
+    log = None if stream else os.path.join(tmp, f"{n}.log")
     res = os.path.join(tmp, f"{n}.json")
-    with open(log, "w") as f:
+    with open(log or os.devnull, "w") as f:
         proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker", res,
              "--pattern", pattern, "--"] + list(units),
-            stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            stdout=None if stream else f,
+            stderr=None if stream else subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
     return proc, log, res, time.monotonic()
 
 
 def finish(units, log, res, t0, status, out):
     """Its output, whole; its summary, or one that says it died."""
-    with open(log, errors="replace") as f:
-        out.write(f.read())
-    out.write(f"# {' '.join(units)}: {time.monotonic() - t0:.0f} s\n")
+    if log:
+        with open(log, errors="replace") as f:
+            out.write(f.read())
+    what = units[0] if len(units) == 1 else f"{len(units)} classes"
+    out.write(f"# {what}: {time.monotonic() - t0:.0f} s\n")
     out.flush()
     try:
         with open(res) as f:
             return json.load(f)
     except (OSError, ValueError):
         # the worker itself died: every class it had counts as failed
+        what = units[0] if len(units) == 1 else f"{len(units)} classes"
         return {"run": 0, "failed": [], "skipped": [], "unexpected": 0,
-                "times": [], "died": f"{' '.join(units)}: exit status "
-                                     f"{status}, no results"}
+                "times": [], "died": f"{what}: exit status {status}, "
+                                     "no results"}
 
 
 def run(groups, jobs, pattern, out=sys.stdout):
     """Each group (a list of class ids, run one after the other in one
     worker) in a worker of its own, jobs of them at a time, in the order
-    given. Their summaries, in the order they ended."""
+    given. Their summaries, in the order they ended. One at a time, a
+    worker's output comes as it is written."""
     results = []
     running = []
     pending = list(groups)
@@ -102,8 +109,9 @@ def run(groups, jobs, pattern, out=sys.stdout):
         n = 0
         while pending or running:
             while pending and len(running) < jobs:
+                out.flush()
                 running.append((pending[0],) + start(pending[0], pattern,
-                                                     tmp, n))
+                                                     tmp, n, jobs == 1))
                 pending.pop(0)
                 n += 1
             # the first to end, whichever it is
@@ -111,7 +119,9 @@ def run(groups, jobs, pattern, out=sys.stdout):
             for i, (units, proc, log, res, t0) in enumerate(running):
                 if proc.pid == pid:
                     proc.returncode = status
-                    results.append(finish(units, log, res, t0, status, out))
+                    results.append(finish(units, log, res, t0,
+                                          os.waitstatus_to_exitcode(status),
+                                          out))
                     del running[i]
                     break
     return results
