@@ -342,7 +342,9 @@ example: deps
 
 unit: $(UNIT_BINS)
 
-TEST_RUN ?= $(PYTHON) tests/run.py --build $(OUT)
+# E2E_PART=alone|rest: a part of the suite (tests/run.py --part)
+TEST_RUN ?= $(PYTHON) tests/run.py --build $(OUT) \
+	$(if $(E2E_PART),--part $(E2E_PART))
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(TEST_RUN)
