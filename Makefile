@@ -220,7 +220,7 @@ endif
 endif
 
 .PHONY: install man
-.PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-run unit e2e bench bench-short vmlinux clean
+.PHONY: all deps example test test-asan test-valgrind fuzz fuzz-short fuzz-build fuzz-run unit e2e bench bench-short vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 
@@ -342,7 +342,9 @@ example: deps
 
 unit: $(UNIT_BINS)
 
-TEST_RUN ?= $(PYTHON) tests/run.py --build $(OUT)
+# E2E_PART=alone|rest: a part of the suite (tests/run.py --part)
+TEST_RUN ?= $(PYTHON) tests/run.py --build $(OUT) \
+	$(if $(E2E_PART),--part $(E2E_PART))
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(TEST_RUN)
@@ -435,7 +437,10 @@ fuzz fuzz-short: deps
 	$(Q)$(MAKE) --no-print-directory FUZZ=1 \
 		$(if $(filter fuzz-short,$@),FUZZ_SECONDS=10) fuzz-run
 
-fuzz-run: $(FUZZ_BINS) $(CLI) $(EXAMPLE)
+# what fuzz-run needs, apart: CI builds it with -j first (.ci/run)
+fuzz-build: $(FUZZ_BINS) $(CLI) $(EXAMPLE)
+
+fuzz-run: fuzz-build
 	$(if $(filter 1,$(FUZZ)),,$(error fuzz-run needs FUZZ=1: run make fuzz))
 	$(Q)$(PYTHON) tests/fuzz/run.py --build $(OUT) --seconds $(FUZZ_SECONDS)
 

@@ -16,24 +16,43 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
 
-check() {
-	local name=$1
-	shift
-	if "${vg[@]}" "$@" >"$tmp/log" 2>&1; then
-		echo "ok - $name"
+# name, its log, valgrind's exit status
+report() {
+	if [ "$3" -eq 0 ]; then
+		echo "ok - $1"
 	else
-		echo "FAIL - $name (exit status $?)"
+		echo "FAIL - $1 (exit status $3)"
 		# valgrind's notes on the bpf commands and syscalls it does not
 		# model would fill the tail: what it found is shown instead
 		grep -v -e 'WARNING: unhandled' -e 'You may be able' \
 			-e README_MISSING -e 'Nevertheless we consider' \
-			-e 'it at http' "$tmp/log" | tail -n 40
+			-e 'it at http' "$2" | tail -n 40
 		failed=1
 	fi
 }
 
-for t in "$build"/tests/test_*; do
-	check "$(basename "$t")" "$t"
+check() {
+	local name=$1 status=0
+	shift
+	"${vg[@]}" "$@" >"$tmp/log" 2>&1 || status=$?
+	report "$name" "$tmp/log" "$status"
+}
+
+# the unit tests a CPU each (each one process on one CPU, as alone), their
+# verdicts in their order once all are done
+units=("$build"/tests/test_*)
+for i in "${!units[@]}"; do
+	(status=0
+	 "${vg[@]}" "${units[$i]}" >"$tmp/unit$i.log" 2>&1 || status=$?
+	 echo "$status" >"$tmp/unit$i.status") &
+	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do
+		wait -n
+	done
+done
+wait
+for i in "${!units[@]}"; do
+	report "$(basename "${units[$i]}")" "$tmp/unit$i.log" \
+		"$(cat "$tmp/unit$i.status")"
 done
 for mode in batched precise; do
 	args=()

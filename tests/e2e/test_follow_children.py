@@ -11,6 +11,7 @@ before the command starts (ArmedChildrenTest): it is recorded from its
 first instruction, however briefly it runs."""
 import os
 import re
+import select
 import signal
 import subprocess
 import time
@@ -26,14 +27,17 @@ def process_state(pid):
 
 def wait_exited(pid):
     """Until pid has exited: a zombie, or reaped (its parent may reap it
-    between any two looks: between the open and the read too, which then
-    fails with ESRCH)."""
-    while True:
-        try:
-            if process_state(pid) == "Z":
-                return
-        except (FileNotFoundError, ProcessLookupError):
-            return
+    before the pidfd is opened). The pidfd is readable once it has exited:
+    a wait without a CPU spinning on /proc, which the processes waited for
+    need (the shell and the recorder each pinned to one CPU)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        select.select([fd], [], [])
+    finally:
+        os.close(fd)
 
 
 def wait_sigusr1_blocked(pid):

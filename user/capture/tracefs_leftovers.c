@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -76,6 +77,22 @@ static bool number(const char **p, long *v)
 	return true;
 }
 
+/* Past "etdump_bpf_PID[_N]" at p, its PID in *pid; NULL for another name. */
+static const char *group_end(const char *p, int *pid)
+{
+	long v;
+
+	if (strncmp(p, GROUP_PREFIX, strlen(GROUP_PREFIX)))
+		return NULL;
+	p += strlen(GROUP_PREFIX);
+	if (!number(&p, &v) || v <= 0)
+		return NULL;
+	*pid = (int)v;
+	if (*p == '_' && (p++, !number(&p, &v)))
+		return NULL;
+	return p;
+}
+
 /*
  * "p:etdump_bpf_PID[_N]/siteK ...": the group and PID of one of ours, the
  * event's name; false for every other line (anyone else's event).
@@ -88,16 +105,9 @@ static bool our_event(const char *line, char *group, size_t glen,
 
 	if ((line[0] != 'p' && line[0] != 'r') || line[1] != ':')
 		return false;
-	g = p = line + 2;
-	if (strncmp(p, GROUP_PREFIX, strlen(GROUP_PREFIX)))
-		return false;
-	p += strlen(GROUP_PREFIX);
-	if (!number(&p, &v) || v <= 0)
-		return false;
-	*pid = (int)v;
-	if (*p == '_' && (p++, !number(&p, &v)))
-		return false;
-	if (*p != '/' || (size_t)(p - g) >= glen)
+	g = line + 2;
+	p = group_end(g, pid);
+	if (!p || *p != '/' || (size_t)(p - g) >= glen)
 		return false;
 	snprintf(group, glen, "%.*s", (int)(p - g), g);
 	g = ++p;
@@ -158,12 +168,45 @@ static bool remove_event(int events, const char *group, const char *event)
 	return write(events, cmd, n) == n;
 }
 
+/*
+ * Whether events/ holds a group of ours whose owner is gone (true when
+ * events/ cannot be read). uprobe_events is read under the kernel's
+ * event_mutex, which a perf event's uprobe takes to come in and holds over
+ * two RCU grace periods to go out (another recorder's closer, perf,
+ * bpftrace): a second at a recorder's start on a busy machine, for a file
+ * nearly always free of ours. The directory is read without it.
+ */
+static bool dead_group_listed(int mnt)
+{
+	const char *end;
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+	int fd, pid;
+
+	fd = openat(mnt, "events", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return true;
+	}
+	while (!found && (d = readdir(dir))) {
+		end = group_end(d->d_name, &pid);
+		found = end && !*end && owner_gone(d->d_name, pid);
+	}
+	closedir(dir);
+	return found;
+}
+
 static int scan(int mnt, struct tracefs_leftovers *out, bool remove)
 {
 	char group[32], event[32], *buf = NULL, *line, *next;
 	struct tracefs_leftover *g;
 	int err, pid, events = -1;
 
+	if (!dead_group_listed(mnt))
+		return 0;
 	err = read_events(mnt, &buf);
 	if (err)
 		return err;
