@@ -476,6 +476,21 @@ void etdump_stream_series(struct etdump_stream *w, const char *path,
 }
 
 /*
+ * The runs so far as the series' next file, named after path into name
+ * (PATH_MAX): counted once written, or kept beside a name that was taken.
+ */
+static int write_series_file(struct etdump_stream *w, const char *path,
+			     bool force, char *name, char **kept)
+{
+	int err = file_series_name(path, w->files + 1, name, PATH_MAX);
+
+	*kept = NULL;
+	err = err ? err : write_built(w, name, force, kept);
+	w->files += !err || *kept;
+	return err;
+}
+
+/*
  * The file so far as the next of the series; the runs to come go into a
  * new one. Its data kept beside a name that was taken is said, and the
  * recording goes on.
@@ -483,19 +498,17 @@ void etdump_stream_series(struct etdump_stream *w, const char *path,
 static int next_file(struct etdump_stream *w)
 {
 	char name[PATH_MAX];
-	char *kept = NULL;
+	char *kept;
 	int err;
 
-	err = file_series_name(w->series_path, w->files + 1, name, sizeof(name));
-	if (err)
-		return err;
-	err = write_built(w, name, w->series_force, &kept);
+	err = write_series_file(w, w->series_path, w->series_force, name,
+				&kept);
 	if (err && !kept)
 		return err;
 	if (err)
 		output_error(name, err, kept);
 	free(kept);
-	if (!w->files++)
+	if (w->files == 1)
 		p_info("%s: the recording reached %llu MiB, as much as one ETDump should hold (2 GiB at most): it goes on as a series, %s first (record --rotate SIZE sets the size)",
 		       w->series_path,
 		       (unsigned long long)(w->b.size >> 20), name);
@@ -514,15 +527,10 @@ int etdump_stream_write_file(struct etdump_stream *w, const char *path,
 			     bool force, char **kept)
 {
 	char name[PATH_MAX];
-	int err;
 
 	if (!w->files)
 		return write_built(w, path, force, kept);
-	*kept = NULL;
-	err = file_series_name(path, w->files + 1, name, sizeof(name));
-	err = err ? err : write_built(w, name, force, kept);
-	w->files += !err;
-	return err;
+	return write_series_file(w, path, force, name, kept);
 }
 
 void etdump_stream_files_text(const struct etdump_stream *w, const char *path,

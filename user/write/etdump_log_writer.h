@@ -43,8 +43,9 @@ int etdump_stream_open(struct etdump_stream **out,
 		       const struct etdump_log_meta *m);
 /*
  * Keep only the newest part of the file in memory, the rest in an unnamed
- * file in path's folder, read back once at the end (fb_builder_spill):
- * memory stays bounded however long the recording. Best effort: where
+ * file in path's folder (fb_builder_spill), which becomes the file at the
+ * end where the file system allows (fb_output_in_place), else is read
+ * back once: memory stays bounded however long the recording. Best effort: where
  * the folder takes no such file, all of it stays in memory.
  */
 void etdump_stream_spill_near(struct etdump_stream *w, const char *path);

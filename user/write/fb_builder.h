@@ -179,7 +179,8 @@ int fb_create_ref_table(struct fb_builder *b, unsigned int slot, fb_ref ref,
 /*
  * Keep only the newest part of a large buffer in memory: the oldest goes
  * to fd (the caller's: empty, read and written at offsets; O_DIRECT is
- * welcome) in chunks, and only fb_output() gives the finished bytes.
+ * welcome) in chunks, and only fb_output() gives the finished bytes, or
+ * fb_output_in_place() makes them in fd itself.
  */
 void fb_builder_spill(struct fb_builder *b, int fd);
 /* What a spilling builder holds before it spills (then, what it keeps). */
